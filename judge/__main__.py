@@ -1,0 +1,3 @@
+from judge.cli import main
+
+raise SystemExit(main())

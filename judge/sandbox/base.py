@@ -1,0 +1,379 @@
+"""The sandbox interface: one small contract behind which every execution back end sits.
+
+A back end (process, docker) only has to start a *worker* (``runners/python/worker.py``,
+rendered by ``judge.render.render_worker``) somewhere isolated and hand over a ``Transport``:
+a byte pipe to the worker's stdin/stdout. Everything else is shared here:
+
+- ``WorkerSession`` speaks the worker protocol over a transport and turns what comes back
+  into a ``JobReport`` of raw per-test records. A record that never arrives stays missing;
+  the verdict layer turns that into a failure, never a pass.
+- ``PooledSandbox`` keeps warm workers, runs one job at a time on each, and recycles a
+  worker after an incident (timeout, memory, crash, leftovers) or after N jobs.
+
+Jobs carry the candidate's code and the *inputs* of its tests, never expected outputs
+(design principle 1).
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import threading
+import time
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any
+
+from judge.render import PROTOCOL
+#: statuses after which a warm worker is replaced rather than reused
+INCIDENT_STATUSES = frozenset({"timeout", "memory", "signaled", "value_too_large"})
+
+
+class SandboxUnavailable(RuntimeError):
+    """The requested sandbox cannot run here (no engine, no image, unsupported platform)."""
+
+
+class TransportError(RuntimeError):
+    """The worker stopped answering or broke the protocol."""
+
+
+class TransportTimeout(TransportError):
+    """No complete line arrived before the deadline."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource limits for one candidate. Times are per test.
+
+    ``time_limit_s`` is the CPU-time limit of a test when the problem has no reference
+    timing; with one it becomes ``max(time_floor_s, time_factor * reference)``. The wall
+    clock backstop is ``time_factor_wall * limit + wall_extra_s``.
+    """
+
+    time_limit_s: float = 2.0
+    time_floor_s: float = 1.0
+    time_factor: float = 4.0
+    wall_factor: float = 2.0
+    wall_extra_s: float = 0.5
+    memory_mb: int = 512
+    output_kb: int = 1024
+    value_kb: int = 8192
+    nproc: int = 32
+    nofile: int = 64
+
+    def test_time_limit(self, reference_s: float | None) -> float:
+        if reference_s is None:
+            return self.time_limit_s
+        return max(self.time_floor_s, self.time_factor * reference_s)
+
+    def wall_limit(self, time_limit_s: float) -> float:
+        return self.wall_factor * time_limit_s + self.wall_extra_s
+
+    def fingerprint(self) -> str:
+        """A stable text for --resume: same limits, same fingerprint."""
+        return json.dumps(self.__dict__, sort_keys=True)
+
+
+@dataclass
+class TestInput:
+    """One call: positional arguments already encoded as wire data."""
+
+    args: list[Any]
+    time_limit_s: float
+    wall_limit_s: float
+
+
+@dataclass
+class Job:
+    """Everything a worker needs to run one candidate: code, function name, inputs, limits."""
+
+    id: str
+    code: str
+    function: str
+    tests: list[TestInput]
+    limits: Limits = field(default_factory=Limits)
+    stop_on_failure: bool = False
+
+    def to_wire(self, uid: int | None = None, gid: int | None = None) -> dict[str, Any]:
+        limits = self.limits
+        message: dict[str, Any] = {
+            "id": self.id,
+            "code": self.code,
+            "function": self.function,
+            "tests": [
+                {"args": t.args, "time_limit": t.time_limit_s, "wall_limit": t.wall_limit_s}
+                for t in self.tests
+            ],
+            "memory_bytes": limits.memory_mb * 1024 * 1024,
+            "output_bytes": limits.output_kb * 1024,
+            "value_bytes": limits.value_kb * 1024,
+            "nproc": limits.nproc,
+            "nofile": limits.nofile,
+            "stop_on_failure": self.stop_on_failure,
+        }
+        if uid is not None:
+            message["uid"] = uid
+            message["gid"] = gid if gid is not None else uid
+        return message
+
+    def deadline_s(self) -> float:
+        """How long the whole job may take before the worker is deemed stuck."""
+        return sum(t.wall_limit_s for t in self.tests) + 10.0
+
+
+@dataclass
+class JobReport:
+    """What came back from the sandbox for one job, before any judging.
+
+    ``records`` maps test index to the worker's raw record. ``infra_error`` is set when the
+    job could not be run at all (our failure: the candidate is not blamed). ``died_during``
+    is the index of the test that was running when the worker died or stopped answering.
+    """
+
+    sandbox: str
+    compiled: bool = False
+    compile_error: str | None = None
+    compile_line: int | None = None
+    records: dict[int, dict[str, Any]] = field(default_factory=dict)
+    infra_error: str | None = None
+    died_during: int | None = None
+    died_reason: str | None = None
+    recycle: bool = False
+    oom_killed: bool = False
+
+    @property
+    def incident(self) -> bool:
+        return (
+            self.died_during is not None
+            or self.infra_error is not None
+            or any(r.get("status") in INCIDENT_STATUSES or r.get("leftovers")
+                   for r in self.records.values())
+        )
+
+
+class Transport(ABC):
+    """A byte pipe to one running worker."""
+
+    @abstractmethod
+    def send(self, data: bytes) -> None:
+        """Write to the worker's stdin. Raises TransportError when it is gone."""
+
+    @abstractmethod
+    def readline(self, limit: int, timeout: float) -> bytes | None:
+        """One line (without the newline) from the worker's stdout, at most ``limit`` bytes.
+
+        Returns None at end of stream; raises TransportTimeout when no full line arrives in
+        ``timeout`` seconds and TransportError when the line is longer than ``limit``.
+        """
+
+    @abstractmethod
+    def close(self) -> None:
+        """Stop the worker and everything it started. Idempotent."""
+
+    def diagnostics(self) -> str:
+        """Whatever helps explain a failure (e.g. the tail of the worker's stderr)."""
+        return ""
+
+
+class WorkerSession:
+    """The judge's side of the worker protocol, over any transport."""
+
+    READY_TIMEOUT_S = 30.0
+
+    def __init__(self, transport: Transport, name: str) -> None:
+        self.transport = transport
+        self.name = name
+        self.jobs_run = 0
+        self.hello: dict[str, Any] = {}
+        self.broken = False
+
+    def handshake(self) -> dict[str, Any]:
+        record = self._read(self.READY_TIMEOUT_S, line_limit=1 << 16)
+        if record is None or record.get("event") != "ready":
+            self.broken = True
+            raise TransportError(
+                "the sandbox worker did not start: %s %s"
+                % (record, self.transport.diagnostics())
+            )
+        if record.get("protocol") != PROTOCOL:
+            self.broken = True
+            raise TransportError("worker speaks protocol %s, judge speaks %s"
+                                 % (record.get("protocol"), PROTOCOL))
+        self.hello = record
+        return record
+
+    def _read(self, timeout: float, line_limit: int) -> dict[str, Any] | None:
+        line = self.transport.readline(line_limit, timeout)
+        if line is None:
+            return None
+        try:
+            record = json.loads(line)
+        except ValueError as exc:
+            raise TransportError("worker sent a line that is not JSON: %s" % exc) from None
+        if not isinstance(record, dict):
+            raise TransportError("worker sent a non-object record")
+        return record
+
+    def run(self, job: Job, uid: int | None = None, gid: int | None = None) -> JobReport:
+        """Run one job; never raises for candidate behaviour, only reports it."""
+        report = JobReport(sandbox=self.name)
+        payload = (json.dumps(job.to_wire(uid, gid), separators=(",", ":"),
+                              allow_nan=False) + "\n").encode()
+        line_limit = job.limits.value_kb * 1024 * 2 + (1 << 16)
+        deadline = time.monotonic() + job.deadline_s()
+        self.jobs_run += 1
+        try:
+            self.transport.send(payload)
+        except TransportError as exc:
+            self.broken = True
+            report.infra_error = "could not send the job to the sandbox: %s" % exc
+            return report
+        started = False
+        while True:
+            remaining = deadline - time.monotonic()
+            try:
+                record = self._read(max(0.0, remaining), line_limit)
+            except TransportTimeout:
+                self.broken = True
+                self._lost(report, started, "the sandbox stopped answering (job deadline)",
+                           blame_candidate=False)
+                return report
+            except TransportError as exc:
+                self.broken = True
+                self._lost(report, started, str(exc), blame_candidate=False)
+                return report
+            if record is None:
+                self.broken = True
+                self._lost(report, started, "the sandbox worker died "
+                           + self.transport.diagnostics(), blame_candidate=True)
+                return report
+            event = record.get("event")
+            if event == "job":
+                started = True
+            elif event == "compile":
+                report.compiled = bool(record.get("ok"))
+                if not report.compiled:
+                    report.compile_error = str(record.get("error"))
+                    report.compile_line = record.get("line")
+            elif event == "test":
+                index = record.get("index")
+                if isinstance(index, int) and 0 <= index < len(job.tests):
+                    report.records[index] = record
+                    if record.get("oom_kill"):
+                        report.oom_killed = True
+            elif event == "end":
+                report.recycle = bool(record.get("recycle"))
+                return report
+            elif event == "error":
+                self.broken = True
+                report.infra_error = "sandbox worker error: %s" % record.get("message")
+                return report
+
+    @staticmethod
+    def _lost(report: JobReport, started: bool, reason: str, blame_candidate: bool) -> None:
+        """The worker went away mid-job. If it had begun the tests, the candidate's test that
+        was running is the prime suspect (a same-user candidate can kill its worker);
+        otherwise it is our failure."""
+        if started and report.compiled and blame_candidate:
+            report.died_during = max(report.records) + 1 if report.records else 0
+            report.died_reason = reason.strip()
+        else:
+            report.infra_error = reason.strip()
+
+
+class Sandbox(ABC):
+    """What the judge calls. Thread-safe: ``run`` may be called from several threads."""
+
+    name: str = "sandbox"
+
+    @abstractmethod
+    def run(self, job: Job) -> JobReport: ...
+
+    @abstractmethod
+    def describe(self) -> dict[str, Any]:
+        """What this sandbox isolates, for the run header and the results file."""
+
+    @abstractmethod
+    def close(self) -> None: ...
+
+    def __enter__(self) -> "Sandbox":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class PooledSandbox(Sandbox):
+    """A pool of warm workers: one job at a time per worker, recycled after an incident or
+    after ``max_jobs_per_worker`` jobs. Subclasses only say how to start a worker."""
+
+    def __init__(self, size: int, max_jobs_per_worker: int = 200, fresh: bool = False) -> None:
+        self.size = max(1, size)
+        self.max_jobs_per_worker = 1 if fresh else max_jobs_per_worker
+        self._idle: queue.LifoQueue[WorkerSession] = queue.LifoQueue()
+        self._slots = threading.BoundedSemaphore(self.size)
+        self._lock = threading.Lock()
+        self._live: set[WorkerSession] = set()
+        self._closed = False
+
+    @abstractmethod
+    def _spawn(self, slot: int) -> WorkerSession:
+        """Start one worker and return its session, already past the handshake."""
+
+    def _job_identity(self, session: WorkerSession) -> tuple[int | None, int | None]:
+        """The user the candidate runs as, when the back end switches users per worker."""
+        return None, None
+
+    def _free_slot(self) -> int:
+        used = {getattr(s, "slot", -1) for s in self._live}
+        return next(i for i in range(self.size + 1) if i not in used)
+
+    def _acquire(self) -> WorkerSession:
+        try:
+            return self._idle.get_nowait()
+        except queue.Empty:
+            pass
+        with self._lock:
+            if self._closed:
+                raise SandboxUnavailable("sandbox is closed")
+            slot = self._free_slot()
+        session = self._spawn(slot)
+        session.slot = slot  # type: ignore[attr-defined]
+        with self._lock:
+            self._live.add(session)
+        return session
+
+    def _discard(self, session: WorkerSession) -> None:
+        with self._lock:
+            self._live.discard(session)
+        try:
+            session.transport.close()
+        except Exception:
+            pass
+
+    def run(self, job: Job) -> JobReport:
+        with self._slots:
+            try:
+                session = self._acquire()
+            except (TransportError, SandboxUnavailable, OSError) as exc:
+                return JobReport(sandbox=self.name, infra_error="could not start a sandbox "
+                                 "worker: %s" % exc)
+            uid, gid = self._job_identity(session)
+            report = session.run(job, uid, gid)
+            self._after_job(session, report)
+            if (session.broken or report.recycle or report.incident
+                    or session.jobs_run >= self.max_jobs_per_worker):
+                self._discard(session)
+            else:
+                self._idle.put(session)
+            return report
+
+    def _after_job(self, session: WorkerSession, report: JobReport) -> None:
+        """Hook for back ends that learn more after a job (e.g. an engine's OOM flag)."""
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            live = list(self._live)
+        for session in live:
+            self._discard(session)
