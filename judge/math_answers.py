@@ -37,6 +37,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from judge.resources import shipped_problems
 from judge.scoring import InputError, iter_jsonl, read_json, validation_message
 
 Mode = Literal["final", "any"]
@@ -253,12 +254,11 @@ class UnknownTaskError(KeyError):
 
 def default_tasks_dir() -> Path:
     """The shipped sample task set (inside an installed wheel, or in the checkout)."""
-    here = Path(__file__).resolve().parent
-    for base in (here / "_resources" / "problems", here.parent / "problems"):
-        candidate = base / "math" / "aime_sample" / "tasks"
-        if candidate.is_dir():
-            return candidate
-    return here.parent / "problems" / "math" / "aime_sample" / "tasks"
+    try:
+        base = shipped_problems()
+    except FileNotFoundError:
+        base = Path(__file__).resolve().parent.parent / "problems"
+    return base / "math" / "aime_sample" / "tasks"
 
 
 class AIMEBenchmark:

@@ -605,10 +605,11 @@ def _row_sort_key(row: Mapping[str, Any]) -> tuple[Any, ...]:
             row.get("sample") if row.get("sample") is not None else -1)
 
 
-def submission_from_results(results_rows: list[dict[str, Any]], problem_ids: list[str]) -> dict[str, Any]:
+def submission_from_results(results_rows: list[dict[str, Any]], problem_ids: list[str],
+                            test_counts: Mapping[str, int] | None = None) -> dict[str, Any]:
     """Turn ``judge run`` result rows plus the suite's problem ids into a scoreable submission.
 
-    Fields (all lists sorted or in a fixed order, so the score never depends on row order):
+    Fields (lists sorted or in a fixed order, so the score never depends on row order):
 
     * ``attempted_ids``: problem ids with at least one result row;
     * ``all_ids``: the suite's problem ids (sorted; also in the ground truth);
@@ -617,14 +618,18 @@ def submission_from_results(results_rows: list[dict[str, Any]], problem_ids: lis
       first candidate's verdict, or ``missing`` without a result;
     * ``test_verdicts``: every test verdict, rows ordered by (problem_id, model, prompt_id,
       sample) and tests by index; a row that reports fewer tests than ``total`` is padded
-      with its own verdict (a crash before the tests ran fails them all);
-    * ``time_used_secs``: the sum of the rows' ``time_s`` (missing counts as 0);
+      with its own verdict (a crash before the tests ran fails them all); a suite problem
+      without any row adds ``missing`` once per test (``test_counts[pid]``, 1 if unknown),
+      so skipped problems count as failed tests rather than vanishing;
+    * ``time_used_secs``: the sum of the rows' ``time_s`` (missing counts as 0); absent when
+      there are no rows at all, so a time dimension scores 0 for an empty run;
     * ``candidates`` / ``passed_candidates``: row counts.
 
     :func:`ground_truth_from_results` gives the matching ground truth.
     """
     rows = sorted((validate_result_row(r, f"row {i + 1}") for i, r in enumerate(results_rows)),
                   key=_row_sort_key)
+    counts = test_counts or {}
     all_ids = sorted(set(problem_ids))
     attempted = sorted({r["problem_id"] for r in rows})
     passed = sorted({r["problem_id"] for r in rows if r["verdict"] == "pass"})
@@ -634,33 +639,38 @@ def submission_from_results(results_rows: list[dict[str, Any]], problem_ids: lis
     passed_set = set(passed)
     problem_verdicts = ["pass" if pid in passed_set else first_verdict.get(pid, "missing")
                         for pid in all_ids]
-    test_verdicts: list[str] = []
+    by_problem: dict[str, list[str]] = {pid: [] for pid in sorted(set(all_ids) | set(attempted))}
     for r in rows:
         verdicts = [t["verdict"] for t in sorted(r["tests"], key=lambda t: t["index"])]
         if r["total"] is not None and len(verdicts) < r["total"]:
             verdicts += [r["verdict"]] * (r["total"] - len(verdicts))
-        test_verdicts += verdicts
-    return {
+        by_problem[r["problem_id"]] += verdicts
+    for pid in all_ids:
+        if pid not in first_verdict:
+            by_problem[pid] = ["missing"] * max(1, int(counts.get(pid, 1)))
+    sub: dict[str, Any] = {
         "attempted_ids": attempted,
         "all_ids": all_ids,
         "passed_ids": passed,
         "problem_verdicts": problem_verdicts,
-        "test_verdicts": test_verdicts,
-        "time_used_secs": math.fsum(r["time_s"] or 0.0 for r in rows),
+        "test_verdicts": [v for pid in by_problem for v in by_problem[pid]],
         "candidates": len(rows),
         "passed_candidates": sum(1 for r in rows if r["verdict"] == "pass"),
     }
+    if rows:
+        sub["time_used_secs"] = math.fsum(r["time_s"] or 0.0 for r in rows)
+    return sub
 
 
-def ground_truth_from_results(results_rows: list[dict[str, Any]], problem_ids: list[str]) -> dict[str, Any]:
+def ground_truth_from_results(results_rows: list[dict[str, Any]], problem_ids: list[str],
+                              test_counts: Mapping[str, int] | None = None) -> dict[str, Any]:
     """The ground truth matching :func:`submission_from_results`.
 
     * ``all_ids`` / ``expected_passed_ids``: the suite's problem ids (sorted);
     * ``expected_problem_verdicts``: ``pass`` for every suite problem;
-    * ``expected_verdicts``: ``pass`` for every test of every row (same length and order as
-      ``test_verdicts``).
+    * ``expected_verdicts``: ``pass`` for every entry of ``test_verdicts`` (same length).
     """
-    sub = submission_from_results(results_rows, problem_ids)
+    sub = submission_from_results(results_rows, problem_ids, test_counts)
     return {
         "all_ids": sub["all_ids"],
         "expected_passed_ids": sub["all_ids"],

@@ -1,0 +1,306 @@
+"""The command line (contract in design.md). Exit status: 0 when the run completed (whatever
+the verdicts), 1 on invalid input, 2 on usage errors, 3 when the sandbox is unavailable."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any, Sequence
+
+from judge.errors import InputError, Issue
+
+EXIT_OK, EXIT_INPUT, EXIT_USAGE, EXIT_SANDBOX = 0, 1, 2, 3
+
+
+def _err(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def _print_issues(issues: Sequence[Issue]) -> None:
+    for issue in issues:
+        _err("error: %s" % issue)
+
+
+# ---- shared options ------------------------------------------------------------------------
+
+def _add_limits(parser: argparse.ArgumentParser) -> None:
+    from judge.sandbox.base import Limits
+
+    d = Limits()
+    group = parser.add_argument_group("limits (per test unless noted)")
+    group.add_argument("--time-limit", type=float, default=d.time_limit_s, metavar="S",
+                       help="CPU seconds when the problem has no reference timing (%(default)s)")
+    group.add_argument("--time-floor", type=float, default=d.time_floor_s, metavar="S",
+                       help="lowest limit derived from the reference (%(default)s)")
+    group.add_argument("--time-factor", type=float, default=d.time_factor, metavar="X",
+                       help="limit = max(floor, X * reference time) (%(default)s)")
+    group.add_argument("--memory-mb", type=int, default=d.memory_mb, help="(%(default)s)")
+    group.add_argument("--output-kb", type=int, default=d.output_kb,
+                       help="cap on printed output and written files (%(default)s)")
+    group.add_argument("--no-reference-timing", action="store_true",
+                       help="use --time-limit everywhere instead of timing the reference")
+
+
+def _limits(args: argparse.Namespace) -> Any:
+    from judge.sandbox.base import Limits
+
+    return Limits(time_limit_s=args.time_limit, time_floor_s=args.time_floor,
+                  time_factor=args.time_factor, memory_mb=args.memory_mb,
+                  output_kb=args.output_kb)
+
+
+def _add_sandbox(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--sandbox", choices=("auto", "process", "docker"), default="auto")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
+                        help="candidates judged at once (default: the CPU count, %(default)s)")
+    parser.add_argument("--isolation", choices=("warm", "fresh"), default="warm",
+                        help="warm: reuse sandbox workers; fresh: a new one per candidate")
+
+
+def _open_sandbox(args: argparse.Namespace) -> Any:
+    from judge.sandbox import open_sandbox
+
+    return open_sandbox(args.sandbox, args.jobs, args.isolation, notice=_err)
+
+
+def _load_suite(path: str) -> Any:
+    from judge.problem import load_suite
+
+    return load_suite(path)
+
+
+# ---- commands ------------------------------------------------------------------------------
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    from judge.problem import Suite, load_suite
+
+    issues: list[Issue] = []
+    suites: list[Suite] = []
+    for path in args.paths:
+        try:
+            suites.append(load_suite(path))
+        except InputError as exc:
+            issues.extend(exc.issues)
+    seen: dict[str, str] = {}
+    for suite in suites:
+        for problem in suite.problems:
+            if problem.identifier in seen and seen[problem.identifier] != problem.source:
+                issues.append(Issue(problem.source, "identifier %r is already used by %s"
+                                    % (problem.identifier, seen[problem.identifier]),
+                                    "identifier"))
+            seen.setdefault(problem.identifier, problem.source)
+    if not issues and args.run:
+        issues.extend(_run_references(args, suites))
+    _print_issues(issues)
+    count = sum(len(s) for s in suites)
+    if issues:
+        _err("%d error%s" % (len(issues), "" if len(issues) == 1 else "s"))
+        return EXIT_INPUT
+    print("%d problem%s valid%s" % (count, "" if count == 1 else "s",
+                                     " (reference solutions pass)" if args.run else ""))
+    return EXIT_OK
+
+
+def _run_references(args: argparse.Namespace, suites: list[Any]) -> list[Issue]:
+    from judge.execution import Executor, Submission
+
+    issues = []
+    with _open_sandbox(args) as sandbox:
+        executor = Executor(sandbox, _limits(args), reference_timing=False)
+        for suite in suites:
+            for problem in suite.problems:
+                if not problem.optimal_solution:
+                    continue
+                result = executor.judge(problem, Submission(problem.optimal_solution,
+                                                            problem.function_name))
+                if result.verdict.value != "pass":
+                    failing = next(t for t in result.tests if t.verdict.value != "pass")
+                    issues.append(Issue(problem.source, "optimal_solution does not pass: test "
+                                        "%d %s: %s" % (failing.index, failing.verdict.value,
+                                                       failing.message), "optimal_solution"))
+    return issues
+
+
+def cmd_prompts(args: argparse.Namespace) -> int:
+    from judge.render import render_prompts
+
+    suite = _load_suite(args.suite)
+    prompts = render_prompts(suite, genericize=args.genericize)
+    with ExitStack() as stack:
+        out = stack.enter_context(open(args.output, "w", encoding="utf-8")) if args.output \
+            else sys.stdout
+        for item in prompts:
+            if args.format == "jsonl":
+                out.write(json.dumps(item.to_json(), ensure_ascii=False) + "\n")
+            else:
+                out.write("## %s / %s%s\n\n%s\n\n" % (item.problem_id, item.prompt_id,
+                                                        " (genericized)" if item.genericized
+                                                        else "", item.prompt))
+    return EXIT_OK
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from judge.batch import BatchRunner, Progress, done_keys, optimal_candidates
+    from judge.candidate import read_solutions
+    from judge.execution import Executor
+    from judge.reports import render, summarize
+
+    suite = _load_suite(args.suite)
+    if args.solutions == "optimal":
+        stream, source = optimal_candidates(suite), "optimal"
+    else:
+        path = Path(args.solutions)
+        if not path.is_file():
+            raise InputError([Issue(str(path), "no such solutions file")])
+        stream, source = read_solutions(path), str(path)
+    skip: set[str] = set()
+    output_path = Path(args.output) if args.output else None
+    if args.resume:
+        if output_path is None:
+            _err("usage error: --resume needs --output")
+            return EXIT_USAGE
+        skip = done_keys(output_path)
+    with ExitStack() as stack:
+        sandbox = stack.enter_context(_open_sandbox(args))
+        _err("judging %s with the %s sandbox (%d job%s)" % (
+            args.suite, sandbox.name, args.jobs, "" if args.jobs == 1 else "s"))
+        output = None
+        if output_path is not None:
+            output = stack.enter_context(open(output_path, "a" if args.resume else "w",
+                                              encoding="utf-8"))
+        executor = Executor(sandbox, _limits(args),
+                            reference_timing=not args.no_reference_timing,
+                            stop_on_failure=args.fail_fast)
+        runner = BatchRunner(suite, executor, args.jobs, output, skip,
+                             Progress(None), on_issue=lambda issue: _err("error: %s" % issue))
+        outcome = runner.run(stream, source)
+    rows = outcome.results
+    if args.resume and output_path is not None:
+        from judge.reports import read_results
+
+        rows, _ = read_results(output_path)
+    print(render(summarize(rows), args.format), end="")
+    rate = len(outcome.results) / outcome.seconds if outcome.seconds else 0.0
+    _err("judged %d candidate%s in %.1fs (%.1f/s)%s" % (
+        len(outcome.results), "" if len(outcome.results) == 1 else "s", outcome.seconds, rate,
+        ", skipped %d already judged" % outcome.skipped if outcome.skipped else ""))
+    if outcome.interrupted:
+        _err("interrupted: results so far are written")
+        return 130
+    return EXIT_INPUT if outcome.issues else EXIT_OK
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from judge.reports import read_results, render, summarize
+
+    rows, issues = read_results(args.results)
+    _print_issues(issues)
+    print(render(summarize(rows), args.format), end="")
+    return EXIT_INPUT if issues else EXIT_OK
+
+
+def cmd_sandbox(args: argparse.Namespace) -> int:
+    from judge.sandbox import image
+
+    if args.action == "build":
+        tag = image.build_image(progress=_err, force=args.force)
+        print(tag)
+        return EXIT_OK
+    if args.action == "doctor":
+        report = image.doctor()
+        print(report)
+        return EXIT_OK if getattr(report, "ok", True) else EXIT_SANDBOX
+    removed = image.gc(images=args.images)
+    print("removed %s" % (removed,))
+    return EXIT_OK
+
+
+# ---- parser ------------------------------------------------------------------------------
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # usage errors exit 2, as the contract says
+        self.print_usage(sys.stderr)
+        _err("%s: error: %s" % (self.prog, message))
+        raise SystemExit(EXIT_USAGE)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="judge", description="A sandboxed judge for LLM-generated code "
+                     "and answers.")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    p = sub.add_parser("validate", help="check problem files (exit 1 listing every error)")
+    p.add_argument("paths", nargs="+")
+    p.add_argument("--run", action="store_true",
+                   help="also run each optimal_solution against its own tests")
+    _add_sandbox(p)
+    _add_limits(p)
+    p.set_defaults(func=cmd_validate)
+
+    p = sub.add_parser("prompts", help="render prompts as a model sees them")
+    p.add_argument("suite")
+    p.add_argument("--genericize", action="store_true", help="genericize every prompt")
+    p.add_argument("--format", choices=("jsonl", "markdown"), default="jsonl")
+    p.add_argument("--output")
+    p.set_defaults(func=cmd_prompts)
+
+    p = sub.add_parser("run", help="judge a solutions file (or the optimal solutions)")
+    p.add_argument("suite")
+    p.add_argument("--solutions", required=True, help="a JSON Lines file, or 'optimal'")
+    p.add_argument("--output", help="results file (JSON Lines), written as results come")
+    p.add_argument("--resume", action="store_true",
+                   help="skip candidates already judged in --output with the same code, "
+                        "problem and limits")
+    p.add_argument("--format", choices=("table", "markdown", "json", "html"), default="table")
+    p.add_argument("--fail-fast", action="store_true",
+                   help="stop a candidate's tests at its first failure")
+    _add_sandbox(p)
+    _add_limits(p)
+    p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("report", help="summarize a results file")
+    p.add_argument("results")
+    p.add_argument("--format", choices=("table", "markdown", "json", "html"), default="table")
+    p.set_defaults(func=cmd_report)
+
+    p = sub.add_parser("sandbox", help="build, check or clean the docker sandbox")
+    p.add_argument("action", choices=("build", "doctor", "gc"))
+    p.add_argument("--force", action="store_true", help="build: rebuild even if present")
+    p.add_argument("--images", action="store_true", help="gc: also remove old image tags")
+    p.set_defaults(func=cmd_sandbox)
+
+    for module in ("judge.cli_scoring", "judge.cli_import"):
+        try:
+            register = __import__(module, fromlist=["register"]).register
+        except (ImportError, AttributeError):
+            continue
+        register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    from judge.sandbox.base import SandboxUnavailable
+
+    try:
+        return int(args.func(args) or 0)
+    except InputError as exc:
+        _print_issues(exc.issues)
+        return EXIT_INPUT
+    except SandboxUnavailable as exc:
+        _err("sandbox unavailable: %s" % exc)
+        return EXIT_SANDBOX
+    except KeyboardInterrupt:
+        _err("interrupted")
+        return 130
+    except BrokenPipeError:
+        return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

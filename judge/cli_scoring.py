@@ -1,0 +1,367 @@
+"""Command-line subcommands ``score``, ``aime``, ``match`` and ``agreement``.
+
+Why a separate module: the scoring side of the judge has four commands with their own
+options; :func:`register` adds them to the main ``judge`` parser so ``judge/cli.py`` stays
+small.  Each command's function takes the parsed arguments and returns the exit status:
+
+* 0 - done;
+* 1 - invalid input (the message on stderr names the file and line or JSON location;
+  ``aime`` and ``score`` still print what they could score from the good lines);
+* 2 - usage error (bad option values, missing ``--ground-truth``/``--suite``, no LLM model);
+* 3 - the LLM judge was unavailable or gave unusable answers (``match --judge llm``).
+
+Usage::
+
+    judge score SPEC SUBMISSION_OR_RESULTS [--ground-truth FILE | --suite SUITE] [--model M] [--format table|json]
+    judge aime TASKS OUTPUTS.jsonl [--mode final|any] [--format table|json]
+    judge match REFERENCE SOLUTION [--judge offline|llm] [--threshold T] [--llm-model M] [--llm-base-url URL] [--no-cache] [--format table|json]
+    judge agreement HUMAN PRED [--scale 1-4] [--map 2x-1] [--target-scale 0-7] [--format table|json]
+
+``score`` treats its second argument as a ``judge run`` results file (JSON Lines) when
+``--suite`` is given or the file name ends in ``.jsonl``; otherwise it is a JSON submission
+object and ``--ground-truth`` is required.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from tabulate import tabulate
+
+from judge import agreement as agr
+from judge.errors import InputError as SuiteInputError
+from judge.llm import LLMConfigError, LLMError, LLMJudge, OfflineJudge
+from judge.math_answers import AIMEBenchmark, score_outputs
+from judge.reference_match import ReferenceFormatError, load_reference, load_solution, match_problem
+from judge.scoring import (InputError, ScoreReport, ScoringError, ground_truth_from_results,
+                           iter_jsonl, load_spec, read_json, score_submission,
+                           submission_from_results, validate_result_row)
+
+EXIT_OK, EXIT_INPUT, EXIT_USAGE, EXIT_SERVICE = 0, 1, 2, 3
+
+
+def _err(cmd: str, message: str) -> None:
+    print(f"judge {cmd}: error: {message}", file=sys.stderr)
+
+
+def _dump(obj: Any) -> None:
+    print(json.dumps(obj, indent=2, ensure_ascii=False, sort_keys=False))
+
+
+def _table(rows: list[list[Any]], headers: list[str]) -> str:
+    """A plain table; numbers keep the formatting given (no re-parsing by tabulate)."""
+    return tabulate(rows, headers=headers, disable_numparse=True)
+
+
+def _fmt(v: float | None, digits: int = 3) -> str:
+    return "n/a" if v is None else f"{v:.{digits}f}"
+
+
+def register(subparsers: Any) -> None:
+    """Add ``score``, ``aime``, ``match`` and ``agreement`` to a ``judge`` subparsers object."""
+    fmt = {"choices": ["table", "json"], "default": "table", "help": "output format (default: table)"}
+
+    p = subparsers.add_parser("score", help="score a submission or a results file with a scoring spec",
+                              description="Score a submission (JSON object) or a `judge run` results "
+                                          "file (JSON Lines) with a weighted scoring spec.")
+    p.add_argument("spec", help="scoring spec (JSON)")
+    p.add_argument("submission", help="submission JSON object, or results JSON Lines of `judge run`")
+    src = p.add_mutually_exclusive_group()
+    src.add_argument("--ground-truth", help="ground truth JSON object")
+    src.add_argument("--suite", help="problem suite (file or folder) the results belong to")
+    p.add_argument("--model", help="score only this model's rows of a results file")
+    p.add_argument("--format", **fmt)
+    p.set_defaults(func=cmd_score)
+
+    p = subparsers.add_parser("aime", help="score answers to AIME-style integer tasks",
+                              description="Score model outputs ({task_id, output} per line) against "
+                                          "a folder of AIME-style task files.")
+    p.add_argument("tasks", help="folder of task JSON files")
+    p.add_argument("outputs", help="JSON Lines of {\"task_id\": ..., \"output\": ...}")
+    p.add_argument("--mode", choices=["final", "any"], default="final",
+                   help="final: extract the final answer first (default); any: any number matches")
+    p.add_argument("--format", **fmt)
+    p.set_defaults(func=cmd_aime)
+
+    p = subparsers.add_parser("match", help="match a solution against a reference solution",
+                              description="Score a solver's answers against a reference solution "
+                                          "(exact / select / fuzzy / fuzzy-select / rule checklist).")
+    p.add_argument("reference", help="reference solution JSON")
+    p.add_argument("solution", help="solution JSON: {\"id\": ..., \"answer\": {key: str or list}}")
+    p.add_argument("--judge", choices=["offline", "llm"], default="offline",
+                   help="equivalence judge for fuzzy entries and rules (default: offline)")
+    p.add_argument("--threshold", type=float, default=0.85, help="offline judge similarity threshold")
+    p.add_argument("--llm-model", help="model name (default: $JUDGE_LLM_MODEL)")
+    p.add_argument("--llm-base-url", help="OpenAI-compatible base URL (default: $JUDGE_LLM_BASE_URL)")
+    p.add_argument("--no-cache", action="store_true", help="do not read or write the LLM answer cache")
+    p.add_argument("--format", **fmt)
+    p.set_defaults(func=cmd_match)
+
+    p = subparsers.add_parser("agreement", help="agreement metrics between human and predicted grades",
+                              description="Pearson, Spearman, MAE, RMSE, QWK, Off-by-1/2 and Gwet's AC2 "
+                                          "between two files of id, grade (JSON Lines or CSV).")
+    p.add_argument("human", help="human grades: JSON Lines {\"id\", \"grade\"} or CSV with header id,grade")
+    p.add_argument("pred", help="predicted grades, same formats")
+    p.add_argument("--scale", help="grade scale such as 1-4 (default: the range of the grades seen)")
+    p.add_argument("--map", dest="mapping", help="linear map applied to both sides first, such as 2x-1")
+    p.add_argument("--target-scale", help="scale after --map (default: the mapped end points), e.g. 0-7")
+    p.add_argument("--format", **fmt)
+    p.set_defaults(func=cmd_agreement)
+
+
+# --------------------------------------------------------------------------------------
+# score
+# --------------------------------------------------------------------------------------
+
+
+def _suite_problems(path: str) -> dict[str, int]:
+    """``{problem identifier: number of correctness tests}`` of a suite (file or folder)."""
+    try:
+        from judge.problem import load_suite  # the suite loader of judge/problem.py
+    except ImportError as exc:
+        if exc.name != "judge.problem":
+            raise
+        return _suite_problems_from_json(path)
+    suite = load_suite(path)
+    out = {}
+    for p in suite.problems:
+        tests = getattr(p, "correctness_test_suite", None)
+        out[p.identifier] = len(tests) if isinstance(tests, (list, tuple)) else 1
+    return out
+
+
+def _suite_problems_from_json(path: str) -> dict[str, int]:
+    """Fallback without the suite loader: read each problem file's identifier and tests."""
+    root = Path(path)
+    files = sorted(root.rglob("*.json")) if root.is_dir() else [root]
+    if not files:
+        raise InputError(f"{root}: no problem files")
+    out = {}
+    for f in files:
+        data = read_json(f)
+        if not isinstance(data, dict) or not isinstance(data.get("identifier"), str):
+            raise InputError(f"{f}: at identifier: missing or not a string")
+        tests = data.get("correctness_test_suite")
+        out[data["identifier"]] = len(tests) if isinstance(tests, list) and tests else 1
+    return out
+
+
+def _print_report(report: ScoreReport, title: str | None = None) -> None:
+    if title:
+        print(title)
+    rows = [[d.name, d.primitive, f"{d.weight:g}", f"{d.score:.2f}", f"{d.weighted:.2f}", d.detail]
+            for d in report.dimensions]
+    rows.append(["total", "", "1", "", f"{report.total:.2f}", ""])
+    print(_table(rows, ["dimension", "primitive", "weight", "score", "weighted", "detail"]))
+
+
+def cmd_score(args: argparse.Namespace) -> int:
+    """``judge score``: print the total and every dimension."""
+    try:
+        spec = load_spec(args.spec)
+    except (ScoringError, InputError) as exc:
+        _err("score", str(exc))
+        return EXIT_INPUT
+    results_mode = bool(args.suite) or args.submission.endswith(".jsonl")
+    if not results_mode and not args.ground_truth:
+        _err("score", "a submission object needs --ground-truth FILE (or pass a results file with --suite)")
+        return EXIT_USAGE
+    if args.model and not results_mode:
+        _err("score", "--model applies to results files only")
+        return EXIT_USAGE
+    bad = 0
+    try:
+        gt_file = read_json(args.ground_truth) if args.ground_truth else None
+        if not results_mode:
+            sub = read_json(args.submission)
+            report = score_submission(spec, sub, gt_file)
+            if args.format == "json":
+                _dump(report.to_dict())
+            else:
+                _print_report(report)
+            return EXIT_OK
+        rows: list[dict[str, Any]] = []
+        for lineno, row in iter_jsonl(args.submission):
+            try:
+                if isinstance(row, InputError):
+                    raise row
+                rows.append(validate_result_row(row, f"{args.submission}:{lineno}"))
+            except InputError as exc:
+                _err("score", str(exc))
+                bad += 1
+        counts: dict[str, int] = {}
+        if args.suite:
+            counts = _suite_problems(args.suite)
+            ids = sorted(counts)
+        else:
+            ids = sorted({r["problem_id"] for r in rows})
+            print(f"judge score: note: no --suite, all_ids are the {len(ids)} problem(s) in the results file",
+                  file=sys.stderr)
+        models = sorted({r.get("model") or "" for r in rows})
+        if args.model:
+            if args.model not in models:
+                _err("score", f"{args.submission}: no rows for model {args.model!r} (models: {', '.join(models)})")
+                return EXIT_INPUT
+            models = [args.model]
+        if not models:
+            models = [""]
+        out = []
+        for m in models:
+            group = [r for r in rows if (r.get("model") or "") == m]
+            gt = gt_file if gt_file is not None else ground_truth_from_results(group, ids, counts)
+            report = score_submission(spec, submission_from_results(group, ids, counts), gt)
+            out.append((m or None, report))
+    except (ScoringError, InputError) as exc:
+        _err("score", str(exc))
+        return EXIT_INPUT
+    except SuiteInputError as exc:  # raised by the suite loader
+        _err("score", str(exc))
+        return EXIT_INPUT
+    if args.format == "json":
+        _dump({"models": [{"model": m, **r.to_dict()} for m, r in out]})
+    else:
+        for i, (m, r) in enumerate(out):
+            if i:
+                print()
+            _print_report(r, f"model: {m}" if m or len(out) > 1 else None)
+    return EXIT_INPUT if bad else EXIT_OK
+
+
+# --------------------------------------------------------------------------------------
+# aime
+# --------------------------------------------------------------------------------------
+
+
+def cmd_aime(args: argparse.Namespace) -> int:
+    """``judge aime``: accuracy per task, per subset and overall."""
+    try:
+        bench = AIMEBenchmark(args.tasks, mode=args.mode)
+        report = score_outputs(bench, args.outputs, args.mode)
+    except InputError as exc:
+        _err("aime", str(exc))
+        return EXIT_INPUT
+    for e in report.errors:
+        _err("aime", e)
+    if args.format == "json":
+        _dump(report.to_dict())
+    else:
+        rows = [[tid, v["subset"], v["problem_number"], v["n"], _fmt(v["accuracy"])]
+                for tid, v in report.per_task.items()]
+        print(_table(rows, ["task", "subset", "#", "outputs", "accuracy"]))
+        print()
+        srows = [[s, _fmt(a)] for s, a in report.per_subset.items()] + [["overall", _fmt(report.overall)]]
+        print(_table(srows, ["subset", f"accuracy ({report.mode} mode)"]))
+    return EXIT_INPUT if report.errors else EXIT_OK
+
+
+# --------------------------------------------------------------------------------------
+# match
+# --------------------------------------------------------------------------------------
+
+
+def _make_judge(args: argparse.Namespace) -> Any:
+    if args.judge == "llm":
+        return LLMJudge.from_env(model=args.llm_model, base_url=args.llm_base_url, use_cache=not args.no_cache)
+    return OfflineJudge(args.threshold)
+
+
+def cmd_match(args: argparse.Namespace) -> int:
+    """``judge match``: every entry's score and the problem's."""
+    try:
+        judge = _make_judge(args)
+    except (LLMConfigError, ValueError) as exc:
+        _err("match", str(exc))
+        return EXIT_USAGE
+    try:
+        ref = load_reference(args.reference)
+        sol = load_solution(args.solution)
+        result = match_problem(ref, sol, judge)
+    except (InputError, ReferenceFormatError) as exc:
+        _err("match", str(exc))
+        return EXIT_INPUT
+    except LLMError as exc:
+        _err("match", str(exc))
+        return EXIT_SERVICE
+    judge_note = ", ".join(result.judges) or "none needed"
+    if result.offline_judge:
+        judge_note += " (OFFLINE approximation: string similarity, not an LLM)"
+    if args.format == "json":
+        _dump({**result.to_dict(), "judge": judge_note})
+    else:
+        rows = [[e.key, e.kind, _fmt(e.score), json.dumps(e.answer, ensure_ascii=False), e.detail]
+                for e in result.entries]
+        print(_table(rows, ["question", "type", "score", "answer", "detail"]))
+        print()
+        print(f"problem {result.id}: score {_fmt(result.score)} (mean of {len(result.entries)} question(s))")
+        if result.explanation_score is not None:
+            print(f"explanation: {_fmt(result.explanation_score)} "
+                  f"({sum(r.score for r in result.rules):g}/{len(result.rules)} rules satisfied)")
+        if result.extra_keys:
+            print(f"ignored keys not in the reference: {', '.join(result.extra_keys)}")
+        print(f"judge: {judge_note}")
+    return EXIT_OK
+
+
+# --------------------------------------------------------------------------------------
+# agreement
+# --------------------------------------------------------------------------------------
+
+
+def cmd_agreement(args: argparse.Namespace) -> int:
+    """``judge agreement``: the paper's Table 1 metrics for two grade files."""
+    try:
+        scale = agr.parse_scale(args.scale) if args.scale else None
+        mapping = agr.parse_map(args.mapping) if args.mapping else None
+        target = agr.parse_scale(args.target_scale) if args.target_scale else None
+        if mapping and scale:
+            mapping.target(scale)  # rejects maps that do not give integers
+    except ValueError as exc:
+        _err("agreement", str(exc))
+        return EXIT_USAGE
+    if target and not mapping:
+        _err("agreement", "--target-scale needs --map")
+        return EXIT_USAGE
+    try:
+        human = agr.read_grades(args.human, scale)
+        pred = agr.read_grades(args.pred, scale)
+    except InputError as exc:
+        _err("agreement", str(exc))
+        return EXIT_INPUT
+    ids, h, p, missing_pred, missing_human = agr.join_grades(human, pred)
+    if missing_pred:
+        _err("agreement", f"{len(missing_pred)} id(s) in {args.human} missing from {args.pred}: "
+                          + ", ".join(missing_pred[:20]) + (" ..." if len(missing_pred) > 20 else ""))
+    if missing_human:
+        _err("agreement", f"{len(missing_human)} id(s) in {args.pred} missing from {args.human}: "
+                          + ", ".join(missing_human[:20]) + (" ..." if len(missing_human) > 20 else ""))
+    if not ids:
+        _err("agreement", "no id is graded in both files")
+        return EXIT_INPUT
+    if scale is None:
+        scale = agr.Scale(min(h + p), max(h + p)) if min(h + p) < max(h + p) else agr.Scale(min(h + p), min(h + p) + 1)
+        print(f"judge agreement: note: no --scale, using {scale} (the grades seen); "
+              "pass --scale to include unseen end grades", file=sys.stderr)
+    try:
+        report = agr.compute_agreement(h, p, scale, mapping, target)
+    except ValueError as exc:
+        _err("agreement", str(exc))
+        return EXIT_INPUT
+    report.missing_in_pred, report.missing_in_human = missing_pred, missing_human
+    if args.format == "json":
+        _dump(report.to_dict())
+        return EXIT_OK
+    headers = ["n"] + [label for _, label in agr.METRICS]
+    row = [report.n] + [_fmt(report.metrics[k].value) for k, _ in agr.METRICS]
+    print(_table([row], headers))
+    mapped = f", map {report.mapping}" if report.mapping else ""
+    print(f"scale {report.scale}{mapped}")
+    for key, label in agr.METRICS:
+        m = report.metrics[key]
+        if m.value is None:
+            print(f"{label}: undefined - {m.reason}")
+    return EXIT_OK
+

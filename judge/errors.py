@@ -1,0 +1,46 @@
+"""Errors about the user's input: every one names the file and the line or JSON location.
+
+Design principle 8: bad input gets a clear error and loses nothing. Loaders collect *every*
+problem they find as an ``Issue`` and raise one ``InputError`` holding them all.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Issue:
+    """One thing wrong with an input file."""
+
+    file: str
+    message: str
+    location: str = ""  # a JSON location such as correctness_test_suite[2].input.nums
+    line: int | None = None
+
+    def __str__(self) -> str:
+        where = self.file
+        if self.line is not None:
+            where += ":%d" % self.line
+        if self.location:
+            where += ": %s" % self.location
+        return "%s: %s" % (where, self.message)
+
+
+class InputError(Exception):
+    """One or more issues with the user's input files (exit status 1)."""
+
+    def __init__(self, issues: list[Issue]) -> None:
+        self.issues = list(issues)
+        super().__init__("\n".join(str(issue) for issue in self.issues))
+
+
+def json_location(parts: tuple[object, ...] | list[object]) -> str:
+    """('correctness_test_suite', 2, 'input') -> 'correctness_test_suite[2].input'."""
+    text = ""
+    for part in parts:
+        if isinstance(part, int):
+            text += "[%d]" % part
+        else:
+            text += ("." if text else "") + str(part)
+    return text

@@ -1,0 +1,296 @@
+"""Execution: one candidate against one problem, through a sandbox, to verdicts.
+
+Builds the job (inputs only: expected outputs never leave this process), runs it, maps each
+raw record to a verdict that says what happened, and compares returned values here, on the
+judge's side, by the declared type. Per-test time limits come from the reference solution's
+time on this machine when the problem has one (``max(floor, factor x reference)``), measured
+once per run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+import time
+from dataclasses import dataclass, replace
+from typing import Any
+
+from judge import wire
+from judge.compare import compare
+from judge.problem import PreparedTest, Problem
+from judge.sandbox.base import Job, JobReport, Limits, Sandbox, TestInput
+from judge.types import to_json
+from judge.verdicts import CandidateResult, TestResult, Verdict, overall
+
+_SIGNAL_VERDICTS = {"SIGXFSZ": Verdict.OUTPUT_LIMIT, "SIGXCPU": Verdict.TIMEOUT}
+_OUTPUT_SHOWN = 300
+
+
+@dataclass(frozen=True)
+class Submission:
+    """Code to judge for a problem, with the function name to call in it."""
+
+    code: str
+    function: str
+    note: str | None = None  # how the code was extracted, when worth saying
+
+
+def problem_limits(problem: Problem, base: Limits) -> Limits:
+    """Per-problem overrides (the ``limits`` extension) on top of the run's limits."""
+    if problem.limits is None:
+        return base
+    changes: dict[str, Any] = {}
+    if problem.limits.time_limit_s is not None:
+        changes["time_limit_s"] = problem.limits.time_limit_s
+        changes["time_floor_s"] = problem.limits.time_limit_s
+    if problem.limits.memory_mb is not None:
+        changes["memory_mb"] = problem.limits.memory_mb
+    if problem.limits.output_kb is not None:
+        changes["output_kb"] = problem.limits.output_kb
+    return replace(base, **changes)
+
+
+class Checkers:
+    """Trusted checker namespaces, one per problem, built once (outside any sandbox)."""
+
+    def __init__(self) -> None:
+        self._namespaces: dict[str, dict[str, Any]] = {}
+        self._lock = threading.Lock()
+
+    def namespace(self, problem: Problem) -> dict[str, Any]:
+        with self._lock:
+            if problem.identifier not in self._namespaces:
+                namespace: dict[str, Any] = {}
+                if problem.checker:
+                    exec(compile(problem.checker, "<checker:%s>" % problem.identifier, "exec"),
+                         namespace)
+                self._namespaces[problem.identifier] = namespace
+            return self._namespaces[problem.identifier]
+
+    def check(self, problem: Problem, test: PreparedTest, output: Any) -> str | None:
+        """None when the check holds; else why not. The output is decoded data only."""
+        scope = dict(self.namespace(problem))
+        scope.update(test.inputs)
+        scope["output"] = output
+        try:
+            result = eval(compile(test.check or "False", "<check>", "eval"), scope)
+        except Exception as exc:
+            return "check %r raised %s: %s" % (test.check, type(exc).__name__, exc)
+        if isinstance(result, tuple) and len(result) == 2:
+            ok, why = result
+            return None if ok else str(why)
+        return None if result else "check failed: %s" % test.check
+
+
+def _shown(value: Any) -> Any:
+    data = to_json(value)
+    text = repr(data)
+    return data if len(text) <= _OUTPUT_SHOWN else text[: _OUTPUT_SHOWN - 3] + "..."
+
+
+class Executor:
+    """Judges candidates on one sandbox. Thread-safe."""
+
+    def __init__(self, sandbox: Sandbox, limits: Limits | None = None,
+                 reference_timing: bool = True, stop_on_failure: bool = False) -> None:
+        self.sandbox = sandbox
+        self.limits = limits or Limits()
+        self.reference_timing = reference_timing
+        self.stop_on_failure = stop_on_failure
+        self.checkers = Checkers()
+        self._reference: dict[str, list[float] | None] = {}
+        self._reference_locks: dict[str, threading.Lock] = {}
+        self._lock = threading.Lock()
+
+    # ---- time limits ----------------------------------------------------------------------
+
+    def reference_times(self, problem: Problem) -> list[float] | None:
+        """Per-test CPU seconds of the reference solution on this machine, measured once."""
+        if not self.reference_timing or not problem.optimal_solution:
+            return None
+        with self._lock:
+            lock = self._reference_locks.setdefault(problem.identifier, threading.Lock())
+        with lock:
+            if problem.identifier not in self._reference:
+                self._reference[problem.identifier] = self._measure_reference(problem)
+            return self._reference[problem.identifier]
+
+    def _measure_reference(self, problem: Problem) -> list[float] | None:
+        limits = problem_limits(problem, self.limits)
+        generous = [max(10.0, limits.time_limit_s)] * len(problem.tests)
+        job = self._job(problem, Submission(problem.optimal_solution or "", problem.function_name),
+                        limits, generous, "reference")
+        report = self.sandbox.run(job)
+        times = []
+        for index in range(len(problem.tests)):
+            record = report.records.get(index)
+            if record is None or record.get("status") != "returned":
+                return None  # an unusable reference gives no timing, not a wrong one
+            times.append(float(record.get("cpu_s", 0.0)))
+        return times
+
+    def test_limits(self, problem: Problem) -> tuple[Limits, list[float]]:
+        limits = problem_limits(problem, self.limits)
+        reference = self.reference_times(problem)
+        if reference is None:
+            return limits, [limits.time_limit_s] * len(problem.tests)
+        return limits, [limits.test_time_limit(t) for t in reference]
+
+    # ---- jobs -----------------------------------------------------------------------------
+
+    def _job(self, problem: Problem, submission: Submission, limits: Limits,
+             time_limits: list[float], job_id: str) -> Job:
+        tests = []
+        for test, seconds in zip(problem.tests, time_limits):
+            tests.append(TestInput(args=wire.encode(list(test.args)), time_limit_s=seconds,
+                                   wall_limit_s=limits.wall_limit(seconds)))
+        return Job(id=job_id, code=submission.code, function=submission.function, tests=tests,
+                   limits=limits, stop_on_failure=self.stop_on_failure)
+
+    def judge(self, problem: Problem, submission: Submission, **meta: Any) -> CandidateResult:
+        """Judge one submission. A sandbox_error is retried once, then reported as such."""
+        limits, time_limits = self.test_limits(problem)
+        digest = hashlib.sha256(submission.code.encode()).hexdigest()[:16]
+        job = self._job(problem, submission, limits, time_limits, digest)
+        started = time.monotonic()
+        report = self.sandbox.run(job)
+        tests = self.verdicts(problem, report, job)
+        retried = False
+        if overall(tests) is Verdict.SANDBOX_ERROR:
+            retried = True
+            report = self.sandbox.run(job)
+            tests = self.verdicts(problem, report, job)
+        verdict = overall(tests)
+        message = next((t.message for t in tests if t.verdict is verdict and t.message), None)
+        result = CandidateResult(problem_id=problem.identifier, verdict=verdict, tests=tests,
+                                 sandbox=report.sandbox, time_s=time.monotonic() - started,
+                                 message=message, **meta)
+        if submission.note:
+            result.extra["note"] = submission.note
+        if retried:
+            result.extra["retried"] = True
+        return result
+
+    # ---- records -> verdicts --------------------------------------------------------------
+
+    def verdicts(self, problem: Problem, report: JobReport, job: Job) -> list[TestResult]:
+        total = len(problem.tests)
+        if report.infra_error:
+            return [TestResult(i, Verdict.SANDBOX_ERROR, 0.0, report.infra_error)
+                    for i in range(total)]
+        if not report.compiled:
+            where = " (line %s)" % report.compile_line if report.compile_line else ""
+            message = "%s%s" % (report.compile_error, where)
+            return [TestResult(i, Verdict.COMPILE_ERROR, 0.0, message) for i in range(total)]
+        results: list[TestResult] = []
+        for index, test in enumerate(problem.tests):
+            record = report.records.get(index)
+            if record is not None:
+                results.append(self._from_record(problem, test, record, job, report))
+            elif report.died_during == index:
+                results.append(TestResult(index, Verdict.RUNTIME_ERROR, 0.0,
+                                          "the sandbox worker died during this test: %s"
+                                          % (report.died_reason or "no reason given")))
+            else:
+                results.append(self._not_run(index, results))
+        return results
+
+    @staticmethod
+    def _not_run(index: int, earlier: list[TestResult]) -> TestResult:
+        """A test with no record: a failure, never a pass (principle 1)."""
+        cause = next((t for t in reversed(earlier) if t.verdict is not Verdict.PASS), None)
+        if cause is None:
+            return TestResult(index, Verdict.RUNTIME_ERROR, 0.0, "no result was reported")
+        return TestResult(index, cause.verdict, 0.0, "not run: test %d failed (%s)"
+                          % (cause.index, cause.verdict.value))
+
+    def _from_record(self, problem: Problem, test: PreparedTest, record: dict[str, Any],
+                     job: Job, report: JobReport) -> TestResult:
+        verdict, message, output = self._classify(problem, test, record, job, report)
+        seconds = record.get("cpu_s")
+        seconds = float(seconds) if isinstance(seconds, (int, float)) else 0.0
+        return TestResult(test.index, verdict, seconds, message, output)
+
+    def _classify(self, problem: Problem, test: PreparedTest, record: dict[str, Any], job: Job,
+                  report: JobReport) -> tuple[Verdict, str | None, Any]:
+        status = record.get("status")
+        limits = job.limits
+        spec = job.tests[test.index]
+        if status == "returned":
+            if record.get("output_capped"):
+                return (Verdict.OUTPUT_LIMIT, "printed more than %d KiB" % limits.output_kb, None)
+            return self._compare(problem, test, record)
+        if status == "raised":
+            return self._raised(record)
+        if status == "missing_function":
+            defined = record.get("defined") or []
+            hint = " (defined: %s)" % ", ".join(map(str, defined[:8])) if defined else ""
+            return (Verdict.COMPILE_ERROR, "function %r is not defined%s" % (job.function, hint),
+                    None)
+        if status == "unencodable":
+            return (Verdict.WRONG_ANSWER, "returned a value that cannot be judged: %s"
+                    % record.get("message"), None)
+        if status == "value_too_large":
+            return (Verdict.OUTPUT_LIMIT, "returned a value of %s bytes, over the %d KiB cap"
+                    % (record.get("size"), limits.value_kb), None)
+        if status == "timeout":
+            if record.get("limit") == "cpu":
+                return (Verdict.TIMEOUT, "exceeded the CPU time limit of %.3gs"
+                        % spec.time_limit_s, None)
+            return (Verdict.TIMEOUT, "exceeded the wall-clock limit of %.3gs"
+                    % spec.wall_limit_s, None)
+        if status == "memory":
+            return (Verdict.MEMORY_LIMIT, "used more than %d MiB" % limits.memory_mb, None)
+        if status == "signaled":
+            return self._signaled(record, limits, report)
+        if status == "exited":
+            return (Verdict.RUNTIME_ERROR, "the process exited (status %s) before returning a "
+                    "result" % record.get("exit_code"), None)
+        if status == "malformed":
+            return (Verdict.RUNTIME_ERROR, str(record.get("message")), None)
+        if status == "setup_error":
+            return (Verdict.SANDBOX_ERROR, "sandbox setup failed: %s" % record.get("message"),
+                    None)
+        return (Verdict.SANDBOX_ERROR, "unknown record status %r" % (status,), None)
+
+    @staticmethod
+    def _raised(record: dict[str, Any]) -> tuple[Verdict, str | None, Any]:
+        exc_type = str(record.get("exc_type"))
+        line = record.get("line")
+        where = " at line %s" % line if line else ""
+        detail = record.get("message") or ""
+        text = "%s%s%s" % (exc_type, where, ": %s" % detail if detail else "")
+        if record.get("stage") == "load":
+            if record.get("import_error"):
+                return Verdict.COMPILE_ERROR, "import failed: " + text, None
+            return Verdict.RUNTIME_ERROR, "while loading the module: " + text, None
+        if exc_type == "MemoryError":
+            return Verdict.MEMORY_LIMIT, "MemoryError" + where, None
+        return Verdict.RUNTIME_ERROR, text, None
+
+    @staticmethod
+    def _signaled(record: dict[str, Any], limits: Limits,
+                  report: JobReport) -> tuple[Verdict, str | None, Any]:
+        name = str(record.get("signal"))
+        if name == "SIGKILL" and (record.get("oom_kill") or report.oom_killed):
+            return Verdict.MEMORY_LIMIT, "killed by the out-of-memory killer", None
+        verdict = _SIGNAL_VERDICTS.get(name)
+        if verdict is Verdict.OUTPUT_LIMIT:
+            return verdict, "wrote more than %d KiB (output or file size limit)" % limits.output_kb, None
+        if verdict is Verdict.TIMEOUT:
+            return verdict, "exceeded the CPU time limit (SIGXCPU)", None
+        return Verdict.RUNTIME_ERROR, "killed by %s" % name, None
+
+    def _compare(self, problem: Problem, test: PreparedTest,
+                 record: dict[str, Any]) -> tuple[Verdict, str | None, Any]:
+        try:
+            actual = wire.decode(record.get("value"))
+        except (wire.WireError, RecursionError, TypeError) as exc:
+            return Verdict.WRONG_ANSWER, "returned malformed data: %s" % exc, None
+        if test.check is not None:
+            why = self.checkers.check(problem, test, actual)
+        else:
+            why = compare(test.expected, actual, problem.return_spec, problem.float_tolerance)
+        if why is None:
+            return Verdict.PASS, None, None
+        return Verdict.WRONG_ANSWER, why, _shown(actual)
