@@ -95,7 +95,7 @@ def _render_template(language: str, name: str, source: bytes) -> tuple[str, byte
             from judge.render import render_worker  # noqa: PLC0415 - the lead's renderer
         except ImportError as exc:
             raise ImageBuildError(f"cannot render runners/{language}/{name}: {exc}") from None
-        return target, render_worker().encode()
+        return target, render_worker(language).encode()
     raise ImageBuildError(f"do not know how to render runners/{language}/{name}")
 
 

@@ -1,0 +1,551 @@
+"""The docker sandbox: warm containers, each running the worker as its main process.
+
+Each container runs ``python3 /opt/judge/runner/worker.py`` (the runner is baked into the
+image, see ``judge.sandbox.image``) as PID 1 with its stdin open. The judge attaches to the
+container *before* starting it and talks the worker protocol over the attach socket
+(``tty=False``: docker frames stdout/stderr with 8-byte headers, demultiplexed here, stdout
+read in bounded lines, stderr kept as a bounded tail). One job at a time per container; a
+container is killed and replaced lazily after an incident or ``max_jobs_per_worker`` jobs
+(``fresh=True``: one container per job). The worker wipes /tmp and its work folder between
+jobs.
+
+Every container gets, configurably: a memory limit with swap equal to it (no swap), a CPU
+quota, a pids limit, no network, a read-only root, size-capped tmpfs for /work and /tmp,
+all capabilities dropped, no-new-privileges, user 10001:10001, nofile/fsize/core ulimits and
+an environment of PATH, LANG and HOME only. No host path is mounted; a job carries only code
+and inputs.
+
+Cleanup, in layers:
+- ``close()`` (context manager, atexit, SIGTERM/SIGHUP) kills every container of the run,
+  found by its ``org.judge.run`` label;
+- containers are created with ``StdinOnce`` and ``AutoRemove``: if the judge dies (even by
+  SIGKILL) its attach socket closes, the worker sees end of input, exits, and the engine
+  removes the container;
+- a new DockerSandbox removes containers whose judge process (``org.judge.pid`` +
+  ``org.judge.pid_start`` on ``org.judge.host``) is gone.
+
+Out of memory: the worker reports per test whether its child died by SIGKILL and whether
+the container's memory cgroup ``oom_kill`` counter moved (``oom_kill``). When a SIGKILL'd test
+has no such mark (counter unreadable) or the worker itself died, the engine is asked: the
+container's cgroup counter from the host when readable, else the engine's ``oom`` events for
+the container. (On this project's dockerd 20.10 / cgroup v1, ``State.OOMKilled`` stays false
+while the container runs after a *child* was OOM-killed; it turns true only once the
+container has exited. The ``oom`` event is emitted at once.)
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import select
+import signal
+import socket
+import threading
+import time
+import uuid
+from typing import Any
+
+from judge.sandbox import image as images
+from judge.sandbox.base import (
+    JobReport,
+    Job,
+    PooledSandbox,
+    SandboxUnavailable,
+    Transport,
+    TransportError,
+    TransportTimeout,
+    WorkerSession,
+)
+
+SANDBOX_UID = 10001
+WORKER_COMMAND = ["python3", "-I", "-B", "/opt/judge/runner/worker.py",
+                  "--workroot", "/work", "--wipe", "/tmp"]
+CONTAINER_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": "/work"}
+
+_STDERR_TAIL = 4096
+_RECV = 1 << 16
+_SEND_TIMEOUT_S = 30.0
+_STREAM_STDOUT, _STREAM_STDERR = 1, 2
+
+
+class AttachTransport(Transport):
+    """The worker's stdin/stdout through a docker attach socket (no tty: framed streams)."""
+
+    def __init__(self, sandbox: "DockerSandbox", container_id: str, name: str, sock: Any,
+                 response: Any) -> None:
+        self.sandbox = sandbox
+        self.container_id = container_id
+        self.name = name
+        self._response = response          # keeps the hijacked HTTP connection referenced
+        self._sock = sock                   # a socket.socket (unix or tcp)
+        self._sock.setblocking(False)
+        self._raw = bytearray()             # undecoded bytes (frame headers + payloads)
+        self._frame_left = 0                # payload bytes still due in the current frame
+        self._frame_stream = 0
+        self._out = bytearray()             # stdout payload not yet returned as lines
+        self._err = bytearray()             # last _STDERR_TAIL bytes of stderr
+        self._eof = False
+        self._closed = False
+        self._lock = threading.Lock()
+        self.started_at = time.time()
+        self.job_started_at = self.started_at
+        self.oom_seen = 0                   # OOM kills already attributed to earlier jobs
+
+    # ---- stream decoding ------------------------------------------------------------------
+    def _decode(self, limit: int) -> None:
+        raw = self._raw
+        while raw:
+            if self._frame_left == 0:
+                if len(raw) < 8:
+                    return
+                self._frame_stream = raw[0]
+                self._frame_left = int.from_bytes(raw[4:8], "big")
+                del raw[:8]
+                continue
+            take = min(self._frame_left, len(raw))
+            payload = raw[:take]
+            del raw[:take]
+            self._frame_left -= take
+            if self._frame_stream == _STREAM_STDERR:
+                self._err += payload
+                if len(self._err) > _STDERR_TAIL:
+                    del self._err[:-_STDERR_TAIL]
+            else:
+                self._out += payload
+                if len(self._out) > limit and b"\n" not in self._out:
+                    return  # the caller raises: a line over the limit
+
+    def _fill(self, timeout: float, limit: int) -> bool:
+        """Read what is there (waiting up to ``timeout``); False when nothing came in time."""
+        if self._eof:
+            return True
+        try:
+            ready = select.select([self._sock], [], [], max(0.0, timeout))[0]
+        except (OSError, ValueError):
+            self._eof = True
+            return True
+        if not ready:
+            return False
+        try:
+            chunk = self._sock.recv(_RECV)
+        except (BlockingIOError, InterruptedError):
+            return True
+        except OSError:
+            chunk = b""
+        if not chunk:
+            self._eof = True
+            return True
+        self._raw += chunk
+        self._decode(limit)
+        return True
+
+    # ---- Transport ------------------------------------------------------------------------
+    def send(self, data: bytes) -> None:
+        if self._closed:
+            raise TransportError("the container is gone")
+        view = memoryview(data)
+        deadline = time.monotonic() + _SEND_TIMEOUT_S
+        while view:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise TransportError("the worker did not read its input in %.0fs" % _SEND_TIMEOUT_S)
+            try:
+                if not select.select([], [self._sock], [], remaining)[1]:
+                    continue
+                sent = self._sock.send(view)
+            except (BlockingIOError, InterruptedError):
+                continue
+            except OSError as exc:
+                raise TransportError("worker stdin closed: %s" % exc) from None
+            view = view[sent:]
+        self.job_started_at = time.time()
+
+    def readline(self, limit: int, timeout: float) -> bytes | None:
+        deadline = time.monotonic() + timeout
+        while True:
+            newline = self._out.find(b"\n")
+            if newline >= 0:
+                line = bytes(self._out[:newline])
+                del self._out[:newline + 1]
+                return line
+            if len(self._out) > limit:
+                raise TransportError("worker line longer than %d bytes" % limit)
+            if self._eof:
+                if self._closed:
+                    raise TransportError("the sandbox was closed")
+                return None
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise TransportTimeout("no answer from the worker in %.1fs" % timeout)
+            self._fill(remaining, limit)
+
+    def diagnostics(self) -> str:
+        tail = self._err.decode("utf-8", "replace").strip()
+        return ("(container %s stderr: %s)" % (self.name, tail)) if tail else ""
+
+    def close(self) -> None:
+        """Kill the container (its processes die with it; the engine auto-removes it)."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+        self.sandbox._kill_container(self.container_id)
+        try:
+            self._sock.shutdown(socket.SHUT_RDWR)  # really closed, whoever still refers to it
+        except OSError:
+            pass
+        for thing in (self._response, self._sock):
+            try:
+                thing.close()
+            except Exception:  # noqa: BLE001
+                pass
+
+
+# ---- process-wide safety net ------------------------------------------------------------------
+_OPEN: "set[DockerSandbox]" = set()
+_HANDLERS_INSTALLED = False
+
+
+def _close_all_at_exit() -> None:
+    for sandbox in list(_OPEN):
+        try:
+            sandbox.close()
+        except Exception:  # noqa: BLE001
+            pass
+
+
+def _on_signal(signum: int, frame: Any) -> None:
+    """SIGTERM/SIGHUP: remove our containers without taking any lock, then die as before."""
+    for sandbox in list(_OPEN):
+        sandbox._sweep()
+    signal.signal(signum, signal.SIG_DFL)
+    os.kill(os.getpid(), signum)
+
+
+def _install_safety_net() -> None:
+    global _HANDLERS_INSTALLED
+    if _HANDLERS_INSTALLED:
+        return
+    _HANDLERS_INSTALLED = True
+    atexit.register(_close_all_at_exit)
+    if threading.current_thread() is threading.main_thread():
+        for signum in (signal.SIGTERM, signal.SIGHUP):
+            try:
+                if signal.getsignal(signum) in (signal.SIG_DFL, None):
+                    signal.signal(signum, _on_signal)
+            except (ValueError, OSError):
+                pass
+
+
+def new_run_id() -> str:
+    return "%s-%d-%s" % (time.strftime("%Y%m%d%H%M%S"), os.getpid(), uuid.uuid4().hex[:6])
+
+
+class DockerSandbox(PooledSandbox):
+    """Warm containers, ``size`` of them (the judge's --jobs), one job at a time each.
+
+    Limits apply to every container: ``memory_mb`` (default: the largest job's limit, at
+    least ``Limits().memory_mb``) plus ``memory_headroom_mb`` for the worker, with swap
+    equal (no swap); ``cpus``; ``pids_limit``; ``tmpfs_mb`` for /work and for /tmp;
+    ``nofile``; ``fsize_mb``. A job asking for more memory than the containers have makes
+    new, larger containers (unless ``grow_memory=False``: then the container limit is fixed
+    and the cgroup OOM killer is the memory limit past it).
+    """
+
+    name = "docker"
+
+    def __init__(self, size: int = 1, max_jobs_per_worker: int = 200, fresh: bool = False,
+                 image: str | None = None, language: str = "python",
+                 memory_mb: int | None = None, memory_headroom_mb: int = 128,
+                 cpus: float = 1.0, pids_limit: int = 256, tmpfs_mb: int = 64,
+                 nofile: int = 1024, fsize_mb: int = 64, grow_memory: bool = True,
+                 prewarm: bool = False,
+                 run_id: str | None = None, client: Any = None) -> None:
+        super().__init__(size, max_jobs_per_worker, fresh)
+        self.fresh = fresh
+        self.language = language
+        self.memory_headroom_mb = memory_headroom_mb
+        self.grow_memory = grow_memory
+        from judge.sandbox.base import Limits  # noqa: PLC0415
+
+        self.memory_mb = memory_mb if (memory_mb and not grow_memory) else max(memory_mb or 0, Limits().memory_mb)
+        self.cpus = cpus
+        self.pids_limit = pids_limit
+        self.tmpfs_mb = tmpfs_mb
+        self.nofile = nofile
+        self.fsize_mb = fsize_mb
+        self.run_id = run_id or new_run_id()
+        self._labels = images.owner_labels(self.run_id, language)
+        self._serial = 0
+        self._generation = 0                  # bumps when the container memory grows
+        self._owns_client = client is None
+        try:
+            self.client = client or images.get_client(timeout=60)
+        except images.EngineUnavailable as exc:
+            raise SandboxUnavailable(str(exc)) from None
+        self.api = self.client.api
+        if self._owns_client:
+            # one connection per concurrent job plus the occasional inspect/kill
+            try:
+                import docker  # noqa: PLC0415
+
+                self.client.close()
+                self.client = docker.from_env(timeout=60, max_pool_size=max(10, 2 * self.size + 4))
+                self.api = self.client.api
+            except Exception as exc:  # noqa: BLE001
+                raise SandboxUnavailable("no Docker engine answers (%s)" % exc) from None
+        self.image = image or images.image_ready(language, client=self.client)
+        if self.image is None:
+            raise SandboxUnavailable("the %s sandbox image %s is not built (run: judge sandbox build)"
+                                     % (language, images.image_tag(language)))
+        self.engine_version = self.client.version().get("Version")
+        self.reaped = images.reap_stale(self.client)
+        self._closed_all = False
+        _OPEN.add(self)
+        _install_safety_net()
+        if prewarm:
+            self.prewarm()
+
+    # ---- containers -------------------------------------------------------------------------
+    def container_memory_mb(self) -> int:
+        return self.memory_mb + self.memory_headroom_mb
+
+    def host_config(self) -> dict[str, Any]:
+        """Everything the engine enforces (the arguments of ``create_host_config``)."""
+        from docker.types import LogConfig, Ulimit  # noqa: PLC0415
+
+        mem = "%dm" % self.container_memory_mb()
+        tmpfs_opts = "rw,nosuid,nodev,size=%dm" % self.tmpfs_mb
+        fsize = self.fsize_mb * 1024 * 1024
+        return dict(
+            mem_limit=mem, memswap_limit=mem,
+            nano_cpus=int(self.cpus * 1e9),
+            pids_limit=self.pids_limit,
+            network_mode="none",
+            read_only=True,
+            tmpfs={"/work": "%s,uid=%d,gid=%d,mode=0700" % (tmpfs_opts, SANDBOX_UID, SANDBOX_UID),
+                   "/tmp": "%s,mode=1777" % tmpfs_opts},
+            cap_drop=["ALL"],
+            security_opt=["no-new-privileges"],
+            ulimits=[Ulimit(name="nofile", soft=self.nofile, hard=self.nofile),
+                     Ulimit(name="fsize", soft=fsize, hard=fsize),
+                     Ulimit(name="core", soft=0, hard=0)],
+            log_config=LogConfig(type="none"),
+            auto_remove=True,
+            ipc_mode="private",
+        )
+
+    def _spawn(self, slot: int) -> WorkerSession:
+        with self._lock:
+            self._serial += 1
+            serial, generation = self._serial, self._generation
+            memory = self.container_memory_mb()
+        name = "judge-%s-%d-%d" % (self.run_id, slot, serial)
+        labels = dict(self._labels, **{"org.judge.slot": str(slot)})
+        try:
+            created = self.api.create_container(
+                self.image, WORKER_COMMAND, name=name, user="%d:%d" % (SANDBOX_UID, SANDBOX_UID),
+                stdin_open=True, detach=False, tty=False,  # detach=False => StdinOnce
+                environment=dict(CONTAINER_ENV), working_dir="/work", network_disabled=True,
+                labels=labels, host_config=self.api.create_host_config(**self.host_config()))
+        except Exception as exc:  # noqa: BLE001
+            raise TransportError("cannot create a container: %s" % images._short(exc)) from None
+        cid = created["Id"]
+        try:
+            response = self.api.attach_socket(cid, params={"stdin": 1, "stdout": 1, "stderr": 1,
+                                                           "stream": 1})
+            sock = getattr(response, "_sock", response)
+            transport = AttachTransport(self, cid, name, sock, response)
+        except Exception as exc:  # noqa: BLE001
+            self._kill_container(cid)
+            raise TransportError("cannot attach to container %s: %s" % (name, images._short(exc))) from None
+        try:
+            self.api.start(cid)
+        except Exception as exc:  # noqa: BLE001
+            transport.close()
+            raise TransportError("cannot start container %s: %s" % (name, images._short(exc))) from None
+        session = WorkerSession(transport, self.name)
+        session.generation = generation  # type: ignore[attr-defined]
+        session.memory_mb = memory  # type: ignore[attr-defined]
+        try:
+            session.handshake()
+        except TransportError:
+            transport.close()
+            raise
+        return session
+
+    def _kill_container(self, cid: str) -> None:
+        """Kill and remove one container; gone already is fine."""
+        try:
+            self.api.remove_container(cid, force=True)
+        except Exception:  # noqa: BLE001 - NotFound, or auto-removal already in progress
+            pass
+
+    def prewarm(self) -> None:
+        """Start all ``size`` containers now, in parallel, instead of on first use."""
+        sessions: list[WorkerSession] = []
+        errors: list[BaseException] = []
+
+        def one() -> None:
+            try:
+                sessions.append(self._acquire())
+            except BaseException as exc:  # noqa: BLE001
+                errors.append(exc)
+
+        threads = [threading.Thread(target=one, daemon=True) for _ in range(self.size)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        for session in sessions:
+            self._idle.put(session)
+
+    # ---- jobs -------------------------------------------------------------------------------
+    def run(self, job: Job) -> JobReport:
+        if self.grow_memory and job.limits.memory_mb > self.memory_mb:
+            with self._lock:
+                if job.limits.memory_mb > self.memory_mb:
+                    self.memory_mb = job.limits.memory_mb
+                    self._generation += 1
+            self._drop_idle_older_than(self._generation)
+        return super().run(job)
+
+    def _acquire(self) -> WorkerSession:
+        while True:
+            session = super()._acquire()
+            if getattr(session, "generation", 0) >= self._generation:
+                return session
+            self._discard(session)  # too small for the current jobs
+
+    def _drop_idle_older_than(self, generation: int) -> None:
+        keep = []
+        while True:
+            try:
+                session = self._idle.get_nowait()
+            except Exception:  # noqa: BLE001 - queue.Empty
+                break
+            if getattr(session, "generation", 0) < generation:
+                self._discard(session)
+            else:
+                keep.append(session)
+        for session in keep:
+            self._idle.put(session)
+
+    def _after_job(self, session: WorkerSession, report: JobReport) -> None:
+        """Ask the engine about OOM kills the worker could not see for itself."""
+        transport: AttachTransport = session.transport  # type: ignore[assignment]
+        unmarked = [r for r in report.records.values()
+                    if r.get("status") == "signaled" and r.get("signal") == "SIGKILL"
+                    and not r.get("oom_kill")]
+        if not unmarked and report.died_during is None:
+            return
+        kills = self.oom_kills(transport)
+        if kills is None or kills <= transport.oom_seen:
+            return
+        transport.oom_seen = kills
+        report.oom_killed = True
+        if len(unmarked) == 1:
+            unmarked[0]["oom_kill"] = True
+            unmarked[0]["oom_source"] = "engine"
+        if report.died_during is not None and report.died_during not in report.records:
+            # the worker (PID 1) itself was OOM-killed while running this test
+            report.records[report.died_during] = {
+                "event": "test", "index": report.died_during, "status": "signaled",
+                "signal": "SIGKILL", "oom_kill": True, "oom_source": "engine",
+                "message": report.died_reason}
+            report.died_during = None
+        report.recycle = True
+
+    def oom_kills(self, transport: AttachTransport) -> int | None:
+        """How many OOM kills the engine saw in this container (None: cannot tell)."""
+        counted = _host_cgroup_oom_kills(transport.container_id)
+        if counted is not None:
+            return counted
+        for attempt in range(3):
+            try:
+                events = list(self.api.events(
+                    since="%.6f" % (transport.started_at - 1), until="%.6f" % time.time(),
+                    filters={"container": transport.container_id, "event": "oom"}, decode=True))
+            except Exception:  # noqa: BLE001
+                return None
+            if events:
+                return len(events)
+            time.sleep(0.05 * (attempt + 1))  # the event may trail the kill by a moment
+        return 0
+
+    # ---- reporting & cleanup ----------------------------------------------------------------
+    def describe(self) -> dict[str, Any]:
+        return {
+            "kind": "docker",
+            "engine": self.engine_version,
+            "image": self.image,
+            "run_id": self.run_id,
+            "isolation": "fresh" if self.fresh else "warm",
+            "memory_mb": self.container_memory_mb(),
+            "swap": False,
+            "cpus": self.cpus,
+            "pids_limit": self.pids_limit,
+            "tmpfs_mb": self.tmpfs_mb,
+            "user": "%d:%d" % (SANDBOX_UID, SANDBOX_UID),
+            "network_isolated": True,
+            "filesystem_isolated": True,
+            "read_only_root": True,
+            "capabilities": "none",
+        }
+
+    def containers(self) -> list[Any]:
+        """This run's containers, as the engine lists them."""
+        return self.client.containers.list(all=True, filters={"label": "%s=%s" % (images.LABEL_RUN,
+                                                                                  self.run_id)})
+
+    def _sweep(self) -> int:
+        """Remove every container labelled with this run id (no locks: signal-safe)."""
+        try:
+            client = images.get_client(timeout=10)
+        except images.EngineUnavailable:
+            return 0
+        try:
+            found = client.containers.list(all=True, filters={"label": "%s=%s" % (
+                images.LABEL_RUN, self.run_id)})
+            return images.remove_containers(client, found)
+        except Exception:  # noqa: BLE001
+            return 0
+        finally:
+            client.close()
+
+    def close(self) -> None:
+        if self._closed_all:
+            return
+        self._closed_all = True
+        try:
+            super().close()
+            self._sweep()
+        finally:
+            _OPEN.discard(self)
+            if self._owns_client:
+                try:
+                    self.client.close()
+                except Exception:  # noqa: BLE001
+                    pass
+
+
+def _host_cgroup_oom_kills(container_id: str) -> int | None:
+    """The container's memory cgroup oom_kill counter, read from the host (same machine,
+    cgroupfs driver); None when not readable here."""
+    candidates = (
+        "/sys/fs/cgroup/memory/docker/%s/memory.oom_control" % container_id,     # v1
+        "/sys/fs/cgroup/docker/%s/memory.events" % container_id,                 # v2, cgroupfs
+        "/sys/fs/cgroup/system.slice/docker-%s.scope/memory.events" % container_id,  # v2, systemd
+    )
+    for path in candidates:
+        try:
+            with open(path) as handle:
+                for line in handle:
+                    if line.startswith("oom_kill "):
+                        return int(line.split()[1])
+        except (OSError, ValueError):
+            continue
+    return None
+
+
+__all__ = ["AttachTransport", "DockerSandbox", "new_run_id", "SANDBOX_UID", "WORKER_COMMAND"]
