@@ -14,7 +14,8 @@ Usage::
 
     judge score SPEC SUBMISSION_OR_RESULTS [--ground-truth FILE | --suite SUITE] [--model M] [--format table|json]
     judge aime TASKS OUTPUTS.jsonl [--mode final|any] [--format table|json]
-    judge match REFERENCE SOLUTION [--judge offline|llm] [--threshold T] [--llm-model M] [--llm-base-url URL] [--no-cache] [--format table|json]
+    judge match REFERENCE SOLUTION [--judge offline|llm] [--threshold T] [--llm-model M] [--llm-base-url URL]
+                [--llm-timeout S] [--llm-retries N] [--no-cache] [--format table|json]
     judge agreement HUMAN PRED [--scale 1-4] [--map 2x-1] [--target-scale 0-7] [--format table|json]
 
 ``score`` treats its second argument as a ``judge run`` results file (JSON Lines) when
@@ -27,7 +28,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 from typing import Any
 
 from tabulate import tabulate
@@ -36,6 +36,7 @@ from judge import agreement as agr
 from judge.errors import InputError as SuiteInputError
 from judge.llm import LLMConfigError, LLMError, LLMJudge, OfflineJudge
 from judge.math_answers import AIMEBenchmark, score_outputs
+from judge.problem import load_suite
 from judge.reference_match import ReferenceFormatError, load_reference, load_solution, match_problem
 from judge.scoring import (InputError, ScoreReport, ScoringError, ground_truth_from_results,
                            iter_jsonl, load_spec, read_json, score_submission,
@@ -46,6 +47,10 @@ EXIT_OK, EXIT_INPUT, EXIT_USAGE, EXIT_SERVICE = 0, 1, 2, 3
 
 def _err(cmd: str, message: str) -> None:
     print(f"judge {cmd}: error: {message}", file=sys.stderr)
+
+
+def _warn(cmd: str, message: str) -> None:
+    print(f"judge {cmd}: warning: {message}", file=sys.stderr)
 
 
 def _dump(obj: Any) -> None:
@@ -98,6 +103,8 @@ def register(subparsers: Any) -> None:
     p.add_argument("--llm-model", help="model name (default: $JUDGE_LLM_MODEL)")
     p.add_argument("--llm-base-url", help="OpenAI-compatible base URL (default: $JUDGE_LLM_BASE_URL)")
     p.add_argument("--no-cache", action="store_true", help="do not read or write the LLM answer cache")
+    p.add_argument("--llm-timeout", type=float, default=60.0, help="seconds per LLM request (default: 60)")
+    p.add_argument("--llm-retries", type=int, default=3, help="retries on 429/5xx/timeouts (default: 3)")
     p.add_argument("--format", **fmt)
     p.set_defaults(func=cmd_match)
 
@@ -120,34 +127,7 @@ def register(subparsers: Any) -> None:
 
 def _suite_problems(path: str) -> dict[str, int]:
     """``{problem identifier: number of correctness tests}`` of a suite (file or folder)."""
-    try:
-        from judge.problem import load_suite  # the suite loader of judge/problem.py
-    except ImportError as exc:
-        if exc.name != "judge.problem":
-            raise
-        return _suite_problems_from_json(path)
-    suite = load_suite(path)
-    out = {}
-    for p in suite.problems:
-        tests = getattr(p, "correctness_test_suite", None)
-        out[p.identifier] = len(tests) if isinstance(tests, (list, tuple)) else 1
-    return out
-
-
-def _suite_problems_from_json(path: str) -> dict[str, int]:
-    """Fallback without the suite loader: read each problem file's identifier and tests."""
-    root = Path(path)
-    files = sorted(root.rglob("*.json")) if root.is_dir() else [root]
-    if not files:
-        raise InputError(f"{root}: no problem files")
-    out = {}
-    for f in files:
-        data = read_json(f)
-        if not isinstance(data, dict) or not isinstance(data.get("identifier"), str):
-            raise InputError(f"{f}: at identifier: missing or not a string")
-        tests = data.get("correctness_test_suite")
-        out[data["identifier"]] = len(tests) if isinstance(tests, list) and tests else 1
-    return out
+    return {p.identifier: len(p.correctness_test_suite) for p in load_suite(path).problems}
 
 
 def _print_report(report: ScoreReport, title: str | None = None) -> None:
@@ -159,13 +139,47 @@ def _print_report(report: ScoreReport, title: str | None = None) -> None:
     print(_table(rows, ["dimension", "primitive", "weight", "score", "weighted", "detail"]))
 
 
+def _read_results(path: str) -> tuple[list[dict[str, Any]], int]:
+    """Valid rows of a results file; each bad line is reported (``file:line``) and counted."""
+    rows: list[dict[str, Any]] = []
+    bad = 0
+    for lineno, row in iter_jsonl(path):
+        try:
+            if isinstance(row, InputError):
+                raise row
+            rows.append(validate_result_row(row, f"{path}:{lineno}"))
+        except InputError as exc:
+            _err("score", str(exc))
+            bad += 1
+    return rows, bad
+
+
+def _score_results(args: argparse.Namespace, spec: Any,
+                   gt_file: Any) -> tuple[list[tuple[str | None, ScoreReport]], int]:
+    """One report per model of a results file (or only ``--model``'s), and the bad-line count."""
+    rows, bad = _read_results(args.submission)
+    counts: dict[str, int] = {}
+    if args.suite:
+        counts = _suite_problems(args.suite)
+        ids = sorted(counts)
+    else:
+        ids = sorted({r["problem_id"] for r in rows})
+        _warn("score", f"no --suite: all_ids are the {len(ids)} problem(s) in the results file")
+    models = sorted({r.get("model") or "" for r in rows}) or [""]
+    if args.model:
+        if args.model not in models:
+            raise InputError(f"{args.submission}: no rows for model {args.model!r} (models: {', '.join(models)})")
+        models = [args.model]
+    out = []
+    for m in models:
+        group = [r for r in rows if (r.get("model") or "") == m]
+        gt = gt_file if gt_file is not None else ground_truth_from_results(group, ids, counts)
+        out.append((m or None, score_submission(spec, submission_from_results(group, ids, counts), gt)))
+    return out, bad
+
+
 def cmd_score(args: argparse.Namespace) -> int:
     """``judge score``: print the total and every dimension."""
-    try:
-        spec = load_spec(args.spec)
-    except (ScoringError, InputError) as exc:
-        _err("score", str(exc))
-        return EXIT_INPUT
     results_mode = bool(args.suite) or args.submission.endswith(".jsonl")
     if not results_mode and not args.ground_truth:
         _err("score", "a submission object needs --ground-truth FILE (or pass a results file with --suite)")
@@ -173,52 +187,18 @@ def cmd_score(args: argparse.Namespace) -> int:
     if args.model and not results_mode:
         _err("score", "--model applies to results files only")
         return EXIT_USAGE
-    bad = 0
     try:
+        spec = load_spec(args.spec)
         gt_file = read_json(args.ground_truth) if args.ground_truth else None
         if not results_mode:
-            sub = read_json(args.submission)
-            report = score_submission(spec, sub, gt_file)
+            report = score_submission(spec, read_json(args.submission), gt_file)
             if args.format == "json":
                 _dump(report.to_dict())
             else:
                 _print_report(report)
             return EXIT_OK
-        rows: list[dict[str, Any]] = []
-        for lineno, row in iter_jsonl(args.submission):
-            try:
-                if isinstance(row, InputError):
-                    raise row
-                rows.append(validate_result_row(row, f"{args.submission}:{lineno}"))
-            except InputError as exc:
-                _err("score", str(exc))
-                bad += 1
-        counts: dict[str, int] = {}
-        if args.suite:
-            counts = _suite_problems(args.suite)
-            ids = sorted(counts)
-        else:
-            ids = sorted({r["problem_id"] for r in rows})
-            print(f"judge score: note: no --suite, all_ids are the {len(ids)} problem(s) in the results file",
-                  file=sys.stderr)
-        models = sorted({r.get("model") or "" for r in rows})
-        if args.model:
-            if args.model not in models:
-                _err("score", f"{args.submission}: no rows for model {args.model!r} (models: {', '.join(models)})")
-                return EXIT_INPUT
-            models = [args.model]
-        if not models:
-            models = [""]
-        out = []
-        for m in models:
-            group = [r for r in rows if (r.get("model") or "") == m]
-            gt = gt_file if gt_file is not None else ground_truth_from_results(group, ids, counts)
-            report = score_submission(spec, submission_from_results(group, ids, counts), gt)
-            out.append((m or None, report))
-    except (ScoringError, InputError) as exc:
-        _err("score", str(exc))
-        return EXIT_INPUT
-    except SuiteInputError as exc:  # raised by the suite loader
+        out, bad = _score_results(args, spec, gt_file)
+    except (ScoringError, InputError, SuiteInputError) as exc:
         _err("score", str(exc))
         return EXIT_INPUT
     if args.format == "json":
@@ -265,7 +245,8 @@ def cmd_aime(args: argparse.Namespace) -> int:
 
 def _make_judge(args: argparse.Namespace) -> Any:
     if args.judge == "llm":
-        return LLMJudge.from_env(model=args.llm_model, base_url=args.llm_base_url, use_cache=not args.no_cache)
+        return LLMJudge.from_env(model=args.llm_model, base_url=args.llm_base_url, use_cache=not args.no_cache,
+                                 timeout_s=args.llm_timeout, max_retries=args.llm_retries)
     return OfflineJudge(args.threshold)
 
 
@@ -333,18 +314,17 @@ def cmd_agreement(args: argparse.Namespace) -> int:
         return EXIT_INPUT
     ids, h, p, missing_pred, missing_human = agr.join_grades(human, pred)
     if missing_pred:
-        _err("agreement", f"{len(missing_pred)} id(s) in {args.human} missing from {args.pred}: "
+        _warn("agreement", f"{len(missing_pred)} id(s) in {args.human} missing from {args.pred}: "
                           + ", ".join(missing_pred[:20]) + (" ..." if len(missing_pred) > 20 else ""))
     if missing_human:
-        _err("agreement", f"{len(missing_human)} id(s) in {args.pred} missing from {args.human}: "
+        _warn("agreement", f"{len(missing_human)} id(s) in {args.pred} missing from {args.human}: "
                           + ", ".join(missing_human[:20]) + (" ..." if len(missing_human) > 20 else ""))
     if not ids:
         _err("agreement", "no id is graded in both files")
         return EXIT_INPUT
     if scale is None:
         scale = agr.Scale(min(h + p), max(h + p)) if min(h + p) < max(h + p) else agr.Scale(min(h + p), min(h + p) + 1)
-        print(f"judge agreement: note: no --scale, using {scale} (the grades seen); "
-              "pass --scale to include unseen end grades", file=sys.stderr)
+        _warn("agreement", f"no --scale: using {scale} (the grades seen); pass --scale to include unseen end grades")
     try:
         report = agr.compute_agreement(h, p, scale, mapping, target)
     except ValueError as exc:

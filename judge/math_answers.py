@@ -37,7 +37,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from judge.resources import shipped_problems
+from judge.resources import examples_dir
 from judge.scoring import InputError, iter_jsonl, read_json, validation_message
 
 Mode = Literal["final", "any"]
@@ -254,11 +254,7 @@ class UnknownTaskError(KeyError):
 
 def default_tasks_dir() -> Path:
     """The shipped sample task set (inside an installed wheel, or in the checkout)."""
-    try:
-        base = shipped_problems()
-    except FileNotFoundError:
-        base = Path(__file__).resolve().parent.parent / "problems"
-    return base / "math" / "aime_sample" / "tasks"
+    return examples_dir() / "math" / "aime_sample" / "tasks"
 
 
 class AIMEBenchmark:

@@ -321,16 +321,27 @@ def read_json_file(path: Path) -> Any:
 
 
 def _schema_issues(error: ValidationError, file: str) -> list[Issue]:
+    """Pydantic's errors as issues. Unknown and missing fields are grouped per location, so a
+    file that is not a problem definition at all gets two clear lines, not twenty."""
     issues = []
+    grouped: dict[tuple[str, str], list[str]] = {}
     for item in error.errors():
-        location = json_location([p for p in item["loc"] if p not in
-                                  ("list[any]", "dict[str,any]", "function-after[_one_oracle(), TestCase]")])
-        message = item["msg"]
-        if item["type"] == "extra_forbidden":
-            message = "unknown field (not in the problem definition spec)"
-        elif item["type"] == "missing":
-            message = "required field is missing"
-        issues.append(Issue(file, message, location))
+        parts = [p for p in item["loc"] if not (isinstance(p, str) and "[" in p)]
+        if item["type"] in ("extra_forbidden", "missing") and parts:
+            parent = json_location(parts[:-1])
+            grouped.setdefault((parent, item["type"]), []).append(str(parts[-1]))
+            continue
+        issues.append(Issue(file, item["msg"], json_location(parts)))
+    for (parent, kind), names in grouped.items():
+        plural = len(names) > 1
+        if kind == "extra_forbidden":
+            message = "unknown field%s %s (not in the problem definition spec)" % (
+                "s" if plural else "", ", ".join(map(repr, names)))
+        else:
+            message = "required field%s %s missing" % ("s" if plural else "",
+                                                       ", ".join(map(repr, names)) +
+                                                       (" are" if plural else " is"))
+        issues.append(Issue(file, message, parent))
     return _dedupe(issues)
 
 

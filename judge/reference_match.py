@@ -383,28 +383,35 @@ def score_entry(entry: ReferenceEntry, answer: str | list[str] | None,
                           f"{v.backend}: {'equivalent' if v.ok else 'not equivalent'}"
                           + (f" ({v.detail})" if v.detail else ""))
     given = normalized_items(answer)
+    if not entry.minlen <= len(given) <= entry.maxlen:  # scores 0: spare the judge the calls
+        maxlen = "inf" if math.isinf(entry.maxlen) else str(int(entry.maxlen))
+        return EntryScore(entry.key, entry.kind, 0.0, entry.content, answer,
+                          f"{len(given)} item(s) given, outside [{entry.minlen}, {maxlen}]")
     refs = entry.items
     if entry.kind == "select":
-        correct = len(set(given) & set(refs))
-        how = "exact items"
+        correct, how = len(set(given) & set(refs)), "exact items"
     else:
-        unpaired = list(refs)
-        correct = 0
-        raw_refs = {normalize_answer(r): r.strip() for r in split_items(entry.content)}
-        raw_given = {normalize_answer(g): g.strip() for g in split_items(answer)}
-        for item in given:
-            for r in unpaired:
-                q = JudgeQuestion("equivalence", raw_refs.get(r, r), raw_given.get(item, item))
-                if item == r or log.ask(q, f"answer[{entry.key!r}]").ok:
-                    unpaired.remove(r)
-                    correct += 1
-                    break
-        how = "judged items"
+        correct, how = _judged_pairs(entry, answer, given, refs, log), "judged items"
     score = select_score(correct, len(given), entry.reflen, entry.minlen, entry.maxlen)
-    maxlen = "inf" if math.isinf(entry.maxlen) else str(int(entry.maxlen))
-    bounds = "" if entry.minlen <= len(given) <= entry.maxlen else f"; {len(given)} outside [{entry.minlen}, {maxlen}]"
     return EntryScore(entry.key, entry.kind, score, entry.content, answer,
-                      f"{correct} of {len(given)} given correct ({how}), reflen {entry.reflen}{bounds}")
+                      f"{correct} of {len(given)} given correct ({how}), reflen {entry.reflen}")
+
+
+def _judged_pairs(entry: ReferenceEntry, answer: str | list[str], given: list[str], refs: list[str],
+                  log: _JudgeLog) -> int:
+    """Fuzzy select: pair each solver item with the first unpaired reference item accepted."""
+    raw_refs = {normalize_answer(r): r.strip() for r in split_items(entry.content)}
+    raw_given = {normalize_answer(g): g.strip() for g in split_items(answer)}
+    unpaired = list(refs)
+    pairs = 0
+    for item in given:
+        for r in unpaired:
+            q = JudgeQuestion("equivalence", raw_refs.get(r, r), raw_given.get(item, item))
+            if item == r or log.ask(q, f"answer[{entry.key!r}]").ok:
+                unpaired.remove(r)
+                pairs += 1
+                break
+    return pairs
 
 
 def match_problem(reference: ReferenceSolution, solution: SolverSolution,

@@ -12,7 +12,7 @@ _PACKAGE = Path(__file__).resolve().parent
 
 
 def resource_root() -> Path:
-    """The folder holding ``runners/``, ``sandboxes/`` and ``problems/``."""
+    """The folder holding ``runners/``, ``sandboxes/``, ``problems/`` and ``examples/``."""
     bundled = _PACKAGE / "_resources"
     if (bundled / "runners").is_dir():
         return bundled
@@ -34,6 +34,11 @@ def sandbox_dir(language: str = "python") -> Path:
 
 def shipped_problems() -> Path:
     return resource_root() / "problems"
+
+
+def examples_dir() -> Path:
+    """Shipped examples: scoring specs and the sample AIME-style task set."""
+    return resource_root() / "examples"
 
 
 def templates_dir() -> Path:

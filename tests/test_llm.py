@@ -1,0 +1,308 @@
+"""The chat-completions client against a real local HTTP server, and the LLM/offline judges."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from judge.llm import (
+    ChatClient,
+    LLMConfig,
+    LLMConfigError,
+    LLMJudge,
+    LLMResponseError,
+    LLMUnavailableError,
+    build_messages,
+    parse_verdict,
+    request_key,
+)
+from judge.reference_match import JudgeQuestion, ReferenceSolution, SolverSolution, match_problem
+
+
+class FakeChatServer:
+    """A chat-completions endpoint on 127.0.0.1 driven by a plan of actions.
+
+    Each request pops the next action from ``plan`` (default: ``answer``):
+    ``answer`` -> reply with ``self.reply(request)``; ``500``/``429``/``400`` -> that status;
+    ``slow`` -> sleep ``slow_s`` before answering; ``garbage`` -> a non-JSON 200 body.
+    """
+
+    def __init__(self) -> None:
+        self.plan: list[str] = []
+        self.requests: list[dict] = []
+        self.headers: list[dict] = []
+        self.slow_s = 2.0
+        self.reply = lambda body: "1"
+        self._lock = threading.Lock()
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):  # keep test output clean
+                pass
+
+            def do_POST(self):
+                length = int(self.headers.get("Content-Length", 0))
+                body = json.loads(self.rfile.read(length) or b"{}")
+                with outer._lock:
+                    outer.requests.append({"path": self.path, "body": body})
+                    outer.headers.append(dict(self.headers))
+                    action = outer.plan.pop(0) if outer.plan else "answer"
+                try:
+                    if action in ("500", "429", "400"):
+                        payload = b'{"error": {"message": "planned failure"}}'
+                        self.send_response(int(action))
+                        if action == "429":
+                            self.send_header("Retry-After", "0")
+                        self.send_header("Content-Length", str(len(payload)))
+                        self.end_headers()
+                        self.wfile.write(payload)
+                        return
+                    if action == "slow":
+                        time.sleep(outer.slow_s)
+                    if action == "garbage":
+                        payload = b"<html>not json</html>"
+                    else:
+                        payload = json.dumps({
+                            "id": "x", "object": "chat.completion", "model": body.get("model"),
+                            "choices": [{"index": 0, "finish_reason": "stop",
+                                         "message": {"role": "assistant", "content": outer.reply(body)}}],
+                        }).encode()
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(payload)))
+                    self.end_headers()
+                    self.wfile.write(payload)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up (timeout test)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
+        self.thread.start()
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+
+    @property
+    def count(self) -> int:
+        return len(self.requests)
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+@pytest.fixture
+def server():
+    s = FakeChatServer()
+    yield s
+    s.close()
+
+
+def make_client(server: FakeChatServer, cache: Path | None, **kw) -> ChatClient:
+    cfg = dict(base_url=server.base_url, model="judge-test", api_key="sk-test", timeout_s=5.0,
+               max_retries=2, backoff_s=0.01, max_backoff_s=0.05, cache_dir=cache)
+    cfg.update(kw)
+    return ChatClient(LLMConfig(**cfg))
+
+
+MSG = [{"role": "user", "content": "Is 2 equal to 2?"}]
+
+
+# ---------------------------------------------------------------- protocol
+
+
+def test_completion_request_and_response(server, tmp_path):
+    client = make_client(server, tmp_path / "cache")
+    result = client.complete(MSG)
+    assert result.text == "1" and not result.cached
+    req = server.requests[0]
+    assert req["path"] == "/v1/chat/completions"
+    assert req["body"] == {"model": "judge-test", "messages": MSG, "temperature": 0}
+    assert server.headers[0]["Authorization"] == "Bearer sk-test"
+    assert server.headers[0]["Content-Type"] == "application/json"
+
+
+def test_retry_500_then_200(server, tmp_path):
+    server.plan = ["500"]
+    result = make_client(server, tmp_path).complete(MSG)
+    assert result.text == "1"
+    assert server.count == 2
+
+
+def test_retry_429_honours_retry_after(server, tmp_path):
+    server.plan = ["429", "429"]
+    assert make_client(server, tmp_path).complete(MSG).text == "1"
+    assert server.count == 3
+
+
+def test_gives_up_after_bounded_retries(server, tmp_path):
+    server.plan = ["500"] * 10
+    with pytest.raises(LLMUnavailableError) as exc:
+        make_client(server, tmp_path, max_retries=2).complete(MSG)
+    assert server.count == 3
+    assert server.base_url + "/chat/completions" in str(exc.value) and "HTTP 500" in str(exc.value)
+
+
+def test_client_errors_are_not_retried(server, tmp_path):
+    server.plan = ["400"]
+    with pytest.raises(LLMResponseError, match="HTTP 400.*planned failure"):
+        make_client(server, tmp_path).complete(MSG)
+    assert server.count == 1
+
+
+def test_timeout_is_retried_then_reported(server, tmp_path):
+    server.plan = ["slow", "slow"]
+    client = make_client(server, tmp_path, timeout_s=0.2, max_retries=1)
+    with pytest.raises(LLMUnavailableError) as exc:
+        client.complete(MSG)
+    assert server.base_url in str(exc.value) and "2 attempt" in str(exc.value)
+    assert client.requests_sent == 2
+
+
+def test_slow_then_fast_recovers(server, tmp_path):
+    server.plan = ["slow"]
+    assert make_client(server, tmp_path, timeout_s=0.2, max_retries=1).complete(MSG).text == "1"
+
+
+def test_unreachable_endpoint_names_the_url(tmp_path):
+    s = FakeChatServer()
+    url = s.base_url
+    s.close()  # nothing listens on that port now
+    client = ChatClient(LLMConfig(base_url=url, model="m", max_retries=1, backoff_s=0.01, cache_dir=None))
+    with pytest.raises(LLMUnavailableError, match=f"LLM endpoint {url}/chat/completions unavailable"):
+        client.complete(MSG)
+
+
+def test_non_json_response(server, tmp_path):
+    server.plan = ["garbage"]
+    with pytest.raises(LLMResponseError, match="not a chat-completions response.*not json"):
+        make_client(server, tmp_path).complete(MSG)
+
+
+# ---------------------------------------------------------------- cache
+
+
+def test_cache_hit_is_proven_by_the_request_counter(server, tmp_path):
+    cache = tmp_path / "cache"
+    first = make_client(server, cache).complete(MSG)
+    second = make_client(server, cache).complete(MSG)  # a new client: only the disk is shared
+    assert server.count == 1
+    assert second.cached and second.text == first.text and second.key == first.key
+    stored = json.loads((cache / first.key[:2] / f"{first.key}.json").read_text())
+    assert stored["text"] == "1" and stored["request"]["temperature"] == 0
+    make_client(server, cache).complete([{"role": "user", "content": "Another question"}])
+    assert server.count == 2
+
+
+def test_cache_survives_the_server_going_away(tmp_path):
+    s = FakeChatServer()
+    cache = tmp_path / "cache"
+    make_client(s, cache).complete(MSG)
+    s.close()
+    assert make_client(s, cache, max_retries=0).complete(MSG).cached
+
+
+def test_corrupt_cache_entry_is_refetched(server, tmp_path):
+    cache = tmp_path / "cache"
+    key = make_client(server, cache).complete(MSG).key
+    (cache / key[:2] / f"{key}.json").write_text("{broken")
+    assert not make_client(server, cache).complete(MSG).cached
+    assert server.count == 2
+
+
+def test_no_cache_when_disabled(server):
+    client = make_client(server, None)
+    client.complete(MSG)
+    client.complete(MSG)
+    assert server.count == 2
+
+
+def test_request_key_is_canonical():
+    a = {"model": "m", "messages": MSG, "temperature": 0}
+    b = {"temperature": 0, "messages": MSG, "model": "m"}
+    assert request_key(a) == request_key(b)
+    assert request_key(a) != request_key({**a, "model": "n"})
+
+
+# ---------------------------------------------------------------- configuration
+
+
+def test_config_from_env(monkeypatch, tmp_path):
+    for var in ("JUDGE_LLM_BASE_URL", "JUDGE_LLM_MODEL", "JUDGE_LLM_API_KEY", "OPENAI_API_KEY", "JUDGE_LLM_CACHE"):
+        monkeypatch.delenv(var, raising=False)
+    with pytest.raises(LLMConfigError, match="JUDGE_LLM_MODEL"):
+        LLMConfig.from_env()
+    monkeypatch.setenv("JUDGE_LLM_MODEL", "env-model")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-openai")
+    monkeypatch.setenv("JUDGE_LLM_CACHE", str(tmp_path / "c"))
+    cfg = LLMConfig.from_env()
+    assert (cfg.model, cfg.api_key, cfg.base_url, cfg.cache_dir) == (
+        "env-model", "sk-openai", "https://api.openai.com/v1", tmp_path / "c")
+    monkeypatch.setenv("JUDGE_LLM_API_KEY", "sk-judge")
+    monkeypatch.setenv("JUDGE_LLM_BASE_URL", "http://localhost:1234/v1/")
+    cfg = LLMConfig.from_env(model="explicit")
+    assert (cfg.model, cfg.api_key, cfg.endpoint) == ("explicit", "sk-judge", "http://localhost:1234/v1/chat/completions")
+    assert "sk-judge" not in repr(cfg)
+    assert LLMConfig.from_env(use_cache=False).cache_dir is None
+    with pytest.raises(LLMConfigError, match="http"):
+        LLMConfig.from_env(base_url="ftp://x")
+
+
+# ---------------------------------------------------------------- the judges
+
+
+@pytest.mark.parametrize("text,ok", [("1", True), ("0", False), (" 1\n", True), ("\n0 ", False)])
+def test_parse_verdict(text, ok):
+    assert parse_verdict(text) is ok
+
+
+@pytest.mark.parametrize("text", ["Yes", "1.", "10", "1 0", "", "The answer is 1", "true"])
+def test_parse_verdict_is_strict(text):
+    with pytest.raises(LLMResponseError) as exc:
+        parse_verdict(text)
+    assert repr(text) in str(exc.value)
+
+
+def test_llm_judge_unparsable_answer_is_an_error_and_not_cached(server, tmp_path):
+    server.reply = lambda body: "Yes, they are equivalent."
+    judge = LLMJudge(make_client(server, tmp_path / "c"))
+    q = JudgeQuestion("equivalence", "big dog", "large dog")
+    with pytest.raises(LLMResponseError, match="Yes, they are equivalent"):
+        judge.judge(q)
+    server.reply = lambda body: "1"
+    assert judge.judge(q).ok  # asked again: the bad answer was not kept
+    assert server.count == 2
+
+
+def test_llm_judge_end_to_end_and_offline_rescoring(tmp_path):
+    s = FakeChatServer()
+    s.reply = lambda body: "1" if "large dog" in body["messages"][-1]["content"] else "0"
+    ref = ReferenceSolution.model_validate({
+        "id": "1", "answer": {"a": "<fuzzy>the big dog", "b": "<fuzzy><select1,1,2>cat; bird"},
+        "explanation": {"rules": "", "rule_checklist": ["mentions the large dog"]}})
+    sol = SolverSolution.model_validate({"id": "1", "answer": {"a": "a large dog", "b": "mouse"},
+                                         "explanation": "It is a large dog."})
+    cache = tmp_path / "cache"
+    first = match_problem(ref, sol, LLMJudge(make_client(s, cache)))
+    assert [e.score for e in first.entries] == [1.0, 0.0]
+    assert first.explanation_score == 1.0
+    assert first.judges == ["llm:judge-test"] and not first.offline_judge
+    sent = s.count
+    assert sent == 4  # a; b against cat and bird; one rule
+    s.close()
+    again = match_problem(ref, sol, LLMJudge(make_client(s, cache, max_retries=0)))
+    assert again.to_dict() == first.to_dict()
+
+
+def test_messages_are_stable():
+    q = JudgeQuestion("rule", "criterion", "explanation")
+    assert build_messages(q) == build_messages(JudgeQuestion("rule", "criterion", "explanation"))
+    assert "Criterion: criterion" in build_messages(q)[1]["content"]
+    assert "Reference answer: r" in build_messages(JudgeQuestion("equivalence", "r", "c"))[1]["content"]
