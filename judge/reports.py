@@ -14,7 +14,7 @@ from typing import Any, Iterable
 
 from tabulate import tabulate
 
-from judge.errors import Issue
+from judge.errors import InputError, Issue
 from judge.passk import ks_for, mean_pass_at_k
 from judge.verdicts import Verdict
 
@@ -99,6 +99,10 @@ def render(summary: Summary, fmt: str = "table") -> str:
     line = "%d candidates: %s" % (summary.candidates, verdicts or "none")
     if summary.sandbox_errors:
         line += " (%d sandbox errors are not counted against candidates)" % summary.sandbox_errors
+    if fmt == "html":
+        import html
+
+        line = "<p>%s</p>" % html.escape(line)
     parts.append(line)
     return "\n\n".join(parts) + "\n"
 
@@ -107,7 +111,11 @@ def read_results(path: str | Path) -> tuple[list[dict[str, Any]], list[Issue]]:
     """Rows of a results file; bad lines become issues naming the line."""
     rows, issues = [], []
     file = str(path)
-    with open(path, "rb") as handle:
+    try:
+        handle = open(path, "rb")
+    except OSError as exc:
+        raise InputError([Issue(file, "cannot read: %s" % exc.strerror)]) from None
+    with handle:
         for number, raw in enumerate(handle, start=1):
             if not raw.strip():
                 continue

@@ -116,6 +116,8 @@ class _Parser:
         if self.peek() != "[":
             if kind in ("optional", "union"):
                 raise TypeParseError("%s needs parameters in %r" % (short, self.text))
+            if kind in _GENERIC_ARITY:  # bare List, Dict, Set...: of anything
+                return TypeSpec(kind, (ANY,) * _GENERIC_ARITY[kind])
             return TypeSpec(kind)
         if kind in SCALARS:
             raise TypeParseError("%s takes no parameters in %r" % (short, self.text))

@@ -110,14 +110,22 @@ _FLOATS = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
 
 
 def _hashable(value):
-    if isinstance(value, list):
-        raise WireError("unhashable list used as a set element or dict key")
+    """A decoded value used as a set element or dict key: sets become frozensets (which is
+    what they must have been to be hashable), anything still unhashable is an error."""
+    if isinstance(value, set):
+        value = frozenset(value)
+    try:
+        hash(value)
+    except TypeError:
+        raise WireError("unhashable %s used as a set element or dict key"
+                        % type(value).__name__) from None
     return value
 
 
 def _decode_float(data):
     if isinstance(data, bool) or not isinstance(data, (int, float)):
-        if isinstance(data, dict) and set(data) == {"$float"} and data["$float"] in _FLOATS:
+        if (isinstance(data, dict) and set(data) == {"$float"} and isinstance(data["$float"], str)
+                and data["$float"] in _FLOATS):
             return _FLOATS[data["$float"]]
         raise WireError("malformed float: %r" % (data,))
     return float(data)
@@ -125,7 +133,7 @@ def _decode_float(data):
 
 def _decode_tagged(tag, body, depth):
     if tag == "$float":
-        if body not in _FLOATS:
+        if not isinstance(body, str) or body not in _FLOATS:
             raise WireError("unknown float tag value %r" % (body,))
         return _FLOATS[body]
     if tag in ("$tuple", "$set", "$dict", "$complex") and not isinstance(body, list):

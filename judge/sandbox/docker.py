@@ -495,7 +495,7 @@ class DockerSandbox(PooledSandbox):
 
     def containers(self) -> list[Any]:
         """This run's containers, as the engine lists them."""
-        return self.client.containers.list(all=True, filters={"label": "%s=%s" % (images.LABEL_RUN,
+        return self.client.containers.list(all=True, ignore_removed=True, filters={"label": "%s=%s" % (images.LABEL_RUN,
                                                                                   self.run_id)})
 
     def _sweep(self) -> int:
@@ -505,7 +505,7 @@ class DockerSandbox(PooledSandbox):
         except images.EngineUnavailable:
             return 0
         try:
-            found = client.containers.list(all=True, filters={"label": "%s=%s" % (
+            found = client.containers.list(all=True, ignore_removed=True, filters={"label": "%s=%s" % (
                 images.LABEL_RUN, self.run_id)})
             return images.remove_containers(client, found)
         except Exception:  # noqa: BLE001

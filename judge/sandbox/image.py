@@ -497,7 +497,7 @@ def doctor(language: str = "python") -> DoctorReport:
         if report.base_tag:
             report.base_built = _image_exists(client, report.base_tag)
             report.base_builder_problem = None if report.base_built else debootstrap_available()
-        for c in client.containers.list(all=True, filters={"label": LABEL_RUN}):
+        for c in client.containers.list(all=True, ignore_removed=True, filters={"label": LABEL_RUN}):
             labels = c.labels or {}
             report.run_containers.append({"name": c.name, "run": labels.get(LABEL_RUN), "status": c.status,
                                           "stale": not owner_alive(labels)})
@@ -567,7 +567,7 @@ def remove_containers(client, containers) -> int:
 def reap_stale(client, language: str | None = None) -> int:
     """Remove containers whose judge process is gone (called when a DockerSandbox starts)."""
     filters = {"label": [LABEL_RUN] + ([f"{LABEL_SANDBOX}={language}"] if language else [])}
-    stale = [c for c in client.containers.list(all=True, filters=filters) if not owner_alive(c.labels or {})]
+    stale = [c for c in client.containers.list(all=True, ignore_removed=True, filters=filters) if not owner_alive(c.labels or {})]
     return remove_containers(client, stale)
 
 
@@ -581,7 +581,7 @@ def gc(images: bool = False, all_runs: bool = True, language: str | None = None,
     client = get_client(timeout=30)
     try:
         filters = {"label": [LABEL_RUN] + ([f"{LABEL_SANDBOX}={language}"] if language else [])}
-        containers = client.containers.list(all=True, filters=filters)
+        containers = client.containers.list(all=True, ignore_removed=True, filters=filters)
         if not all_runs:
             containers = [c for c in containers if not owner_alive(c.labels or {})]
         removed = remove_containers(client, containers)
