@@ -68,9 +68,10 @@ def batch(suite: Suite, count: int) -> list[Candidate]:
 def measure(kind: str, suite: Suite, candidates: list[Candidate], jobs: int) -> dict:
     sandbox_kind, isolation = (kind.split("-") + ["warm"])[:2]
     started = time.perf_counter()
+    limits = Limits()
     with open_sandbox(sandbox_kind, jobs, isolation,
-                      notice=lambda m: print("  " + m, file=sys.stderr)) as sandbox:
-        executor = Executor(sandbox, Limits())
+                      notice=lambda m: print("  " + m, file=sys.stderr), limits=limits) as sandbox:
+        executor = Executor(sandbox, limits)
         runner = BatchRunner(suite, executor, jobs)
         outcome = runner.run(((c, None) for c in candidates), "bench")
     seconds = time.perf_counter() - started

@@ -74,7 +74,8 @@ def _add_sandbox(parser: argparse.ArgumentParser) -> None:
 def _open_sandbox(args: argparse.Namespace) -> Any:
     from judge.sandbox import open_sandbox
 
-    return open_sandbox(args.sandbox, args.jobs, args.isolation, notice=_err)
+    return open_sandbox(args.sandbox, args.jobs, args.isolation, notice=_err,
+                        limits=_limits(args))
 
 
 def _load_suite(path: str) -> Any:
@@ -232,7 +233,7 @@ def cmd_sandbox(args: argparse.Namespace) -> int:
         report = image.doctor()
         print(report)
         return EXIT_OK if getattr(report, "ok", True) else EXIT_SANDBOX
-    removed = image.gc(images=args.images)
+    removed = image.gc(images=args.images, all_runs=not args.stale_only)
     print("removed %s" % (removed,))
     return EXIT_OK
 
@@ -292,6 +293,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("action", choices=("build", "doctor", "gc"))
     p.add_argument("--force", action="store_true", help="build: rebuild even if present")
     p.add_argument("--images", action="store_true", help="gc: also remove old image tags")
+    p.add_argument("--stale-only", action="store_true",
+                   help="gc: only containers of runs whose judge process is gone")
     p.set_defaults(func=cmd_sandbox)
 
     for module in ("judge.cli_scoring", "judge.cli_import"):

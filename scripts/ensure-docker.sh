@@ -75,7 +75,7 @@ else
         extra=(--iptables=false --ip6tables=false --bridge=none)
     fi
     # containerd: docker.io's dockerd starts its own containerd when none is running.
-    say "starting dockerd ${extra[*]:-} (log: $LOG)"
+    say "starting dockerd${extra[*]:+ ${extra[*]}} (log: $LOG)"
     setsid nohup dockerd "${extra[@]}" >>"$LOG" 2>&1 < /dev/null &
     disown || true
 fi

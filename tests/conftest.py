@@ -15,14 +15,20 @@ REQUIRE_DOCKER = os.environ.get("JUDGE_REQUIRE_DOCKER") == "1"
 
 
 def docker_or_skip() -> None:
-    """Skip (or fail in CI) when the docker sandbox cannot run here."""
+    """Skip (or fail in CI) when the docker sandbox cannot run here. With an engine but a
+    stale or missing image, build it (about 2 s once the base image is cached)."""
     try:
         from judge.sandbox import image
-        ready = image.engine_available() and image.image_ready() is not None
-        reason = "no Docker engine answers" if not image.engine_available() else \
-            "the sandbox image is not built (judge sandbox build)"
-    except Exception as exc:  # the docker SDK cannot even talk to a socket
-        ready, reason = False, str(exc)
+
+        if not image.engine_available():
+            ready, reason = False, "no Docker engine answers"
+        elif image.image_ready() is None:
+            image.build_image(progress=lambda message: None)
+            ready, reason = image.image_ready() is not None, "the sandbox image did not build"
+        else:
+            ready, reason = True, ""
+    except Exception as exc:  # no SDK socket, a failed build: say why
+        ready, reason = False, "docker sandbox unavailable: %s" % exc
     if not ready:
         if REQUIRE_DOCKER:
             pytest.fail("JUDGE_REQUIRE_DOCKER=1 but " + reason)

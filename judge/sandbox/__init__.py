@@ -11,7 +11,8 @@ KINDS = ("auto", "process", "docker")
 
 
 def open_sandbox(kind: str, jobs: int, isolation: str = "warm",
-                 notice: Callable[[str], None] = lambda message: None) -> Sandbox:
+                 notice: Callable[[str], None] = lambda message: None,
+                 limits: Limits | None = None) -> Sandbox:
     """Open the requested sandbox. ``auto`` takes docker when an engine answers and the
     image exists (building it when it can), else the process sandbox, saying so once."""
     fresh = isolation == "fresh"
@@ -19,12 +20,13 @@ def open_sandbox(kind: str, jobs: int, isolation: str = "warm",
         from judge.sandbox.process import ProcessSandbox
 
         return ProcessSandbox(size=jobs, fresh=fresh)
+    memory_mb = limits.memory_mb if limits is not None else None
     if kind == "docker":
-        return _docker(jobs, fresh, notice, build=True)
+        return _docker(jobs, fresh, notice, build=True, memory_mb=memory_mb)
     if kind != "auto":
         raise SandboxUnavailable("unknown sandbox %r (choose from %s)" % (kind, ", ".join(KINDS)))
     try:
-        return _docker(jobs, fresh, notice, build=True)
+        return _docker(jobs, fresh, notice, build=True, memory_mb=memory_mb)
     except SandboxUnavailable as exc:
         from judge.sandbox.process import ProcessSandbox
 
@@ -33,7 +35,8 @@ def open_sandbox(kind: str, jobs: int, isolation: str = "warm",
         return ProcessSandbox(size=jobs, fresh=fresh)
 
 
-def _docker(jobs: int, fresh: bool, notice: Callable[[str], None], build: bool) -> Sandbox:
+def _docker(jobs: int, fresh: bool, notice: Callable[[str], None], build: bool,
+            memory_mb: int | None = None) -> Sandbox:
     try:
         from judge.sandbox import image
         from judge.sandbox.docker import DockerSandbox
@@ -49,7 +52,7 @@ def _docker(jobs: int, fresh: bool, notice: Callable[[str], None], build: bool) 
             image.build_image(progress=notice)
         except Exception as exc:
             raise SandboxUnavailable("cannot build the sandbox image: %s" % exc) from None
-    return DockerSandbox(size=jobs, fresh=fresh)
+    return DockerSandbox(size=jobs, fresh=fresh, memory_mb=memory_mb)
 
 
 __all__ = ["KINDS", "Limits", "Sandbox", "SandboxUnavailable", "open_sandbox"]

@@ -119,8 +119,10 @@ class AttachTransport(Transport):
         """Read what is there (waiting up to ``timeout``); False when nothing came in time."""
         if self._eof:
             return True
+        pending = getattr(self._sock, "pending", None)  # TLS: bytes already decrypted
         try:
-            ready = select.select([self._sock], [], [], max(0.0, timeout))[0]
+            ready = (pending is not None and pending() > 0) or \
+                select.select([self._sock], [], [], max(0.0, timeout))[0]
         except (OSError, ValueError):
             self._eof = True
             return True
@@ -269,7 +271,7 @@ class DockerSandbox(PooledSandbox):
         from judge.sandbox.base import Limits  # noqa: PLC0415
 
         self.memory_mb = memory_mb if (memory_mb and not grow_memory) else max(memory_mb or 0, Limits().memory_mb)
-        self.cpus = cpus
+        self.cpus = min(cpus, float(os.cpu_count() or 1))  # the engine refuses more than exist
         self.pids_limit = pids_limit
         self.tmpfs_mb = tmpfs_mb
         self.nofile = nofile
@@ -280,22 +282,20 @@ class DockerSandbox(PooledSandbox):
         self._generation = 0                  # bumps when the container memory grows
         self._owns_client = client is None
         try:
-            self.client = client or images.get_client(timeout=60)
+            # one connection per concurrent job plus the occasional inspect/kill
+            self.client = client or images.get_client(timeout=60, max_pool_size=max(10, 2 * self.size + 4))
         except images.EngineUnavailable as exc:
             raise SandboxUnavailable(str(exc)) from None
         self.api = self.client.api
-        if self._owns_client:
-            # one connection per concurrent job plus the occasional inspect/kill
+        if image is not None:
             try:
-                import docker  # noqa: PLC0415
-
-                self.client.close()
-                self.client = docker.from_env(timeout=60, max_pool_size=max(10, 2 * self.size + 4))
-                self.api = self.client.api
-            except Exception as exc:  # noqa: BLE001
-                raise SandboxUnavailable("no Docker engine answers (%s)" % exc) from None
+                self.client.images.get(image)
+            except Exception:  # noqa: BLE001
+                self._close_client()
+                raise SandboxUnavailable("the sandbox image %s does not exist" % image) from None
         self.image = image or images.image_ready(language, client=self.client)
         if self.image is None:
+            self._close_client()
             raise SandboxUnavailable("the %s sandbox image %s is not built (run: judge sandbox build)"
                                      % (language, images.image_tag(language)))
         self.engine_version = self.client.version().get("Version")
@@ -522,11 +522,14 @@ class DockerSandbox(PooledSandbox):
             self._sweep()
         finally:
             _OPEN.discard(self)
-            if self._owns_client:
-                try:
-                    self.client.close()
-                except Exception:  # noqa: BLE001
-                    pass
+            self._close_client()
+
+    def _close_client(self) -> None:
+        if self._owns_client:
+            try:
+                self.client.close()
+            except Exception:  # noqa: BLE001
+                pass
 
 
 def _host_cgroup_oom_kills(container_id: str) -> int | None:

@@ -166,14 +166,15 @@ def base_tag(language: str = "python") -> str:
 
 
 # ---------------------------------------------------------------------------- engine
-def get_client(timeout: float = 30.0):
-    """A docker SDK client (API version negotiated with the daemon); raises EngineUnavailable."""
+def get_client(timeout: float = 30.0, **kwargs):
+    """A docker SDK client (API version negotiated with the daemon, ``DOCKER_HOST`` etc.
+    honoured; ``kwargs`` go to ``docker.from_env``); raises EngineUnavailable."""
     try:
         import docker  # noqa: PLC0415
     except ImportError as exc:  # pragma: no cover - docker is a dependency
         raise EngineUnavailable(f"the docker Python package is not installed ({exc})") from None
     try:
-        client = docker.from_env(timeout=timeout)
+        client = docker.from_env(timeout=timeout, **kwargs)
         client.ping()
         return client
     except Exception as exc:  # noqa: BLE001 - any failure means "no engine"
@@ -588,27 +589,28 @@ def gc(images: bool = False, all_runs: bool = True, language: str | None = None,
         progress(f"removed {removed} container(s)")
         if images:
             keep: set[str] = set()
+            unsure: set[str] = set()  # languages whose definition cannot be read: keep all
             langs = [language] if language else [p.name for p in (resource_root() / "sandboxes").iterdir() if p.is_dir()]
             for lang in langs:
                 try:
                     keep |= {image_tag(lang), base_tag(lang)}
-                except Exception:  # noqa: BLE001 - a broken definition keeps nothing
-                    pass
+                except Exception:  # noqa: BLE001
+                    unsure |= {image_repository(lang), base_repository(lang)}
             n_img = 0
-            for img in client.images.list(filters={"label": LABEL_SANDBOX}) + client.images.list(
-                    filters={"label": LABEL_BASE}):
-                for tag in img.tags:
-                    repo = tag.partition(":")[0]
-                    if tag in keep or not repo.startswith(("judge-sandbox-", "judge-base-")):
-                        continue
-                    if language and repo not in (image_repository(language), base_repository(language)):
-                        continue
-                    try:
-                        client.images.remove(tag)
-                        n_img += 1
-                        progress(f"removed image {tag}")
-                    except docker.errors.APIError as exc:
-                        progress(f"kept image {tag}: {_short(exc)}")
+            tags = {tag for label in (LABEL_SANDBOX, LABEL_BASE)
+                    for img in client.images.list(filters={"label": label}) for tag in img.tags}
+            for tag in sorted(tags):
+                repo = tag.partition(":")[0]
+                if tag in keep or repo in unsure or not repo.startswith(("judge-sandbox-", "judge-base-")):
+                    continue
+                if language and repo not in (image_repository(language), base_repository(language)):
+                    continue
+                try:
+                    client.images.remove(tag)
+                    n_img += 1
+                    progress(f"removed image {tag}")
+                except docker.errors.APIError as exc:
+                    progress(f"kept image {tag}: {_short(exc)}")
             removed += n_img
         return removed
     finally:
