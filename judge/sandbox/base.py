@@ -151,6 +151,20 @@ class JobReport:
         )
 
 
+def pop_line(buffer: bytearray, limit: int) -> bytes | None:
+    """Take one complete line (without its newline) off the front of ``buffer``; None while
+    there is none. A line growing past ``limit`` bytes is a protocol error: the worker caps
+    what it sends, so only a broken worker gets there, and the judge's memory stays bounded."""
+    newline = buffer.find(b"\n")
+    if newline >= 0:
+        line = bytes(buffer[:newline])
+        del buffer[: newline + 1]
+        return line
+    if len(buffer) > limit:
+        raise TransportError("worker line longer than %d bytes" % limit)
+    return None
+
+
 class Transport(ABC):
     """A byte pipe to one running worker."""
 

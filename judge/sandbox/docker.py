@@ -55,6 +55,7 @@ from judge.sandbox.base import (
     TransportError,
     TransportTimeout,
     WorkerSession,
+    pop_line,
 )
 
 SANDBOX_UID = 10001
@@ -165,13 +166,9 @@ class AttachTransport(Transport):
     def readline(self, limit: int, timeout: float) -> bytes | None:
         deadline = time.monotonic() + timeout
         while True:
-            newline = self._out.find(b"\n")
-            if newline >= 0:
-                line = bytes(self._out[:newline])
-                del self._out[:newline + 1]
+            line = pop_line(self._out, limit)
+            if line is not None:
                 return line
-            if len(self._out) > limit:
-                raise TransportError("worker line longer than %d bytes" % limit)
             if self._eof:
                 if self._closed:
                     raise TransportError("the sandbox was closed")

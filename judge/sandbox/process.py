@@ -22,7 +22,7 @@ import select
 import subprocess
 import sys
 import tempfile
-import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +36,7 @@ from judge.sandbox.base import (
     TransportError,
     TransportTimeout,
     WorkerSession,
+    pop_line,
 )
 
 UID_BASE = int(os.environ.get("JUDGE_SANDBOX_UID_BASE", "61000"))
@@ -61,17 +62,11 @@ class PipeTransport(Transport):
             raise TransportError("worker stdin closed: %s" % exc) from None
 
     def readline(self, limit: int, timeout: float) -> bytes | None:
-        import time
-
         deadline = time.monotonic() + timeout
         while True:
-            newline = self._buffer.find(b"\n")
-            if newline >= 0:
-                line = bytes(self._buffer[:newline])
-                del self._buffer[: newline + 1]
+            line = pop_line(self._buffer, limit)
+            if line is not None:
                 return line
-            if len(self._buffer) > limit:
-                raise TransportError("worker line longer than %d bytes" % limit)
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise TransportTimeout("no answer from the worker in %.1fs" % timeout)
