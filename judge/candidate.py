@@ -132,6 +132,8 @@ def _candidate_from(record: Any, file: str, line: int) -> tuple[Candidate | None
     if not isinstance(record, dict):
         return None, Issue(file, "a solutions line must be a JSON object", line=line)
     problem_id = _field(record, "problem_id")
+    if isinstance(problem_id, int) and not isinstance(problem_id, bool):
+        problem_id = str(problem_id)  # MBPP's task ids are integers
     if not isinstance(problem_id, str) or not problem_id:
         return None, Issue(file, "missing problem_id (or task_id)", line=line)
     solution = _field(record, "solution")

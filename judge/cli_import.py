@@ -75,6 +75,13 @@ def cmd_import(args: argparse.Namespace) -> int:
             "; ".join("%s (x%d)" % (source, n) for source, n in sorted(vacuous.items()))))
     for issue in report.issues:
         _err("error: %s" % issue)
+    written = {Path(p.file).name for p in report.written if p.file}
+    others = sorted(f.name for f in Path(report.output).glob("*.json") if f.name not in written)
+    if others:
+        _err("warning: %d other problem file%s in %s (%s%s) are not from this import; the "
+             "suite is every *.json there" % (len(others), "" if len(others) == 1 else "s",
+                                              report.output, ", ".join(others[:3]),
+                                              ", ..." if len(others) > 3 else ""))
     if args.report:
         Path(args.report).write_text(json.dumps(report.to_json(), indent=1) + "\n",
                                      encoding="utf-8")
@@ -105,6 +112,8 @@ def humaneval_result(row: dict[str, Any]) -> tuple[bool, str]:
         return True, "passed"
     if verdict == "timeout":
         return False, "timed out"
+    if verdict == "sandbox_error":  # ours, not the candidate's: left out of pass@k
+        return False, "sandbox error: %s" % (row.get("message") or "unknown")
     message = row.get("message")
     return False, "failed: %s%s" % (verdict, ": %s" % message if message else "")
 
@@ -135,7 +144,8 @@ def write_humaneval_results(samples: Path, rows: list[dict[str, Any]],
     """Write ``<samples>_results.jsonl``: every sample line, in order, plus ``passed`` and
     ``result``. A line the judge could not judge (unknown task, bad fields) is written with
     ``passed: false`` and the reason; a line that is not a JSON object is left out (it is
-    reported as an error by the run)."""
+    reported as an error by the run). Lines not judged and sandbox errors (our failures, not
+    the candidate's) are left out of pass@k."""
     by_line = {row["line"]: row for row in rows if isinstance(row.get("line"), int)}
     reasons = {issue.line: issue.message for issue in issues if issue.line is not None}
     out_path = humaneval_results_path(samples)
@@ -158,7 +168,7 @@ def write_humaneval_results(samples: Path, rows: list[dict[str, Any]],
             sample["passed"] = passed
             sample["result"] = result
             task = sample.get("task_id", sample.get("problem_id"))
-            if task is not None and row is not None:
+            if task is not None and row is not None and row.get("verdict") != "sandbox_error":
                 per_task[str(task)].append(passed)
             out.write(json.dumps(sample, ensure_ascii=False) + "\n")
     return out_path, pass_at_k_summary(per_task)

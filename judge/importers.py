@@ -451,9 +451,12 @@ def _headers(body: list[ast.stmt]) -> Iterator[tuple[ast.stmt, list[ast.AST]]]:
             yield stmt, [stmt.test]
         elif isinstance(stmt, (ast.With, ast.AsyncWith)):
             yield stmt, [item.context_expr for item in stmt.items]
-        else:
+        elif not isinstance(stmt, ast.Try):
             continue
-        children = list(getattr(stmt, "body", [])) + list(getattr(stmt, "orelse", []))
+        children = list(getattr(stmt, "body", [])) + list(getattr(stmt, "orelse", [])) + \
+            list(getattr(stmt, "finalbody", []))
+        for handler in getattr(stmt, "handlers", []):
+            children.extend(handler.body)
         yield from _headers(children)
 
 
@@ -1108,8 +1111,9 @@ def convert(src: Source, file: str = "<memory>") -> tuple[dict[str, Any] | None,
         for name, type_text in zip(names, types):
             ok, data = faithful_json(values[name], type_text)
             if not ok:
-                _add(report.unconvertible, raw, "input %s=%s cannot be written as %s" % (
-                    name, _short(values[name]), type_text))
+                _add(report.unconvertible, raw, "input %s=%s cannot be passed faithfully as "
+                     "JSON data of type %s (and no one type carries every test's %s)" % (
+                         name, _short(values[name]), type_text, name))
                 break
             inputs[name] = data
         else:
@@ -1130,6 +1134,14 @@ def convert(src: Source, file: str = "<memory>") -> tuple[dict[str, Any] | None,
             cases.append((raw, case))
     checker = _checker_source(src, tracer) if any("check" in c for _, c in cases) else None
     data = _problem_dict(src, names, types, return_text, [c for _, c in cases], checker)
+    report.unconvertible.extend(tracer.unconverted.values())
+    report.vacuous.extend(tracer.vacuous.values())
+    for entry in report.vacuous:
+        entry.count = max(entry.count, 1)
+    if not cases:
+        report.error = "no test could be converted (%d unconvertible): the judge could not " \
+            "give this problem a verdict" % report.unconvertible_count
+        return None, report
     # every converted test must reproduce the original outcome on the reference solution
     try:
         problem = problem_from_data(data, file)
@@ -1140,6 +1152,12 @@ def convert(src: Source, file: str = "<memory>") -> tuple[dict[str, Any] | None,
     keep: list[dict[str, Any]] = []
     verdicts = _reference_verdicts(problem, [raw for raw, _ in cases])
     for (raw, case), (ok, why) in zip(cases, verdicts):
+        if ok != raw.original_passed and "expected_output" in case:
+            # the typed comparison is stricter than the assert's == here (e.g. 0.0 == 0):
+            # keep the assert's own == as a check
+            fallback = _plain_equality(raw, case)
+            if fallback is not None:
+                case, ok = fallback
         if ok == raw.original_passed:
             keep.append(case)
             if not ok:
@@ -1148,19 +1166,32 @@ def convert(src: Source, file: str = "<memory>") -> tuple[dict[str, Any] | None,
         else:
             _add(report.unconvertible, raw, "the converted test does not reproduce the "
                  "original assert on the reference solution (%s)" % (why or "it passes"))
-    if len(keep) != len(cases):
+    if not keep:
+        report.error = "no converted test reproduces the original asserts on the reference " \
+            "solution: the judge could not give this problem a verdict"
+        return None, report
+    if keep != [case for _, case in cases]:
         checker = checker if any("check" in c for c in keep) else None
         data = _problem_dict(src, names, types, return_text, keep, checker)
     report.expected = sum(1 for c in keep if "expected_output" in c)
     report.checks = sum(1 for c in keep if "check" in c)
-    report.unconvertible.extend(tracer.unconverted.values())
-    report.vacuous.extend(v for v in tracer.vacuous.values())
-    for entry in report.vacuous:
-        entry.count = max(entry.count, 1)
-    if not keep:
-        report.notes.append("no test could be converted: the judge cannot give this problem a "
-                            "verdict")
     return data, report
+
+
+def _plain_equality(raw: RawTest, case: dict[str, Any]) -> tuple[dict[str, Any], bool] | None:
+    """``output == <expected literal>`` for an expected-value test, and whether the
+    reference's (wire-decoded) output passes it; None when not possible."""
+    from judge import wire
+
+    literal = literal_source(raw.expected)
+    if literal is None or raw.call.raised:
+        return None
+    try:
+        actual = wire.decode(json.loads(json.dumps(wire.encode(raw.call.result))))
+        ok = bool(eval(compile("output == %s" % literal, "<check>", "eval"), {"output": actual}))
+    except Exception:
+        return None
+    return {"input": case["input"], "check": "output == %s" % literal}, ok
 
 
 def _short(value: Any) -> str:
