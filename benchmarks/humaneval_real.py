@@ -83,7 +83,7 @@ def recorded_pass(row: dict[str, Any]) -> bool | None:
 # ---- the judge ---------------------------------------------------------------------------------------
 
 def run_judge(kind: str, suite_dir: Path, samples: Path, jobs: int,
-              fail_fast: bool) -> dict[str, Any]:
+              fail_fast: bool, test_isolation: str = "per-test") -> dict[str, Any]:
     from judge.batch import BatchRunner
     from judge.candidate import read_solutions
     from judge.execution import Executor
@@ -95,7 +95,8 @@ def run_judge(kind: str, suite_dir: Path, samples: Path, jobs: int,
     suite = load_suite(suite_dir)
     with open_sandbox(kind, jobs, "warm", notice=lambda m: log("  " + m)) as sandbox:
         opened = time.perf_counter() - started
-        executor = Executor(sandbox, Limits(), reference_timing=True, stop_on_failure=fail_fast)
+        executor = Executor(sandbox, Limits(), reference_timing=True, stop_on_failure=fail_fast,
+                            test_isolation=test_isolation)
         runner = BatchRunner(suite, executor, jobs)
         outcome = runner.run(read_solutions(samples), str(samples))
         described = sandbox.describe()
@@ -275,6 +276,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=1,
                         help="rounds of every evaluator, interleaved (order rotated each "
                              "round); ratios are per round, the median is reported")
+    parser.add_argument("--test-isolation", choices=("per-test", "on-failure"),
+                        default="per-test",
+                        help="the judge's test isolation (see judge run --test-isolation)")
     parser.add_argument("--json-out", type=Path)
     args = parser.parse_args(argv)
 
@@ -287,6 +291,7 @@ def main(argv: list[str] | None = None) -> int:
         "cpu_count": cpus, "jobs": args.jobs, "platform": platform.platform(),
         "python": platform.python_version(), "samples_file": str(args.samples),
         "samples": len(rows), "fail_fast": not args.all_tests, "rounds": args.repeat,
+        "test_isolation": args.test_isolation,
         "load_average_before": [round(x, 2) for x in os.getloadavg()],
     }
     with tempfile.TemporaryDirectory(prefix="humaneval-real-") as tmp:
@@ -322,7 +327,7 @@ def main(argv: list[str] | None = None) -> int:
                                                args.timeout)
                     else:
                         result = run_judge(name, workdir / "suite", args.samples, args.jobs,
-                                           not args.all_tests)
+                                           not args.all_tests, args.test_isolation)
                 except Exception as exc:  # noqa: BLE001 - report, do not crash the benchmark
                     if name != "docker":
                         raise

@@ -27,6 +27,8 @@ from judge.genericize import GENERIC_FUNCTION
 from judge.problem import Problem, Suite
 from judge.verdicts import CandidateResult, TestResult, Verdict
 
+#: candidates in flight per job: bounds memory while one slow candidate holds up the output
+WINDOW_PER_JOB = 64
 CandidateStream = Iterable[tuple["Candidate | None", "Issue | None"]]
 
 
@@ -235,7 +237,10 @@ class BatchRunner:
                 else:
                     problem, submission, key = prepared
                     pending.append(pool.submit(self._judge, problem, submission, candidate, key))
-                while len(pending) > 2 * self.jobs or (pending and _ready(pending[0])):
+                # results leave in input order; a wide window keeps the other workers busy
+                # while one candidate runs into its time limits
+                while len(pending) > WINDOW_PER_JOB * self.jobs or (
+                        pending and _ready(pending[0])):
                     self._emit(_result(pending.popleft()), outcome)
             while pending:
                 self._emit(_result(pending.popleft()), outcome)

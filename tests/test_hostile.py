@@ -48,11 +48,13 @@ LIMITS = Limits(time_limit_s=0.5, memory_mb=256, output_kb=64, wall_factor=2.0,
 HONEST = "def add(a, b):\n    return a + b + 7919000\n"
 
 
-@pytest.fixture(scope="module")
-def executor(sandbox_factory):
+@pytest.fixture(scope="module", params=["per-test", "on-failure"])
+def executor(sandbox_factory, request):
+    """Both test-isolation modes: in "on-failure" every hostile candidate first runs all its
+    tests in one child, and must still end with the verdict that says what happened."""
     sandbox = sandbox_factory(LIMITS)
     try:
-        yield Executor(sandbox, LIMITS, reference_timing=False)
+        yield Executor(sandbox, LIMITS, reference_timing=False, test_isolation=request.param)
     finally:
         sandbox.close()
 

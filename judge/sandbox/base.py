@@ -93,6 +93,8 @@ class Job:
     tests: list[TestInput]
     limits: Limits = field(default_factory=Limits)
     stop_on_failure: bool = False
+    #: all tests in one child first (see Executor); a failure is rerun with one child per test
+    batch: bool = False
 
     def to_wire(self, uid: int | None = None, gid: int | None = None) -> dict[str, Any]:
         limits = self.limits
@@ -110,6 +112,7 @@ class Job:
             "nproc": limits.nproc,
             "nofile": limits.nofile,
             "stop_on_failure": self.stop_on_failure,
+            "batch": self.batch,
         }
         if uid is not None:
             message["uid"] = uid
