@@ -19,6 +19,8 @@ class Issue:
     line: int | None = None
 
     def __str__(self) -> str:
+        if not self.file:
+            return self.message
         where = self.file
         if self.line is not None:
             where += ":%d" % self.line
@@ -27,11 +29,13 @@ class Issue:
         return "%s: %s" % (where, self.message)
 
 
-class InputError(Exception):
-    """One or more issues with the user's input files (exit status 1)."""
+class InputError(ValueError):
+    """One or more issues with the user's input files (exit status 1).
 
-    def __init__(self, issues: list[Issue]) -> None:
-        self.issues = list(issues)
+    Takes the issues, or one message that already names its file and location."""
+
+    def __init__(self, issues: list[Issue] | str) -> None:
+        self.issues = [Issue("", issues)] if isinstance(issues, str) else list(issues)
         super().__init__("\n".join(str(issue) for issue in self.issues))
 
 

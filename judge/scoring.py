@@ -48,12 +48,10 @@ from typing import Annotated, Any, Literal, NamedTuple, Union
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from judge.errors import InputError, json_location
+
 MAX_SCORE = 1000.0
 WEIGHT_SUM_TOLERANCE = 1e-9
-
-
-class InputError(ValueError):
-    """A user-supplied file or value is invalid; the message names the file and location."""
 
 
 class ScoringError(ValueError):
@@ -67,13 +65,7 @@ class ScoringError(ValueError):
 
 def format_loc(loc: Sequence[Any]) -> str:
     """Render a pydantic/JSON location tuple as ``dimensions[1].weight`` for error messages."""
-    out = ""
-    for part in loc:
-        if isinstance(part, int):
-            out += f"[{part}]"
-        else:
-            out += f".{part}" if out else str(part)
-    return out or "(top level)"
+    return json_location(list(loc)) or "(top level)"
 
 
 def validation_message(err: ValidationError, prefix: str = "", *, tags: Sequence[str] = ()) -> str:
