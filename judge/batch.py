@@ -76,9 +76,9 @@ def problem_fingerprint(problem: Problem) -> str:
     return hashlib.sha256(problem.model_dump_json().encode()).hexdigest()[:16]
 
 
-def resume_key(candidate: Candidate, code: str, problem: Problem, limits_fp: str) -> str:
+def resume_key(candidate: Candidate, code: str, problem_fp: str, limits_fp: str) -> str:
     parts = [candidate.problem_id, candidate.prompt_id or "", candidate.model or "",
-             str(candidate.sample), code, problem_fingerprint(problem), limits_fp]
+             str(candidate.sample), code, problem_fp, limits_fp]
     return hashlib.sha256("\x00".join(parts).encode()).hexdigest()
 
 
@@ -154,6 +154,8 @@ class BatchRunner:
         self.progress = progress
         self.on_issue = on_issue
         self._limits_fp = executor.limits.fingerprint()
+        # per problem, not per candidate: serializing a problem is the costly part of a key
+        self._problem_fps = {p.identifier: problem_fingerprint(p) for p in suite.problems}
         self.source = "<solutions>"
 
     def _issue(self, outcome: RunOutcome, issue: Issue) -> None:
@@ -175,7 +177,8 @@ class BatchRunner:
                                                                        problem.identifier),
                                        line=candidate.line))
         submission = submission_for(problem, candidate)
-        key = resume_key(candidate, submission.code, problem, self._limits_fp)
+        key = resume_key(candidate, submission.code, self._problem_fps[problem.identifier],
+                         self._limits_fp)
         if key in self.skip_keys:
             outcome.skipped += 1
             return None
