@@ -84,10 +84,10 @@ def recorded_pass(row: dict[str, Any]) -> bool | None:
 
 def run_judge(kind: str, suite_dir: Path, samples: Path, jobs: int,
               fail_fast: bool, test_isolation: str = "per-test") -> dict[str, Any]:
-    from judge.batch import BatchRunner
-    from judge.candidate import read_solutions
-    from judge.execution import Executor
-    from judge.problem import load_suite
+    from judge.execution.batch import BatchRunner
+    from judge.candidates.extract import read_solutions
+    from judge.execution.executor import Executor
+    from judge.problem.model import load_suite
     from judge.sandbox import open_sandbox
     from judge.sandbox.base import Limits
 

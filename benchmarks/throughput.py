@@ -22,10 +22,10 @@ import sys
 import time
 from pathlib import Path
 
-from judge.batch import BatchRunner
-from judge.candidate import Candidate
-from judge.execution import Executor
-from judge.problem import Suite, load_suite
+from judge.execution.batch import BatchRunner
+from judge.candidates.extract import Candidate
+from judge.execution.executor import Executor
+from judge.problem.model import Suite, load_suite
 from judge.resources import shipped_problems
 from judge.sandbox import open_sandbox
 from judge.sandbox.base import Limits

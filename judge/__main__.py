@@ -1,3 +1,3 @@
-from judge.cli import main
+from judge.cli.main import main
 
 raise SystemExit(main())

@@ -42,4 +42,4 @@ def examples_dir() -> Path:
 
 
 def templates_dir() -> Path:
-    return _PACKAGE / "templates"
+    return _PACKAGE / "prompts" / "templates"

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from judge.agreement import (
+from judge.scoring.agreement import (
     Scale,
     UndefinedMetric,
     average_ranks,
@@ -24,7 +24,7 @@ from judge.agreement import (
     rmse,
     spearman,
 )
-from judge.scoring import InputError
+from judge.scoring.primitives import InputError
 
 HUMAN = [1, 2, 3, 4, 4, 3, 2, 1, 4, 3]
 MODEL = [1, 2, 3, 4, 3, 3, 1, 2, 4, 4]

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from judge.candidate import Candidate, extract_code, fenced_blocks, read_solutions, with_completion_prefix
+from judge.candidates.extract import Candidate, extract_code, fenced_blocks, read_solutions, with_completion_prefix
 
 FUNC = "def f(x):\n    return x + 1\n"
 

@@ -262,7 +262,7 @@ def test_usage_errors_exit_2(argv):
 @pytest.mark.parametrize("argv", USAGE_ERRORS, ids=lambda argv: " ".join(argv) or "no-args")
 def test_usage_errors_exit_2_in_process(argv, capsys, monkeypatch):
     """The same through judge.cli.main (fast; the subprocess cases above prove the wiring)."""
-    from judge.cli import main
+    from judge.cli.main import main
 
     monkeypatch.chdir(ROOT)
     try:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from judge.cli_scoring import register
+from judge.cli.scoring import register
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples" / "scoring"
@@ -285,7 +285,7 @@ def test_agreement_errors(tmp_path, capsys):
 
 def test_register_works_in_a_fresh_process(tmp_path):
     code = ("import argparse, sys\n"
-            "from judge.cli_scoring import register\n"
+            "from judge.cli.scoring import register\n"
             "p = argparse.ArgumentParser(prog='judge'); s = p.add_subparsers(dest='c', required=True); register(s)\n"
             "a = p.parse_args(sys.argv[1:]); sys.exit(a.func(a))\n")
     outputs = jsonl(tmp_path / "o.jsonl", [{"task_id": "aime_sample_ii_3", "output": "\\boxed{84}"}])

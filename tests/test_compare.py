@@ -6,8 +6,8 @@ import math
 
 import pytest
 
-from judge.compare import DEFAULT_TOLERANCE, Tolerance, compare
-from judge.types import parse_type
+from judge.execution.compare import DEFAULT_TOLERANCE, Tolerance, compare
+from judge.problem.types import parse_type
 
 
 def cmp(expected, actual, type_text, tolerance=DEFAULT_TOLERANCE):

@@ -106,7 +106,7 @@ def make_job(code: str, args_list=((3,),), function: str = "f", time_limit: floa
 def value(report, index: int = 0):
     record = report.records[index]
     assert record["status"] == "returned", record
-    from judge import wire
+    from judge.sandbox import wire
 
     return wire.decode(record["value"])
 
@@ -371,7 +371,7 @@ def test_pids_limit_stops_a_fork_bomb(sandbox):
     """, time_limit=5.0))
     record = report.records[0]
     if record["status"] == "returned":
-        from judge import wire
+        from judge.sandbox import wire
 
         status, count = wire.decode(record["value"])
         assert status == "stopped" and count < 256
@@ -382,7 +382,7 @@ def test_pids_limit_stops_a_fork_bomb(sandbox):
 # ---- memory -------------------------------------------------------------------------------------
 
 def _memory_verdict(record, report):
-    from judge.execution import Executor
+    from judge.execution.executor import Executor
 
     if record["status"] == "memory":
         return "memory_limit"

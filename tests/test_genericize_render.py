@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from judge.genericize import GENERIC_FUNCTION, rename_code, rename_text, renaming_for
-from judge.problem import load_problem, load_suite, problem_from_data
-from judge.render import RenderedPrompt, render_prompt, render_prompts, render_worker
+from judge.prompts.genericize import GENERIC_FUNCTION, rename_code, rename_text, renaming_for
+from judge.problem.model import load_problem, load_suite, problem_from_data
+from judge.prompts.render import RenderedPrompt, render_prompt, render_prompts
+from judge.sandbox.harness import render_worker
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data" / "core"

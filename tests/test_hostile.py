@@ -15,10 +15,10 @@ import time
 import psutil
 import pytest
 
-from judge.execution import Executor, Submission
-from judge.problem import problem_from_data
+from judge.execution.executor import Executor, Submission
+from judge.problem.model import problem_from_data
 from judge.sandbox.base import Limits
-from judge.verdicts import Verdict
+from judge.execution.verdicts import Verdict
 
 # Expected outputs are distinctive numbers, so a candidate that finds them anywhere in its
 # reach (memory, environment, files, stdout of the worker) would be caught returning them.

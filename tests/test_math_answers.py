@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from judge.math_answers import (
+from judge.scoring.math_answers import (
     AIMEBenchmark,
     InputError,
     UnknownTaskError,

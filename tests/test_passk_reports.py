@@ -7,8 +7,8 @@ from math import comb
 
 import pytest
 
-from judge.passk import ks_for, mean_pass_at_k, pass_at_k
-from judge.reports import FORMATS, read_results, render, summarize
+from judge.scoring.passk import ks_for, mean_pass_at_k, pass_at_k
+from judge.reports.tables import FORMATS, read_results, render, summarize
 
 
 # ---- pass@k ----------------------------------------------------------------------------------

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from judge.compare import Tolerance
+from judge.execution.compare import Tolerance
 from judge.errors import InputError, Issue
-from judge.problem import load_problem, load_suite, problem_from_data
-from judge.types import TypeSpec
+from judge.problem.model import load_problem, load_suite, problem_from_data
+from judge.problem.types import TypeSpec
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data" / "core"

@@ -7,8 +7,8 @@ import math
 
 import pytest
 
-from judge.llm import OfflineJudge
-from judge.reference_match import (
+from judge.grading.llm import OfflineJudge
+from judge.scoring.reference_match import (
     EquivalenceJudge,
     InputError,
     JudgeQuestion,

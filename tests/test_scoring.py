@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from judge.scoring import (
+from judge.scoring.primitives import (
     InputError,
     ScoringError,
     coverage_ratio,

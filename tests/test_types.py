@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from judge.types import (
+from judge.problem.types import (
     TypeParseError,
     TypeSpec,
     ValueTypeError,

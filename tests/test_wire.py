@@ -9,8 +9,8 @@ from collections import Counter, OrderedDict, defaultdict, namedtuple
 
 import pytest
 
-from judge import wire
-from judge.wire import WireError, decode, encode
+from judge.sandbox import wire
+from judge.sandbox.wire import WireError, decode, encode
 
 
 def through_json(value):

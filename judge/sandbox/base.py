@@ -1,7 +1,7 @@
 """The sandbox interface: one small contract behind which every execution back end sits.
 
 A back end (process, docker) only has to start a *worker* (``runners/python/worker.py``,
-rendered by ``judge.render.render_worker``) somewhere isolated and hand over a ``Transport``:
+rendered by ``judge.sandbox.harness.render_worker``) somewhere isolated and hand over a ``Transport``:
 a byte pipe to the worker's stdin/stdout. Everything else is shared here:
 
 - ``WorkerSession`` speaks the worker protocol over a transport and turns what comes back
@@ -24,7 +24,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any
 
-from judge.render import PROTOCOL
+from judge.sandbox.harness import PROTOCOL
 #: statuses after which a warm worker is replaced rather than reused
 INCIDENT_STATUSES = frozenset({"timeout", "memory", "signaled", "value_too_large"})
 

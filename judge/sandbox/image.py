@@ -92,7 +92,7 @@ def _render_template(language: str, name: str, source: bytes) -> tuple[str, byte
     target = name[:-3]
     if language == "python" and target == "worker.py":
         try:
-            from judge.render import render_worker  # noqa: PLC0415 - the lead's renderer
+            from judge.sandbox.harness import render_worker  # noqa: PLC0415
         except ImportError as exc:
             raise ImageBuildError(f"cannot render runners/{language}/{name}: {exc}") from None
         return target, render_worker(language).encode()

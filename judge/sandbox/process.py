@@ -28,7 +28,7 @@ from typing import Any
 
 import psutil
 
-from judge.render import render_worker
+from judge.sandbox.harness import render_worker
 from judge.sandbox.base import (
     PooledSandbox,
     SandboxUnavailable,

@@ -79,7 +79,7 @@ def _open_sandbox(args: argparse.Namespace) -> Any:
 
 
 def _load_suite(path: str) -> Any:
-    from judge.problem import load_suite
+    from judge.problem.model import load_suite
 
     return load_suite(path)
 
@@ -87,7 +87,7 @@ def _load_suite(path: str) -> Any:
 # ---- commands ------------------------------------------------------------------------------
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    from judge.problem import Suite, load_suite
+    from judge.problem.model import Suite, load_suite
 
     issues: list[Issue] = []
     suites: list[Suite] = []
@@ -117,7 +117,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 
 def _run_references(args: argparse.Namespace, suites: list[Any]) -> list[Issue]:
-    from judge.execution import Executor, Submission
+    from judge.execution.executor import Executor, Submission
 
     issues = []
     with _open_sandbox(args) as sandbox:
@@ -137,7 +137,7 @@ def _run_references(args: argparse.Namespace, suites: list[Any]) -> list[Issue]:
 
 
 def cmd_prompts(args: argparse.Namespace) -> int:
-    from judge.render import render_prompts
+    from judge.prompts.render import render_prompts
 
     suite = _load_suite(args.suite)
     prompts = render_prompts(suite, genericize=args.genericize)
@@ -155,10 +155,10 @@ def cmd_prompts(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from judge.batch import BatchRunner, Progress, done_keys, optimal_candidates
-    from judge.candidate import read_solutions
-    from judge.execution import Executor
-    from judge.reports import render, summarize
+    from judge.execution.batch import BatchRunner, Progress, done_keys, optimal_candidates
+    from judge.candidates.extract import read_solutions
+    from judge.execution.executor import Executor
+    from judge.reports.tables import render, summarize
 
     if args.output_format == "humaneval" and args.solutions == "optimal":
         _err("usage error: --output-format humaneval needs a samples file as --solutions")
@@ -195,11 +195,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         outcome = runner.run(stream, source)
     rows = outcome.results
     if args.resume and output_path is not None:
-        from judge.reports import read_results
+        from judge.reports.tables import read_results
 
         rows, _ = read_results(output_path)
     if args.output_format == "humaneval":
-        from judge.cli_import import humaneval_output
+        from judge.cli.importing import humaneval_output
 
         humaneval_output(Path(args.solutions), rows, outcome.issues, _err)
     else:
@@ -215,7 +215,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from judge.reports import read_results, render, summarize
+    from judge.reports.tables import read_results, render, summarize
 
     rows, issues = read_results(args.results)
     _print_issues(issues)
@@ -303,12 +303,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="gc: only containers of runs whose judge process is gone")
     p.set_defaults(func=cmd_sandbox)
 
-    for module in ("judge.cli_scoring", "judge.cli_import"):
-        try:
-            register = __import__(module, fromlist=["register"]).register
-        except (ImportError, AttributeError):
-            continue
-        register(sub)
+    from judge.cli import importing, scoring
+
+    scoring.register(sub)
+    importing.register(sub)
     return parser
 
 

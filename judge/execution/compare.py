@@ -13,7 +13,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from judge.types import TypeSpec
+from judge.problem.types import TypeSpec
 
 
 @dataclass(frozen=True)

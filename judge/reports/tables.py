@@ -15,8 +15,8 @@ from typing import Any, Iterable
 from tabulate import tabulate
 
 from judge.errors import InputError, Issue
-from judge.passk import ks_for, mean_pass_at_k
-from judge.verdicts import Verdict
+from judge.scoring.passk import ks_for, mean_pass_at_k
+from judge.execution.verdicts import Verdict
 
 FORMATS = ("table", "markdown", "json", "html")
 _TABLEFMT = {"table": "simple", "markdown": "github", "html": "html"}

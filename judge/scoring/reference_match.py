@@ -64,7 +64,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from judge.scoring import InputError, read_json, validation_message
+from judge.scoring.primitives import InputError, read_json, validation_message
 
 # --------------------------------------------------------------------------------------
 # Normalisation and splitting

