@@ -155,13 +155,20 @@ def cmd_prompts(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from judge.execution.batch import BatchRunner, Progress, done_keys, optimal_candidates
+    """``judge run``: a thin layer over :class:`judge.Judge` (the one judging path)."""
+    from judge import jsonl
+    from judge.api import Judge
     from judge.candidates.extract import read_solutions
-    from judge.execution.executor import Executor
+    from judge.execution.batch import Progress, optimal_candidates, with_problems
+    from judge.execution.resume import compact, load_previous
     from judge.reports.tables import render, summarize
 
     if args.output_format == "humaneval" and args.solutions == "optimal":
         _err("usage error: --output-format humaneval needs a samples file as --solutions")
+        return EXIT_USAGE
+    output_path = Path(args.output) if args.output else None
+    if args.resume and output_path is None:
+        _err("usage error: --resume needs --output")
         return EXIT_USAGE
     suite = _load_suite(args.suite)
     if args.solutions == "optimal":
@@ -171,33 +178,24 @@ def cmd_run(args: argparse.Namespace) -> int:
         if not path.is_file():
             raise InputError([Issue(str(path), "no such solutions file")])
         stream, source = read_solutions(path), str(path)
-    skip: set[str] = set()
-    output_path = Path(args.output) if args.output else None
-    if args.resume:
-        if output_path is None:
-            _err("usage error: --resume needs --output")
-            return EXIT_USAGE
-        skip = done_keys(output_path)
+    previous = load_previous(output_path, _report_issue) if args.resume and output_path else {}
     with ExitStack() as stack:
-        sandbox = stack.enter_context(_open_sandbox(args))
+        judge = stack.enter_context(Judge(
+            args.sandbox, args.jobs, limits=_limits(args), isolation=args.isolation,
+            test_isolation=args.test_isolation, fail_fast=args.fail_fast,
+            reference_timing=not args.no_reference_timing, notice=_err))
         _err("judging %s with the %s sandbox (%d job%s)" % (
-            args.suite, sandbox.name, args.jobs, "" if args.jobs == 1 else "s"))
+            args.suite, judge.sandbox.name, args.jobs, "" if args.jobs == 1 else "s"))
         output = None
         if output_path is not None:
-            output = stack.enter_context(open(output_path, "a" if args.resume else "w",
-                                              encoding="utf-8"))
-        executor = Executor(sandbox, _limits(args),
-                            reference_timing=not args.no_reference_timing,
-                            stop_on_failure=args.fail_fast,
-                            test_isolation=args.test_isolation)
-        runner = BatchRunner(suite, executor, args.jobs, output, skip,
-                             Progress(None), on_issue=lambda issue: _err("error: %s" % issue))
-        outcome = runner.run(stream, source)
+            output = stack.enter_context(jsonl.open_write(output_path, append=args.resume,
+                                                          notice=_err))
+        outcome = judge.run(with_problems(suite, stream, source), output=output,
+                            previous=previous, progress=Progress(None),
+                            on_issue=_report_issue, source=source)
     rows = outcome.results
-    if args.resume and output_path is not None:
-        from judge.reports.tables import read_results
-
-        rows, _ = read_results(output_path)
+    if output_path is not None and args.resume:
+        rows = compact(output_path, _report_issue)
     if args.output_format == "humaneval":
         from judge.cli.importing import humaneval_output
 
@@ -212,6 +210,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         _err("interrupted: results so far are written")
         return 130
     return EXIT_INPUT if outcome.issues else EXIT_OK
+
+
+def _report_issue(issue: Issue) -> None:
+    _err("error: %s" % issue)
 
 
 def cmd_report(args: argparse.Namespace) -> int:

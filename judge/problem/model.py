@@ -21,7 +21,7 @@ import json
 import keyword
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
@@ -413,6 +413,21 @@ class Suite:
 
     def __len__(self) -> int:
         return len(self.problems)
+
+    def __iter__(self) -> Iterator[Problem]:
+        return iter(self.problems)
+
+    def __getitem__(self, identifier: str) -> Problem:
+        """A problem by its identifier; a KeyError lists a few that exist."""
+        try:
+            return self.by_id[identifier]
+        except KeyError:
+            known = ", ".join(sorted(self.by_id)[:5])
+            raise KeyError("no problem %r in suite %s (e.g. %s)" % (identifier, self.name,
+                                                                    known)) from None
+
+    def __contains__(self, identifier: object) -> bool:
+        return identifier in self.by_id
 
 
 def suite_files(path: Path) -> list[Path]:
