@@ -9,29 +9,11 @@ list/tuple mix is *not* accepted: the container kind is part of the answer).
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass
 from typing import Any
 
-from judge.problem.types import TypeSpec
+from judge.problem.types import DEFAULT_TOLERANCE, Tolerance, TypeSpec
 
 
-@dataclass(frozen=True)
-class Tolerance:
-    """Floats match when within ``rel`` relative or ``abs`` absolute difference."""
-
-    rel: float = 1e-9
-    abs: float = 1e-6
-
-    def close(self, expected: float, actual: float) -> bool:
-        if math.isnan(expected) or math.isnan(actual):
-            return math.isnan(expected) and math.isnan(actual)
-        if math.isinf(expected) or math.isinf(actual):
-            return expected == actual
-        return math.isclose(expected, actual, rel_tol=self.rel, abs_tol=self.abs)
-
-
-DEFAULT_TOLERANCE = Tolerance()
 _KIND_OF = {bool: "bool", int: "int", float: "float", str: "str", bytes: "bytes",
             list: "list", tuple: "tuple", set: "set", frozenset: "set", dict: "dict",
             complex: "complex", type(None): "none"}
