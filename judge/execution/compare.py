@@ -20,7 +20,11 @@ _KIND_OF = {bool: "bool", int: "int", float: "float", str: "str", bytes: "bytes"
 
 
 def _show(value: Any) -> str:
-    text = repr(value)
+    try:
+        text = repr(value)
+    except ValueError:  # an int past the int-to-text digit limit
+        return "<a %d-bit integer>" % abs(value).bit_length() if isinstance(value, int) \
+            else "<unprintable value>"
     return text if len(text) <= 80 else text[:77] + "..."
 
 
@@ -185,3 +189,50 @@ def _compare_inferred(expected: Any, actual: Any, tolerance: Tolerance, path: st
     if isinstance(expected, dict):
         return _compare_dicts(expected, actual, any_spec, tolerance, path)
     return None if expected == actual else _mismatch(expected, actual, path)
+
+
+# ---- the benchmark's own equality ---------------------------------------------------------------
+
+_NUMBERS = (bool, int, float)
+
+
+def python_equal(expected: Any, actual: Any, tolerance: Tolerance = DEFAULT_TOLERANCE,
+                 path: str = "") -> str | None:
+    """Python's ``==`` on decoded *data* (never on a candidate's objects: values crossed the
+    wire as data), as a benchmark's ``assert candidate(x) == y`` sees it: ``5.0 == 5`` and
+    ``True == 1`` hold, a list is not a tuple, a set equals a frozenset, dicts ignore order.
+    Floats still get the problem's tolerance (never stricter than the benchmark). None when
+    equal, else the first mismatch and where. Iterative, so a deep value cannot exhaust the
+    stack."""
+    stack: list[tuple[Any, Any, str]] = [(expected, actual, path)]
+    while stack:
+        want, got, where = stack.pop()
+        if isinstance(want, _NUMBERS) and isinstance(got, _NUMBERS):
+            if isinstance(want, float) or isinstance(got, float):
+                try:
+                    same = tolerance.close(float(want), float(got))
+                except OverflowError:  # an int past the float range equals no float
+                    same = False
+                if not same:
+                    return _mismatch(want, got, where)
+            elif int(want) != int(got):
+                return _mismatch(want, got, where)
+            continue
+        if isinstance(want, (list, tuple)) and type(want) is type(got):
+            if len(want) != len(got):
+                return "expected length %d%s, got %d" % (len(want), _where(where), len(got))
+            stack.extend((w, g, "%s[%d]" % (where, i)) for i, (w, g) in
+                         reversed(list(enumerate(zip(want, got)))))
+            continue
+        if isinstance(want, dict) and isinstance(got, dict):
+            if want.keys() != got.keys():
+                return _mismatch(want, got, where)
+            stack.extend((want[k], got[k], "%s[%r]" % (where, k)) for k in want)
+            continue
+        try:
+            same = bool(want == got)
+        except Exception:  # e.g. comparing huge ints with floats; data only, never objects
+            same = False
+        if not same:
+            return _mismatch(want, got, where)
+    return None

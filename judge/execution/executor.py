@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from judge.sandbox import wire
-from judge.execution.compare import compare
+from judge.execution.compare import compare, python_equal
 from judge.problem.model import PreparedTest, Problem
 from judge.sandbox.base import Job, JobReport, Limits, Sandbox, TestInput
 from judge.problem.types import to_json
@@ -89,6 +89,14 @@ class Checkers:
             ok, why = result
             return None if ok else str(why)
         return None if result else "check failed: %s" % test.check
+
+
+def equal(problem: Problem, expected: Any, actual: Any) -> str | None:
+    """The problem's equality: by declared type (native problems) or the benchmark's own
+    ``==`` on data values (imported suites: ``"equality": "python"``)."""
+    if problem.equality == "python":
+        return python_equal(expected, actual, problem.float_tolerance)
+    return compare(expected, actual, problem.return_spec, problem.float_tolerance)
 
 
 def _shown(value: Any) -> Any:
@@ -326,7 +334,7 @@ class Executor:
         if test.check is not None:
             why = self.checkers.check(problem, test, actual)
         else:
-            why = compare(test.expected, actual, problem.return_spec, problem.float_tolerance)
+            why = equal(problem, test.expected, actual)
         if why is None:
             return Verdict.PASS, None, None
         return Verdict.WRONG_ANSWER, why, _shown(actual)

@@ -216,8 +216,7 @@ def _reference_verdicts(problem: Any, raws: list[RawTest]) -> list[tuple[bool, s
     """Judge the reference's recorded outputs with the judge's own comparison and checker
     code (after a trip through the wire codec, as in a real run)."""
     from judge.sandbox import wire
-    from judge.execution.compare import compare
-    from judge.execution.executor import Checkers
+    from judge.execution.executor import Checkers, equal
 
     checkers = Checkers()
     out = []
@@ -234,7 +233,7 @@ def _reference_verdicts(problem: Any, raws: list[RawTest]) -> list[tuple[bool, s
             if test.check is not None:
                 why = checkers.check(problem, test, actual)
             else:
-                why = compare(test.expected, actual, problem.return_spec, problem.float_tolerance)
+                why = equal(problem, test.expected, actual)
         except Exception as exc:
             why = "%s: %s" % (type(exc).__name__, exc)
         out.append((why is None, why))
@@ -268,6 +267,9 @@ def _problem_dict(src: Source, names: list[str], types: list[str], return_text: 
         "correctness_test_suite": cases,
         "optimal_solution": src.optimal_solution,
         "tags": src.tags,
+        # the benchmark's own ``==`` on data values (5.0 == 5), not our strict declared types:
+        # an honest solution the benchmark passes must pass here too
+        "equality": "python",
     }
     if checker:
         data["checker"] = checker

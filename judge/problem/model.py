@@ -21,7 +21,7 @@ import json
 import keyword
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterator, Literal
 
 from pydantic import (BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, ValidationInfo,
                       model_validator)
@@ -111,6 +111,10 @@ class Problem(_Strict):
     tolerance: ToleranceSpec | None = None
     limits: ProblemLimits | None = None
     checker: str | None = None
+    #: how a returned value is compared with an expected one: "declared" (strict, by the
+    #: prototype's types: 5.0 is not an int) or "python" (the benchmark's own ``==`` on data
+    #: values: 5.0 == 5, True == 1, a list is not a tuple). Importers set "python".
+    equality: Literal["declared", "python"] = "declared"
 
     _source: str = PrivateAttr(default="<memory>")
     _param_specs: list[TypeSpec] = PrivateAttr(default_factory=list)
