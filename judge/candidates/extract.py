@@ -13,13 +13,13 @@ defines the function is taken. The function is found by name later, in the sandb
 from __future__ import annotations
 
 import ast
-import json
 import re
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
+from judge import jsonl
 from judge.errors import Issue
 
 _FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})[ \t]*([\w+#.-]*)[^\n]*\n(.*?)(?:^[ \t]*\1[ \t]*$|\Z)",
@@ -149,33 +149,19 @@ def _candidate_from(record: Any, file: str, line: int) -> tuple[Candidate | None
     return Candidate(problem_id, solution, model, prompt_id, sample, line), None
 
 
-def read_solutions(path: str | Path) -> Iterator[tuple[Candidate | None, Issue | None]]:
+#: a solutions line longer than this is reported and skipped (a reply of megabytes is not
+#: code anyone wants judged, and parsing it would cost the judge, not the candidate)
+MAX_SOLUTION_LINE_BYTES = 4 * 1024 * 1024
+
+
+def read_solutions(path: str | Path, max_line_bytes: int = MAX_SOLUTION_LINE_BYTES
+                   ) -> Iterator[tuple[Candidate | None, Issue | None]]:
     """Yield (candidate, None) per good line and (None, issue) per bad one, in file order.
-
-    Reads bytes and decodes line by line, so one line of bad bytes costs only that line.
-    A ``.gz`` file is read through gzip.
-    """
-    path = Path(path)
+    Read through :mod:`judge.jsonl`: gzip by content, bad bytes, over-long lines and a
+    truncated last line each cost only their own line."""
     file = str(path)
-    opener = open
-    if path.suffix == ".gz":
-        import gzip
-
-        opener = gzip.open  # type: ignore[assignment]
-    with opener(path, "rb") as handle:
-        for number, raw in enumerate(handle, start=1):
-            if not raw.strip():
-                continue
-            try:
-                text = raw.decode("utf-8-sig" if number == 1 else "utf-8")
-            except UnicodeDecodeError as exc:
-                yield None, Issue(file, "not UTF-8 (byte 0x%02x at column %d)"
-                                  % (raw[exc.start], exc.start + 1), line=number)
-                continue
-            try:
-                record = json.loads(text)
-            except json.JSONDecodeError as exc:
-                yield None, Issue(file, "invalid JSON: %s (column %d)" % (exc.msg, exc.colno),
-                                  line=number)
-                continue
-            yield _candidate_from(record, file, number)
+    for line in jsonl.read_lines(path, max_line_bytes=max_line_bytes, objects=False):
+        if line.issue is not None:
+            yield None, line.issue
+            continue
+        yield _candidate_from(line.value, file, line.number)
