@@ -125,8 +125,11 @@ class Judge:
             self._closed = True
             pool, self._async_pool = self._async_pool, None
             sandbox, owns = self._sandbox, self._owns_sandbox
+            executor, self._executor = self._executor, None
         if pool is not None:
             pool.shutdown(wait=True, cancel_futures=True)
+        if executor is not None:
+            executor.close()
         if sandbox is not None and owns:
             sandbox.close()
 

@@ -16,10 +16,11 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from judge.sandbox import wire
+from judge.execution.checkers import CheckerPool, CheckOutcome
 from judge.execution.compare import compare, python_equal
 from judge.problem.model import PreparedTest, Problem
 from judge.sandbox.base import Job, JobReport, Limits, Sandbox, TestInput
-from judge.problem.types import to_json
+from judge.problem.types import ValueTypeError, from_json, to_json
 from judge.execution.verdicts import CandidateResult, TestResult, Verdict, overall
 
 #: "per-test": one forked child per test (design principle 4). "on-failure": all tests in
@@ -55,40 +56,38 @@ def problem_limits(problem: Problem, base: Limits) -> Limits:
 
 
 class Checkers:
-    """Trusted checker namespaces, one per problem, built once (outside any sandbox)."""
+    """A problem's ``check`` tests, evaluated in bounded helper processes
+    (:mod:`judge.execution.checkers`), never in the thread that serves candidates."""
 
-    def __init__(self) -> None:
-        self._namespaces: dict[str, dict[str, Any]] = {}
-        self._compiled: dict[str, Any] = {}
-        self._lock = threading.Lock()
+    def __init__(self, size: int = 1) -> None:
+        self.pool = CheckerPool(size)
 
-    def namespace(self, problem: Problem) -> dict[str, Any]:
-        with self._lock:
-            if problem.identifier not in self._namespaces:
-                namespace: dict[str, Any] = {}
-                if problem.checker:
-                    exec(compile(problem.checker, "<checker:%s>" % problem.identifier, "exec"),
-                         namespace)
-                self._namespaces[problem.identifier] = namespace
-            return self._namespaces[problem.identifier]
+    def run(self, problem: Problem, test: PreparedTest, output: Any) -> CheckOutcome:
+        return self.pool.check(problem.checker, test.check or "False", dict(test.inputs), output)
 
     def check(self, problem: Problem, test: PreparedTest, output: Any) -> str | None:
-        """None when the check holds; else why not. The output is decoded data only."""
-        scope = dict(self.namespace(problem))
-        scope.update(test.inputs)
-        scope["output"] = output
-        expression = test.check or "False"
-        code = self._compiled.get(expression)
-        if code is None:
-            code = self._compiled.setdefault(expression, compile(expression, "<check>", "eval"))
-        try:
-            result = eval(code, scope)
-        except Exception as exc:
-            return "check %r raised %s: %s" % (test.check, type(exc).__name__, exc)
-        if isinstance(result, tuple) and len(result) == 2:
-            ok, why = result
-            return None if ok else str(why)
-        return None if result else "check failed: %s" % test.check
+        """None when the check holds; else why not (trusted callers: the importer)."""
+        outcome = self.run(problem, test, output)
+        if outcome.ok:
+            return None
+        if outcome.problem_error or outcome.raised:
+            return "check %r raised %s" % (test.check, outcome.problem_error or outcome.raised)
+        return outcome.why or "check failed: %s" % test.check
+
+    def close(self) -> None:
+        self.pool.close()
+
+
+def _conforms(value: Any, spec: Any) -> bool:
+    """Does a decoded value have the declared type? (A check that raises on a value of the
+    declared type is the checker's bug; on any other value, the candidate's.)"""
+    if spec is None or spec.kind == "any":
+        return False
+    try:
+        from_json(to_json(value), spec)
+    except (ValueTypeError, ValueError, TypeError, RecursionError):
+        return False
+    return True
 
 
 def equal(problem: Problem, expected: Any, actual: Any) -> str | None:
@@ -118,10 +117,14 @@ class Executor:
         self.reference_timing = reference_timing
         self.stop_on_failure = stop_on_failure
         self.test_isolation = test_isolation
-        self.checkers = Checkers()
+        self.checkers = Checkers(getattr(sandbox, "size", 1))
         self._reference: dict[str, list[float] | None] = {}
         self._reference_locks: dict[str, threading.Lock] = {}
         self._lock = threading.Lock()
+
+    def close(self) -> None:
+        """Stop the checker helpers (the sandbox belongs to whoever opened it)."""
+        self.checkers.close()
 
     # ---- time limits ----------------------------------------------------------------------
 
@@ -332,7 +335,16 @@ class Executor:
         except (wire.WireError, RecursionError, TypeError) as exc:
             return Verdict.WRONG_ANSWER, "returned malformed data: %s" % exc, None
         if test.check is not None:
-            why = self.checkers.check(problem, test, actual)
+            outcome = self.checkers.run(problem, test, actual)
+            if outcome.problem_error:
+                return Verdict.SANDBOX_ERROR, "problem error: %s" % outcome.problem_error, None
+            if outcome.raised and _conforms(actual, problem.return_spec):
+                return Verdict.SANDBOX_ERROR, ("problem error: the check %r raised on a value "
+                                               "of the declared type: %s" % (test.check,
+                                                                             outcome.raised)), None
+            why = None if outcome.ok else (
+                "check %r raised %s" % (test.check, outcome.raised) if outcome.raised
+                else outcome.why or "check failed: %s" % test.check)
         else:
             why = equal(problem, test.expected, actual)
         if why is None:

@@ -8,7 +8,7 @@ import ast
 import inspect
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from judge.errors import InputError
 from judge.importers.ast_tools import RawTest
@@ -212,13 +212,26 @@ def _add(entries: list[Unconverted], raw: RawTest, reason: str) -> None:
     entries.append(Unconverted(raw.line, raw.source, reason))
 
 
+_SHARED: list[Any] = []
+
+
+def _checkers(make: Callable[[], Any]) -> Any:
+    """One checker helper for a whole import (started once, stopped at exit)."""
+    if not _SHARED:
+        import atexit
+
+        _SHARED.append(make())
+        atexit.register(_SHARED[0].close)
+    return _SHARED[0]
+
+
 def _reference_verdicts(problem: Any, raws: list[RawTest]) -> list[tuple[bool, str | None]]:
     """Judge the reference's recorded outputs with the judge's own comparison and checker
     code (after a trip through the wire codec, as in a real run)."""
     from judge.sandbox import wire
     from judge.execution.executor import Checkers, equal
 
-    checkers = Checkers()
+    checkers = _checkers(Checkers)
     out = []
     for test, raw in zip(problem.tests, raws):
         if raw.call.raised:
