@@ -303,7 +303,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="gc: only containers of runs whose judge process is gone")
     p.set_defaults(func=cmd_sandbox)
 
-    for module in ("judge.cli_scoring", "judge.cli_import"):
+    for module in ("judge.cli_scoring", "judge.cli_import", "judge.cli_grade"):
         try:
             register = __import__(module, fromlist=["register"]).register
         except (ImportError, AttributeError):
