@@ -134,7 +134,9 @@ def run(args: argparse.Namespace) -> int:
         print(str(issue), file=sys.stderr)
 
     temperature = args.temperature if args.temperature is not None else (0.7 if args.samples > 1 else 0.0)
-    trace = Path(args.trace) if args.trace else cache / "trace.jsonl"
+    # default trace beside the cache; none for --offline (no calls are made, and a shipped
+    # cache may be read-only)
+    trace = Path(args.trace) if args.trace else (None if args.offline else cache / "trace.jsonl")
     engine = Engine(EngineSettings(cfg, cache_dir=cache, offline=args.offline, max_reasks=args.max_reasks,
                                    temperature=temperature, max_tokens=args.max_tokens,
                                    response_format=not args.no_response_format, trace_path=trace))

@@ -162,7 +162,7 @@ class Engine:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(record, fh, ensure_ascii=False, sort_keys=True, indent=1)
+            json.dump(record, fh, ensure_ascii=False, sort_keys=True)
         os.replace(tmp, path)
 
     # ------------------------------------------------------------------ trace
@@ -174,8 +174,9 @@ class Engine:
                 st.cache_hits += 1
             elif record.get("sent", True):
                 st.calls += 1
-            st.tokens_in += record.get("tokens_in") or 0
-            st.tokens_out += record.get("tokens_out") or 0
+            if not record["cache_hit"]:  # tokens spent now; a hit's recorded tokens stay in the trace
+                st.tokens_in += record.get("tokens_in") or 0
+                st.tokens_out += record.get("tokens_out") or 0
             st.latency_s += record.get("latency_s") or 0.0
             if record.get("attempt", 0) > 0:
                 st.reasks += 1
@@ -228,7 +229,10 @@ class Engine:
                          "latency_s": round(time.monotonic() - start, 3)})
             raise StepError(step, kind, str(exc)) from None
         usage = result.usage or {}
-        self._put(step, key, {"base_url": s.llm.base_url, "request": body, "reply": result.text, "usage": usage})
+        stored = dict(body)  # the schema is long and repeated: keep its hash (it is in the key anyway)
+        if fmt is not None:
+            stored["response_format"] = "sha256:" + hashlib.sha256(_canonical(fmt).encode()).hexdigest()[:16]
+        self._put(step, key, {"base_url": s.llm.base_url, "request": stored, "reply": result.text, "usage": usage})
         self._trace({**rec, "cache_hit": False, "outcome": "reply", "tokens_in": usage.get("prompt_tokens"),
                      "tokens_out": usage.get("completion_tokens"), "latency_s": round(result.latency_s, 3)})
         return result.text

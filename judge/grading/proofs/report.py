@@ -118,16 +118,16 @@ def render_text(summary: dict[str, Any], table: list[WorkflowAgreement], fmt: st
     if table:
         out.append("")
         out.append("Agreement with human grades (0-7" + (", human 1-4 mapped by 2x-1" if summary.get("scale") == "1-4" else "") + "):")
-        out.append(tabulate(agreement_rows(table)[1], headers=agreement_rows(table)[0], tablefmt=tf))
+        out.append(tabulate(agreement_rows(table)[1], headers=agreement_rows(table)[0], tablefmt=tf, disable_numparse=True))
         for a in table:
             out.append("")
             out.append(f"Confusion matrix, {a.workflow} (rows: human, columns: predicted, rounded):")
             h, r = confusion_rows(a)
-            out.append(tabulate(r, headers=h, tablefmt=tf))
+            out.append(tabulate(r, headers=h, tablefmt=tf, disable_numparse=True))
     out.append("")
     out.append("Model calls per step:")
     h, r = usage_rows(summary["steps"])
-    out.append(tabulate(r, headers=h, tablefmt=tf))
+    out.append(tabulate(r, headers=h, tablefmt=tf, disable_numparse=True))
     return "\n".join(out)
 
 

@@ -173,8 +173,16 @@ class Grader:
     def analysis(self, problem: ProofProblem, cluster: Cluster, variant: str) -> SolutionAnalysis:
         schema = ApproachabilityAnalysis if variant == "approachability" else SolutionAnalysis
         where = {"problem_id": problem.problem_id, "solution_id": None, "cluster": cluster.class_id}
-        return self._once(("analysis", problem, cluster.class_id, variant), lambda: self.engine.ask(
-            f"analysis", "analysis.j2", schema, where=where, problem=problem, cluster=cluster, variant=variant))
+
+        def run() -> SolutionAnalysis:
+            a = self.engine.ask("analysis", "analysis.j2", schema, where=where, problem=problem, cluster=cluster,
+                                variant=variant)
+            if variant != "approachability":  # a plain analysis carries no ratings into its rubric
+                for s in a.main_steps:
+                    s.approachability = s.approachability_rationale = None
+            return a
+
+        return self._once(("analysis", problem, cluster.class_id, variant), run)
 
     def rubric(self, problem: ProofProblem, cluster: Cluster, spec: WorkflowSpec) -> Rubric:
         analysis = self.analysis(problem, cluster, spec.analysis or "plain")
