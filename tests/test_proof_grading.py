@@ -257,7 +257,7 @@ def test_concurrency_is_bounded_and_used(tmp_path, capsys):
 def test_per_problem_steps_run_once_under_concurrency(tmp_path, capsys):
     server = ScriptedServer(delay_s=0.1)
     try:
-        sols = [{"problem_id": "P1", "solution_id": f"c{i}", "solution": f"Factor n(n+1) #grade=5"} for i in range(8)]
+        sols = [{"problem_id": "P1", "solution_id": f"c{i}", "solution": f"Factor n(n+1), attempt {i} #grade=5"} for i in range(8)]
         write_jsonl(tmp_path / "problems.jsonl", PROBLEMS)
         write_jsonl(tmp_path / "solutions.jsonl", sols)
         code, lines, _, _ = grade(server, tmp_path, capsys, "--workflow", "ref5-hybrid", "--concurrency", "8")
