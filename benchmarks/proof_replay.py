@@ -58,10 +58,46 @@ def replay(fmt: str, repeat: int) -> int:
     return code
 
 
+def calls(workflow: str) -> int:
+    """Requests per step with a cold cache, a warm per-problem cache and a full cache."""
+    import json
+    import tempfile
+
+    from proof_server import ScriptedServer
+    from proof_standin_model import standin
+
+    rows = (EX / "solutions.jsonl").read_text().splitlines()
+    server = ScriptedServer(model=standin)
+    with tempfile.TemporaryDirectory() as tmp:
+        halves = [Path(tmp) / "first.jsonl", Path(tmp) / "second.jsonl", EX / "solutions.jsonl"]
+        # the first half covers every problem once at least (ids are grouped by problem)
+        first = rows[0::2]
+        halves[0].write_text("\n".join(first) + "\n")
+        halves[1].write_text("\n".join(rows[1::2]) + "\n")
+        try:
+            for label, sols in zip(("cold cache", "warm per-problem cache", "full cache"), halves):
+                server.reset()
+                n = len(sols.read_text().splitlines())
+                main(["grade", str(EX / "problems.jsonl"), str(sols), "--workflow", workflow, "--model", MODEL,
+                      "--base-url", server.base_url, "--cache", tmp + "/cache", "--trace", "/dev/null",
+                      "--format", "json", "--output", "/dev/null"])
+                per = {}
+                for step in server.steps():
+                    per[step] = per.get(step, 0) + 1
+                print(json.dumps({"run": label, "solutions": n, "requests": server.count(), "per_step": per}),
+                      file=sys.stderr)
+        finally:
+            server.close()
+    return 0
+
+
 if __name__ == "__main__":
     ap = argparse.ArgumentParser()
-    ap.add_argument("action", choices=("record", "replay"))
+    ap.add_argument("action", choices=("record", "replay", "calls"))
+    ap.add_argument("--workflow", default="ref5-approachability")
     ap.add_argument("--format", default="markdown")
     ap.add_argument("--repeat", type=int, default=1)
     a = ap.parse_args()
+    if a.action == "calls":
+        sys.exit(calls(a.workflow))
     sys.exit(record(a.format) if a.action == "record" else replay(a.format, a.repeat))
