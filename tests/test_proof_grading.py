@@ -188,7 +188,8 @@ def test_trace_records_every_call(server, files, tmp_path, capsys):
     assert not any(r["cache_hit"] for r in first) and all(r["cache_hit"] for r in second)
     for r in rows:
         assert {"step", "problem_id", "solution_id", "prompt_hash", "tokens_in", "tokens_out", "latency_s",
-                "cache_hit"} <= set(r)
+                "cache_hit", "template", "template_version"} <= set(r)
+        assert r["template"].endswith(".j2") and len(r["template_version"]) == 12
     assert {r["step"] for r in rows} == {"cluster", "match", "grade-ref3"}
     assert sorted(r["prompt_hash"] for r in first) == sorted(r["prompt_hash"] for r in second)
 
@@ -266,3 +267,13 @@ def test_per_problem_steps_run_once_under_concurrency(tmp_path, capsys):
         assert server.count("grade_ref5_hybrid") == 8
     finally:
         server.close()
+
+
+def test_table_without_human_lists_each_solution(server, files, tmp_path, capsys):
+    code = main(["grade", str(tmp_path / "problems.jsonl"), str(tmp_path / "solutions.jsonl"), "--workflow",
+                 "ref3", "--model", "scripted", "--base-url", server.base_url, "--cache", str(tmp_path / "c")])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert [ln.split()[:4] for ln in out.splitlines()[:3]] == [
+        ["s1", "ref3", "7.00", "C1"], ["s2", "ref3", "3.00", "C2"], ["s3", "ref3", "2.00", "C1"]]
+    assert "Model calls per step:" in out and "grade-ref3" in out

@@ -17,6 +17,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -62,6 +63,7 @@ def _env() -> jinja2.Environment:
 _ENV = _env()
 
 
+@functools.lru_cache(maxsize=None)
 def template_version(name: str) -> str:
     """First 12 hex digits of sha256 over the template and the shared macros."""
     h = hashlib.sha256()
@@ -197,7 +199,7 @@ class Engine:
     # ------------------------------------------------------------------ one call
 
     def _call(self, step: str, messages: list[dict[str, str]], fmt: dict[str, Any] | None, seed: int | None,
-              where: dict[str, Any], attempt: int) -> str:
+              where: dict[str, Any], attempt: int, template: str = "") -> str:
         s = self.settings
         body: dict[str, Any] = {"model": s.llm.model, "messages": messages, "temperature": s.temperature}
         if fmt is not None:
@@ -209,7 +211,8 @@ class Engine:
         key = self._key(body)
         prompt_hash = hashlib.sha256(_canonical(messages).encode("utf-8")).hexdigest()[:16]
         rec = {"time": round(time.time(), 3), "step": step, **where, "attempt": attempt, "key": key,
-               "prompt_hash": prompt_hash, "model": s.llm.model}
+               "prompt_hash": prompt_hash, "model": s.llm.model, "template": template,
+               "template_version": template_version(template) if template else None}
         hit = self._get(step, key)
         if hit is not None:
             usage = hit.get("usage") or {}
@@ -244,7 +247,7 @@ class Engine:
         fmt = json_schema_format(schema, step.replace("-", "_")) if self.settings.response_format else None
         last = ""
         for attempt in range(1 + max(0, self.settings.max_reasks)):
-            text = self._call(step, messages, fmt, seed, where, attempt)
+            text = self._call(step, messages, fmt, seed, where, attempt, template)
             try:
                 obj = parse_reply(text, schema)
                 if check is not None:
