@@ -25,8 +25,9 @@ def add_parser(subparsers: Any) -> None:
                                           "with --human, report agreement with human grades.")
     p.add_argument("problems", help="problems JSON Lines: problem_id, statement, references[, topic]")
     p.add_argument("solutions", help="solutions JSON Lines: problem_id, solution_id, solution")
-    p.add_argument("--workflow", default="ref5-milestones",
-                   help="workflow, a comma list of them, or 'all' (default ref5-milestones)")
+    p.add_argument("--workflow", default=None,
+                   help="workflow, a comma list of them, or 'all' (default ref5-milestones, or the "
+                        "ensemble's members with --ensemble)")
     p.add_argument("--ensemble", help="comma list of workflows whose grades are averaged (e.g. ref3,ref5-plain)")
     p.add_argument("--samples", type=int, default=1, help="grading calls per solution, averaged (default 1)")
     p.add_argument("--temperature", type=float, default=None,
@@ -92,16 +93,16 @@ def run(args: argparse.Namespace) -> int:
     from judge.grading.proofs.workflows import WORKFLOWS, Grader
 
     try:
-        workflows = check_workflows(WORKFLOWS if args.workflow.strip() == "all" else args.workflow.split(","))
         ens = check_workflows(args.ensemble.split(",")) if args.ensemble else None
+        chosen = args.workflow or ("" if ens else "ref5-milestones")
+        workflows = (list(WORKFLOWS) if chosen.strip() == "all" else
+                     check_workflows(chosen.split(",")) if chosen else list(ens or []))
     except ValueError as exc:
         _err(str(exc))
         return EXIT_USAGE
     if args.samples < 1 or args.concurrency < 1 or args.max_reasks < 0:
         _err("--samples and --concurrency must be at least 1, --max-reasks at least 0")
         return EXIT_USAGE
-    if ens and args.workflow == parse_default():
-        workflows = list(ens)  # the members side by side, then the ensemble row
     cache = Path(args.cache).expanduser() if args.cache else DEFAULT_CACHE
     model = args.model or os.environ.get(ENV_MODEL)
     base_url = args.base_url or os.environ.get(ENV_BASE_URL)
@@ -197,7 +198,3 @@ def run(args: argparse.Namespace) -> int:
     if issues:
         return EXIT_INPUT
     return EXIT_UNGRADED if summary["graded"]["errors"] else EXIT_OK
-
-
-def parse_default() -> str:
-    return "ref5-milestones"

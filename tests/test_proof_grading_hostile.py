@@ -255,3 +255,22 @@ def test_no_model_configured_is_a_usage_error(tmp_path, capsys, monkeypatch):
     monkeypatch.delenv("JUDGE_LLM_MODEL", raising=False)
     code = main(["grade", "p", "s", "--cache", str(tmp_path / "empty")])
     assert code == 2 and "no LLM model configured" in capsys.readouterr().err
+
+
+def test_server_rejecting_response_format_says_what_to_do(tmp_path, capsys):
+    from test_llm import FakeChatServer  # plain server: 400 for the first request
+
+    plain = FakeChatServer()
+    try:
+        plain.plan = ["400"]
+        write_jsonl(tmp_path / "problems.jsonl", PROBLEMS)
+        write_jsonl(tmp_path / "solutions.jsonl", SOLUTIONS[:1])
+        code, lines, _, _ = grade(plain, tmp_path, capsys, "--workflow", "single")
+        assert code == 4 and lines[0]["error_kind"] == "bad_response"
+        assert "HTTP 400" in lines[0]["error"] and "--no-response-format" in lines[0]["error"]
+        plain.reply = lambda body: grade_reply(4)
+        code, lines, _, _ = grade(plain, tmp_path, capsys, "--workflow", "single", "--no-response-format")
+        assert code == 0 and lines[0]["grade"] == 4.0
+        assert "response_format" not in plain.requests[-1]["body"]
+    finally:
+        plain.close()

@@ -228,9 +228,11 @@ class Engine:
                                           max_tokens=s.max_tokens)
         except LLMError as exc:
             kind = "unavailable" if isinstance(exc, LLMUnavailableError) else "bad_response"
+            hint = (" (if the server rejects response_format, use --no-response-format)"
+                    if fmt is not None and "HTTP 400" in str(exc) else "")
             self._trace({**rec, "cache_hit": False, "outcome": "error", "error": str(exc)[:500],
                          "latency_s": round(time.monotonic() - start, 3)})
-            raise StepError(step, kind, str(exc)) from None
+            raise StepError(step, kind, str(exc) + hint) from None
         usage = result.usage or {}
         stored = dict(body)  # the schema is long and repeated: keep its hash (it is in the key anyway)
         if fmt is not None:
