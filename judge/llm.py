@@ -26,7 +26,9 @@ Client behaviour (:class:`ChatClient`), chosen so that scores are reproducible:
 
 from __future__ import annotations
 
+import datetime
 import difflib
+import email.utils
 import hashlib
 import http.client
 import json
@@ -219,8 +221,9 @@ class ChatClient:
                     raise LLMResponseError(f"{url}: HTTP {exc.code}: {detail}") from exc
                 last = f"HTTP {exc.code}: {detail}"
                 retry_after = exc.headers.get("Retry-After") if exc.headers else None
-                if retry_after and retry_after.strip().isdigit():
-                    wait = min(cfg.max_backoff_s, float(retry_after))
+                delay = _retry_after_s(retry_after)
+                if delay is not None:
+                    wait = min(cfg.max_backoff_s, delay)
             except (urllib.error.URLError, TimeoutError, socket.timeout, ConnectionError,
                     http.client.HTTPException) as exc:
                 reason = getattr(exc, "reason", exc)
@@ -228,6 +231,24 @@ class ChatClient:
             if attempt + 1 < attempts:
                 time.sleep(wait)
         raise LLMUnavailableError(f"LLM endpoint {url} unavailable after {attempts} attempt(s): {last}")
+
+
+def _retry_after_s(value: str | None) -> float | None:
+    """Seconds to wait from a ``Retry-After`` header: delta-seconds or an HTTP date."""
+    if not value or not value.strip():
+        return None
+    text = value.strip()
+    try:
+        return max(0.0, float(text))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(text)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=datetime.timezone.utc)
+    return max(0.0, (when - datetime.datetime.now(datetime.timezone.utc)).total_seconds())
 
 
 def _read_error_body(exc: urllib.error.HTTPError) -> str:

@@ -51,6 +51,7 @@ def test_garbage_json_is_reasked_with_the_error(server, one, tmp_path, capsys):
     (grade_reply(-1), "overall_assessment.score: Input should be greater than or equal to 0"),
     (grade_reply(5.5), "overall_assessment.score: Input should be a valid integer"),
     (grade_reply("seven"), "overall_assessment.score: Input should be a valid integer"),
+    (grade_reply(True), "overall_assessment.score: Value error, a number is required, not true/false"),
     (json.dumps({"overall_assessment": {"score": 6, "rationale": "ok"}}), "step_by_step_analysis: Field required"),
     ("[1, 2, 3]", "(top level): Input should be a valid dictionary"),
 ])
@@ -274,3 +275,16 @@ def test_server_rejecting_response_format_says_what_to_do(tmp_path, capsys):
         assert "response_format" not in plain.requests[-1]["body"]
     finally:
         plain.close()
+
+
+def test_retry_after_forms():
+    import email.utils
+    import time as _time
+
+    from judge.llm import _retry_after_s
+
+    assert _retry_after_s("3") == 3.0 and _retry_after_s("0.5") == 0.5 and _retry_after_s(None) is None
+    assert _retry_after_s("soon") is None
+    later = email.utils.formatdate(_time.time() + 30, usegmt=True)
+    assert 25 <= _retry_after_s(later) <= 31
+    assert _retry_after_s(email.utils.formatdate(_time.time() - 30, usegmt=True)) == 0.0

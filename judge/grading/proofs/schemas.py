@@ -12,11 +12,20 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, TypeAdapter, ValidationError, field_validator, model_validator
 
 from judge.errors import json_location
+
+
+def _not_bool(v: Any) -> Any:
+    if isinstance(v, bool):
+        raise ValueError("a number is required, not true/false")
+    return v
+
+
+Int = Annotated[int, BeforeValidator(_not_bool)]  # 7 and 7.0 are 7; true is not 1; 5.5 is an error
 
 
 class _Lenient(BaseModel):
@@ -27,7 +36,7 @@ class _Lenient(BaseModel):
 
 
 class OverallAssessment(_Lenient):
-    score: int = Field(ge=0, le=7, description="integer grade 0-7")
+    score: Int = Field(ge=0, le=7, description="integer grade 0-7")
     rationale: str
 
 
@@ -94,7 +103,7 @@ class MainStep(_Lenient):
     importance: str = Field(description="why it is central and what makes it non-obvious")
     principle: str = Field(description="the underlying technique or theorem")
     substeps: list[str] = Field(min_length=1)
-    approachability: int | None = Field(default=None, ge=1, le=5,
+    approachability: Int | None = Field(default=None, ge=1, le=5,
                                         description="1 = a competent contestant finds it at once, 5 = very hard to find")
     approachability_rationale: str | None = None
 
@@ -119,7 +128,7 @@ class ApproachabilityAnalysis(SolutionAnalysis):
 class RubricItem(_Lenient):
     id: str
     title: str
-    points: int = Field(ge=0, le=7, description="whole points for completing this item")
+    points: Int = Field(ge=0, le=7, description="whole points for completing this item")
     requirements: str = Field(description="what the solution must show for the full points")
     partial_credit: str = Field(description="how points are deducted (0.5 steps allowed) when incomplete")
 
