@@ -79,8 +79,11 @@ def _record_manifest(cache: Path, model: str, base_url: str) -> None:
     entry = {"model": model, "base_url": base_url}
     if entry not in entries:
         entries.append(entry)
-        cache.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(entries, indent=1) + "\n", encoding="utf-8")
+        try:
+            cache.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(entries, indent=1) + "\n", encoding="utf-8")
+        except OSError as exc:
+            _err(f"cannot record {path}: {exc.strerror or exc}")
 
 
 def run(args: argparse.Namespace) -> int:

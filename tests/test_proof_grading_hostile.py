@@ -172,6 +172,14 @@ def test_failed_calls_are_not_cached(server, one, tmp_path, capsys):
     assert code == 0 and lines[0]["grade"] == 7.0
 
 
+def test_a_failed_reask_chain_is_not_cached(server, one, tmp_path, capsys):
+    server.script["grade_single"] = [grade_reply(9)] * 3
+    code, lines, _, _ = grade(server, tmp_path, capsys, "--workflow", "single")
+    assert code == 4 and server.count("grade_single") == 3
+    code, lines, _, _ = grade(server, tmp_path, capsys, "--workflow", "single")
+    assert code == 0 and lines[0]["grade"] == 7.0 and server.count("grade_single") == 4
+
+
 # ------------------------------------------------------------------ prompt injection
 
 def test_solution_is_delimited_and_cannot_close_its_fence(server, tmp_path, capsys):
@@ -288,3 +296,14 @@ def test_retry_after_forms():
     later = email.utils.formatdate(_time.time() + 30, usegmt=True)
     assert 25 <= _retry_after_s(later) <= 31
     assert _retry_after_s(email.utils.formatdate(_time.time() - 30, usegmt=True)) == 0.0
+
+
+def test_unwritable_cache_is_a_grading_error_not_a_traceback(server, one, tmp_path, capsys):
+    blocker = tmp_path / "cache"
+    blocker.write_text("a file where the cache folder should be")
+    code, lines, summary, err = grade(server, tmp_path, capsys, "--workflow", "single",
+                                      "--trace", str(tmp_path / "t.jsonl"))
+    assert code == 4 and lines[0]["error_kind"] == "cache_write" and "cannot write the cache" in lines[0]["error"]
+    assert summary["steps"]["grade-single"]["calls"] == 1  # the request was sent and is counted
+    assert "cannot record" in err
+    assert "Traceback" not in err

@@ -161,11 +161,15 @@ class Engine:
         path = self._path(step, key)
         if path is None:
             return
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(record, fh, ensure_ascii=False, sort_keys=True)
-        os.replace(tmp, path)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                json.dump(record, fh, ensure_ascii=False, sort_keys=True)
+            os.replace(tmp, path)
+        except OSError as exc:
+            raise StepError(step, "cache_write", f"cannot write the cache at {path.parent}: "
+                                                 f"{exc.strerror or exc}") from None
 
     # ------------------------------------------------------------------ trace
 
@@ -199,7 +203,7 @@ class Engine:
     # ------------------------------------------------------------------ one call
 
     def _call(self, step: str, messages: list[dict[str, str]], fmt: dict[str, Any] | None, seed: int | None,
-              where: dict[str, Any], attempt: int, template: str = "") -> str:
+              where: dict[str, Any], attempt: int, template: str = "") -> tuple[str, str]:
         s = self.settings
         body: dict[str, Any] = {"model": s.llm.model, "messages": messages, "temperature": s.temperature}
         if fmt is not None:
@@ -218,7 +222,7 @@ class Engine:
             usage = hit.get("usage") or {}
             self._trace({**rec, "cache_hit": True, "outcome": "reply", "tokens_in": usage.get("prompt_tokens"),
                          "tokens_out": usage.get("completion_tokens"), "latency_s": 0.0})
-            return hit["reply"]
+            return hit["reply"], key
         if s.offline:
             self._trace({**rec, "cache_hit": False, "sent": False, "outcome": "error", "error": "cache miss"})
             raise StepError(step, "cache_miss", f"--offline and no cached reply for this request (key {key[:16]})")
@@ -237,10 +241,10 @@ class Engine:
         stored = dict(body)  # the schema is long and repeated: keep its hash (it is in the key anyway)
         if fmt is not None:
             stored["response_format"] = "sha256:" + hashlib.sha256(_canonical(fmt).encode()).hexdigest()[:16]
-        self._put(step, key, {"base_url": s.llm.base_url, "request": stored, "reply": result.text, "usage": usage})
         self._trace({**rec, "cache_hit": False, "outcome": "reply", "tokens_in": usage.get("prompt_tokens"),
                      "tokens_out": usage.get("completion_tokens"), "latency_s": round(result.latency_s, 3)})
-        return result.text
+        self._put(step, key, {"base_url": s.llm.base_url, "request": stored, "reply": result.text, "usage": usage})
+        return result.text, key
 
     def ask(self, step: str, template: str, schema: type[BaseModel], *, where: dict[str, Any],
             check: Callable[[Any], None] | None = None, seed: int | None = None, **ctx: Any) -> Any:
@@ -248,8 +252,10 @@ class Engine:
         messages = render(template, **ctx)
         fmt = json_schema_format(schema, step.replace("-", "_")) if self.settings.response_format else None
         last = ""
+        keys: list[str] = []
         for attempt in range(1 + max(0, self.settings.max_reasks)):
-            text = self._call(step, messages, fmt, seed, where, attempt, template)
+            text, key = self._call(step, messages, fmt, seed, where, attempt, template)
+            keys.append(key)
             try:
                 obj = parse_reply(text, schema)
                 if check is not None:
@@ -261,5 +267,10 @@ class Engine:
                 messages = messages + [{"role": "assistant", "content": text}, {"role": "user", "content": reask}]
         with self._lock:
             self.stats.setdefault(step, StepStats()).errors += 1
+        if not self.settings.offline:  # a chain that ended in failure is not kept: the next run asks again
+            for key in keys:
+                path = self._path(step, key)
+                if path is not None:
+                    path.unlink(missing_ok=True)
         raise StepError(step, "invalid_reply",
                         f"no valid reply after {1 + max(0, self.settings.max_reasks)} attempt(s); last problem: {last}")
