@@ -187,6 +187,8 @@ def run(args: argparse.Namespace) -> int:
             if a is not None:
                 table.append(a)
     if args.format == "json":
+        if not args.output:  # no results file: the results go into the JSON document
+            summary["results"] = [g.to_dict() for g in results]
         text = rep.render_json(summary, table)
     elif args.format == "html":
         text = rep.render_html(summary, table)

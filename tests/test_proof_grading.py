@@ -277,3 +277,11 @@ def test_table_without_human_lists_each_solution(server, files, tmp_path, capsys
     assert [ln.split()[:4] for ln in out.splitlines()[:3]] == [
         ["s1", "ref3", "7.00", "C1"], ["s2", "ref3", "3.00", "C2"], ["s3", "ref3", "2.00", "C1"]]
     assert "Model calls per step:" in out and "grade-ref3" in out
+
+
+def test_json_without_output_file_carries_the_results(server, files, tmp_path, capsys):
+    code = main(["grade", str(tmp_path / "problems.jsonl"), str(tmp_path / "solutions.jsonl"), "--workflow",
+                 "single", "--model", "scripted", "--base-url", server.base_url, "--cache", str(tmp_path / "c"),
+                 "--format", "json"])
+    doc = json.loads(capsys.readouterr().out)
+    assert code == 0 and [r["grade"] for r in doc["results"]] == [7.0, 3.0, 2.0]
