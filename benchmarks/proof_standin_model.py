@@ -73,7 +73,6 @@ def _analysis(user: str) -> str:
     rep = REF.findall(user)[0][1]
     sents = sentences(rep)
     n = min(4, max(1, len(sents) // 2))
-    chunks = [sents[i::n] for i in range(n)]
     chunks = [sents[i * len(sents) // n:(i + 1) * len(sents) // n] for i in range(n)]
     steps = []
     for ch in chunks:

@@ -117,8 +117,8 @@ def load_solutions(path: str | Path, problems: dict[str, ProofProblem]) -> tuple
     seen: dict[str, int] = {}
     for lineno, sol in loaded.items:
         if sol.problem_id not in problems:
-            loaded.issues.append(Issue(str(p), f"unknown problem {sol.problem_id!r} (not in the problems file)",
-                                       location="problem_id", line=lineno))
+            loaded.issues.append(Issue(str(p), f"unknown problem {sol.problem_id!r} (not among the valid "
+                                       "problems of the problems file)", location="problem_id", line=lineno))
             continue
         if sol.solution_id in seen:
             loaded.issues.append(Issue(str(p), f"solution_id {sol.solution_id!r} already used on line "

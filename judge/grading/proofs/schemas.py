@@ -14,7 +14,7 @@ import json
 import re
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, TypeAdapter, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from judge.errors import json_location
 
@@ -209,5 +209,5 @@ def json_schema_format(model: type[BaseModel], name: str) -> dict[str, Any]:
 __all__ = [
     "ApproachabilityAnalysis", "Cluster", "ClusterList", "GradeReport", "IdentifiedError", "MainStep",
     "Match", "OverallAssessment", "ReplyInvalid", "Rubric", "RubricItem", "SolutionAnalysis",
-    "extract_json", "json_schema_format", "parse_reply", "TypeAdapter",
+    "extract_json", "json_schema_format", "parse_reply",
 ]
