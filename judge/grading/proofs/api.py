@@ -48,12 +48,18 @@ def grade_many(grader: Grader, problems: dict[str, ProofProblem], solutions: lis
         return out
 
     results: list[SolutionGrade] = []
-    with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
+    pool = ThreadPoolExecutor(max_workers=max(1, concurrency), thread_name_prefix="grade")
+    try:
         for batch in pool.map(one, solutions):
             for g in batch:
                 results.append(g)
                 if on_result:
                     on_result(g)
+    except BaseException:
+        # Ctrl-C or a failing callback: drop what has not started, do not wait for it
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
     return results
 
 
