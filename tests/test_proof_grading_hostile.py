@@ -307,3 +307,33 @@ def test_unwritable_cache_is_a_grading_error_not_a_traceback(server, one, tmp_pa
     assert summary["steps"]["grade-single"]["calls"] == 1  # the request was sent and is counted
     assert "cannot record" in err
     assert "Traceback" not in err
+
+
+def test_ctrl_c_stops_soon_and_keeps_written_results(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import time as _time
+
+    slow = ScriptedServer(delay_s=0.4)
+    try:
+        write_jsonl(tmp_path / "problems.jsonl", PROBLEMS)
+        write_jsonl(tmp_path / "solutions.jsonl", [
+            {"problem_id": "P2", "solution_id": f"c{i}", "solution": f"try {i} #grade=3"} for i in range(40)])
+        out = tmp_path / "out.jsonl"
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "judge", "grade", str(tmp_path / "problems.jsonl"), str(tmp_path / "solutions.jsonl"),
+             "--workflow", "single", "--model", "m", "--base-url", slow.base_url, "--cache", str(tmp_path / "c"),
+             "--output", str(out), "--concurrency", "2"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        _time.sleep(2.0)
+        proc.send_signal(signal.SIGINT)
+        start = _time.monotonic()
+        _, err = proc.communicate(timeout=10)
+        assert _time.monotonic() - start < 3.0
+        assert proc.returncode == 130 and "interrupted" in err and "Traceback" not in err
+        written = [json.loads(x) for x in out.read_text().splitlines()]
+        assert 0 < len(written) < 40 and all(x["status"] == "ok" for x in written)
+        assert [x["solution_id"] for x in written] == [f"c{i}" for i in range(len(written))]
+    finally:
+        slow.close()
