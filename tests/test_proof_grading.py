@@ -250,7 +250,7 @@ def test_concurrency_is_bounded_and_used(tmp_path, capsys):
         assert code == 0 and [x["grade"] for x in lines] == [float(i % 8) for i in range(12)]
         assert [x["solution_id"] for x in lines] == [f"c{i}" for i in range(12)]  # input order kept
         assert 2 <= server.max_in_flight <= 4
-        assert elapsed < 12 * 0.25 * 0.6  # well below the sequential 3 s
+        assert elapsed < 12 * 0.25 * 0.8  # below the sequential 3 s (ideal 0.75 s; loaded machines are slow)
     finally:
         server.close()
 

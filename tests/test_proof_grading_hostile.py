@@ -326,11 +326,13 @@ def test_ctrl_c_stops_soon_and_keeps_written_results(tmp_path):
              "--workflow", "single", "--model", "m", "--base-url", slow.base_url, "--cache", str(tmp_path / "c"),
              "--output", str(out), "--concurrency", "2"],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
-        _time.sleep(2.0)
+        deadline = _time.monotonic() + 30
+        while _time.monotonic() < deadline and not (out.exists() and out.read_text().count("\n") >= 2):
+            _time.sleep(0.05)  # wait until grading is under way (start-up is slow on a loaded machine)
         proc.send_signal(signal.SIGINT)
         start = _time.monotonic()
-        _, err = proc.communicate(timeout=10)
-        assert _time.monotonic() - start < 3.0
+        _, err = proc.communicate(timeout=20)
+        assert _time.monotonic() - start < 5.0  # in-flight requests finish (0.4 s each); the rest is dropped
         assert proc.returncode == 130 and "interrupted" in err and "Traceback" not in err
         written = [json.loads(x) for x in out.read_text().splitlines()]
         assert 0 < len(written) < 40 and all(x["status"] == "ok" for x in written)
