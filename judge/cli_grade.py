@@ -39,6 +39,8 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--cache", default=None, help="cache folder (default ~/.cache/judge/proofs)")
     p.add_argument("--offline", action="store_true", help="use only cached replies; a miss is a grading error")
     p.add_argument("--output", help="write one JSON line per graded solution here (default: stdout with --format json is not used)")
+    p.add_argument("--artefacts", help="write the per-problem artefacts (clusters, analyses, rubrics) "
+                                       "as JSON Lines here")
     p.add_argument("--trace", help="JSON Lines trace of every call (default CACHE/trace.jsonl)")
     p.add_argument("--format", choices=("table", "markdown", "json", "html"), default="table")
     p.add_argument("--concurrency", type=int, default=4, help="solutions graded at once (default 4)")
@@ -151,8 +153,9 @@ def run(args: argparse.Namespace) -> int:
             out_fh.write(json.dumps(g.to_dict(), ensure_ascii=False) + "\n")
             out_fh.flush()
 
+    grader = Grader(engine, samples=args.samples)
     try:
-        results = grade_many(Grader(engine, samples=args.samples), problems, solutions, workflows, ens,
+        results = grade_many(grader, problems, solutions, workflows, ens,
                              concurrency=args.concurrency, on_result=write)
     except KeyboardInterrupt:
         _err("interrupted; results written so far are kept")
@@ -161,6 +164,10 @@ def run(args: argparse.Namespace) -> int:
         engine.close()
         if out_fh is not None:
             out_fh.close()
+    if args.artefacts:
+        with open(args.artefacts, "w", encoding="utf-8") as fh:
+            for rec in grader.artefacts():
+                fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
     if not args.offline and engine.total().calls:
         _record_manifest(cache, cfg.model, cfg.base_url)
 

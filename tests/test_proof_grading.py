@@ -285,3 +285,18 @@ def test_json_without_output_file_carries_the_results(server, files, tmp_path, c
                  "--format", "json"])
     doc = json.loads(capsys.readouterr().out)
     assert code == 0 and [r["grade"] for r in doc["results"]] == [7.0, 3.0, 2.0]
+
+
+def test_artefacts_file_lists_per_problem_steps(server, files, tmp_path, capsys):
+    art = tmp_path / "artefacts.jsonl"
+    code, lines, _, _ = grade(server, tmp_path, capsys, "--workflow", "ref5-plain,ref5-hybrid", "--artefacts", str(art))
+    assert code == 0
+    recs = [json.loads(x) for x in art.read_text().splitlines()]
+    kinds = [(r["problem_id"], r["artefact"], r.get("cluster"), r.get("variant") or r.get("rubric_variant"))
+             for r in recs]
+    assert kinds[0] == ("P1", "cluster", None, None)
+    assert ("P1", "analysis", "C2", "approachability") in kinds and ("P2", "rubric", "C1", "milestones") in kinds
+    assert len([k for k in kinds if k[1] == "rubric"]) == 2 * 3  # (P1,C1) (P1,C2) (P2,C1) x two rubric kinds
+    by_rubric = {(r["problem_id"], r["cluster"], r["rubric_variant"]): r["rubric"] for r in recs if r["artefact"] == "rubric"}
+    hybrid = [x for x in lines if x["workflow"] == "ref5-hybrid"][0]
+    assert hybrid["rubric"] == by_rubric[("P1", "C1", "milestones")]

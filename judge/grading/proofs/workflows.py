@@ -199,6 +199,30 @@ class Grader:
             "rubric", "rubric.j2", Rubric, where=where, check=check, problem=problem, cluster=cluster,
             analysis=analysis, rubric=spec.rubric, suggested=suggested))
 
+    def artefacts(self) -> list[dict[str, Any]]:
+        """The per-problem artefacts built in this run (clusters, analyses, rubrics), as JSON-ready
+        records in a stable order; failed ones are left out."""
+        out = []
+        with self._lock:
+            items = list(self._memo.items())
+        for key, ent in items:
+            if not ent.event.is_set() or ent.error is not None:
+                continue
+            kind, problem = key[0], key[1]
+            rec: dict[str, Any] = {"artefact": kind, "problem_id": problem.problem_id}
+            if kind == "cluster":
+                rec["clusters"] = [c.model_dump() for c in ent.value]
+            elif kind == "analysis":
+                rec.update(cluster=key[2], variant=key[3], analysis=ent.value.model_dump())
+            else:
+                rec.update(cluster=key[2], analysis_variant=key[3] or "plain", rubric_variant=key[4],
+                           rubric=ent.value.model_dump())
+            out.append(rec)
+        order = {"cluster": 0, "analysis": 1, "rubric": 2}
+        return sorted(out, key=lambda r: (r["problem_id"], order[r["artefact"]], r.get("cluster") or "",
+                                          str(r.get("variant") or r.get("rubric_variant") or ""),
+                                          str(r.get("analysis_variant") or "")))
+
     # ------------------------------------------------------------------ per solution
 
     def match(self, problem: ProofProblem, clusters: list[Cluster], sol: ProofSolution) -> tuple[Cluster, str]:
