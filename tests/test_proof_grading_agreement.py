@@ -139,6 +139,15 @@ def test_cli_agreement_json_markdown_html(server, tmp_path, capsys):
               "--human", str(tmp_path / "human.jsonl"), "--scale", "1-4", "--format", fmt])
         out = capsys.readouterr().out
         assert needle in out and "QWK" in out and "Confusion matrix" in out
+        if fmt == "html":
+            import re
+            import xml.etree.ElementTree as ET
+
+            svg = ET.fromstring(re.search(r"<svg.*?</svg>", out, re.S).group(0))
+            cells = [r for r in svg.iter("{http://www.w3.org/2000/svg}rect")]
+            assert len(cells) == 64
+            titles = [c.find("{http://www.w3.org/2000/svg}title").text for c in cells]
+            assert "human 7, predicted 7: 1" in titles and "human 1, predicted 2: 1" in titles
 
 
 def test_bad_human_grades_are_located(server, tmp_path, capsys):
