@@ -79,7 +79,7 @@ def problem_fingerprint(problem: Problem) -> str:
 def resume_key(candidate: Candidate, code: str, problem_fp: str, limits_fp: str) -> str:
     parts = [candidate.problem_id, candidate.prompt_id or "", candidate.model or "",
              str(candidate.sample), code, problem_fp, limits_fp]
-    return hashlib.sha256("\x00".join(parts).encode()).hexdigest()
+    return hashlib.sha256("\x00".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def done_keys(path: Path) -> set[str]:

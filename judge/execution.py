@@ -172,7 +172,7 @@ class Executor:
     def judge(self, problem: Problem, submission: Submission, **meta: Any) -> CandidateResult:
         """Judge one submission. A sandbox_error is retried once, then reported as such."""
         limits, time_limits = self.test_limits(problem)
-        digest = hashlib.sha256(submission.code.encode()).hexdigest()[:16]
+        digest = hashlib.sha256(submission.code.encode("utf-8", "surrogatepass")).hexdigest()[:16]
         job = self._job(problem, submission, limits, time_limits, digest)
         started = time.monotonic()
         isolation = "per-test"
