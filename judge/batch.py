@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Callable, Iterable, Iterator
 
-from judge.candidate import Candidate, extract_code, with_completion_prefix
+from judge.candidate import Candidate, escape_surrogates, extract_code, with_completion_prefix
 from judge.errors import Issue
 from judge.execution import Executor, Submission
 from judge.genericize import GENERIC_FUNCTION
@@ -213,7 +213,8 @@ class BatchRunner:
         row = result.to_json()
         outcome.results.append(row)
         if self.output is not None:
-            self.output.write(json.dumps(row, ensure_ascii=False) + "\n")
+            # a lone surrogate that got this far is written as its JSON escape, never fatal
+            self.output.write(escape_surrogates(json.dumps(row, ensure_ascii=False)) + "\n")
             self.output.flush()
         if self.progress:
             self.progress.step(row["verdict"])
