@@ -124,9 +124,8 @@ def _text(value: Any, cap: int = _TEXT_CAP) -> str:
         value = "<%s>" % type(value).__name__ if not isinstance(value, (int, float)) else \
             ("%d" % value if isinstance(value, int) and value.bit_length() < 64 else
              repr(value) if isinstance(value, float) else "<int>")
-    if len(value) > cap:
-        value = value[: cap - 3] + "..."
-    return escape_surrogates(value)
+    value = escape_surrogates(value[: cap * 2])
+    return value if len(value) <= cap else value[: cap - 3] + "..."
 
 
 def _int_or_none(value: Any) -> int | None:

@@ -281,3 +281,304 @@ def test_float_keys_for_dict_of_int_do_not_pass(executor):
     honest = judge(executor, "def counts(n):\n    return {k: k * k for k in range(1, n + 1)}\n",
                    COUNTS, "counts")
     assert honest.verdict is Verdict.PASS
+
+
+# ---- the judge's own side, without a sandbox --------------------------------------------------
+
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import tracemalloc  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+from judge import wire  # noqa: E402
+from judge.candidate import (PARSE_LIMIT, escape_surrogates, extract_code,  # noqa: E402
+                             read_solutions)
+from judge.compare import compare  # noqa: E402
+from judge.sandbox.base import PooledSandbox, Transport, WorkerSession  # noqa: E402
+from judge.types import parse_type  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_big_ints_cross_as_hex_text_and_round_trip():
+    for value in (math.factorial(2000), -(10 ** 5000) - 7, 2 ** 3001, 12345):
+        data = wire.encode(value)
+        json.dumps(data)  # no int-to-decimal-text conversion past the digit limit
+        assert wire.decode(json.loads(json.dumps(data))) == value
+    assert isinstance(wire.encode(2 ** 100), int)  # ordinary ints stay plain JSON
+    assert wire.encode([math.factorial(2000)])[0] == {"$int": "%x" % math.factorial(2000)}
+
+
+@pytest.mark.parametrize("body", [12, "0x1f", "1f ", "", "ZZ", ["1"]])
+def test_malformed_big_int_is_wire_error(body):
+    with pytest.raises(wire.WireError):
+        wire.decode({"$int": body})
+
+
+def test_hash_flooding_is_refused_both_ways():
+    flood = [k * P61 for k in range(1, 60001)]
+    with pytest.raises(wire.WireError, match="hash flooding"):
+        wire.decode({"$set": flood})
+    with pytest.raises(wire.WireError, match="hash flooding"):
+        wire.decode({"$dict": [[k, 0] for k in flood]})
+    with pytest.raises(wire.WireError, match="hash flooding"):
+        wire.decode({"$set": [{"$tuple": [k, 1]} for k in flood]})
+    with pytest.raises(wire.WireError, match="hash flooding"):
+        wire.encode(set(flood[:100]))
+    with pytest.raises(wire.WireError, match="hash flooding"):
+        wire.encode(dict.fromkeys(flood[:100], 0))
+    # a few equal hashes are ordinary data
+    few = {0, P61, 2 * P61, -1, -2}
+    assert wire.decode(wire.encode(few)) == few
+
+
+def test_dict_keys_are_compared_by_the_declared_key_type():
+    spec = parse_type("Dict[int, int]")
+    assert compare({1: 2}, {1.0: 2}, spec) == "key 1.0 has type float, expected int"
+    assert "has type bool" in compare({1: 2}, {True: 2}, spec)
+    assert compare({1: 2, 3: 4}, {3: 4, 1: 2}, spec) is None
+    assert compare({1.5: 2}, {1.5: 2}, parse_type("Dict[float, int]")) is None
+    assert compare({1.0: 2}, {1: 2}, parse_type("Dict[float, int]")) is None
+
+
+def test_big_ints_in_comparison_messages_never_raise():
+    big = math.factorial(3000)  # > 4,300 digits: repr() refuses it
+    assert "too large to show" in compare(1, big, parse_type("int"))
+    assert "too large to show" in compare([1], [big], parse_type("List[int]"))
+    assert compare(big, big, parse_type("int")) is None
+
+
+# -- extraction
+
+
+FUNC = "def f(x):\n    return x + 1\n"
+
+
+@pytest.mark.parametrize("reply", [
+    "Here:\r\n```python\r\n" + FUNC.replace("\n", "\r\n") + "```\r\nDone.\r\n",
+    "Here:\n```python\n" + FUNC + "````\nDone.\n",
+    "Here:\n```python\n" + FUNC + "``````\n",
+    "Here:\n~~~python\n" + FUNC + "~~~~\nDone.\n",
+    "Here:\r```python\r" + FUNC.replace("\n", "\r") + "```\rDone.\r",
+])
+def test_crlf_and_longer_closing_fences(reply):
+    assert extract_code(reply, ["f"]) == (FUNC, None)
+
+
+def test_a_longer_closing_fence_of_the_other_character_does_not_close():
+    reply = "```python\n" + FUNC + "~~~~\nx = 1\n```\n"
+    assert extract_code(reply, ["f"])[0] == FUNC + "~~~~\nx = 1\n"
+
+
+def test_unfenced_crlf_reply():
+    reply = "Sure.\r\n\r\n" + FUNC.replace("\n", "\r\n") + "\r\nThat is all.\r\n"
+    code, note = extract_code(reply, ["f"])
+    assert code.strip() == FUNC.strip() and note == "removed prose around the code"
+
+
+def _old_strip_prose(text):
+    """The algorithm before issue 13 (one parse per trailing line), as the reference."""
+    import ast
+    import re
+    match = re.compile(r"^(def |async def |class |import |from |@)", re.M).search(text)
+    if not match:
+        return text
+    lines = text[match.start():].splitlines()
+    for end in range(len(lines), 0, -1):
+        candidate = "\n".join(lines[:end])
+        try:
+            ast.parse(candidate)
+            return candidate
+        except (SyntaxError, ValueError):
+            pass
+    return text[match.start():]
+
+
+@pytest.mark.parametrize("reply", [
+    "Sure! Here's the solution.\n\n%s\nThis returns x plus one." % FUNC,
+    "Solution below.\nimport math\n\ndef f(x):\n    return math.floor(x)\nHope it helps!",
+    "def f(x):\n    return (x +\n        1)\nThe parenthesis spans lines.\nMore prose: yes.",
+    "from the start: prose\nimport os\ndef f(x):\n    return 1\n",
+    "import os\ndef f(x):\n    return 1\n\nExplanation:\n- it's simple\n- really \"simple\n",
+    "def f(x):\n    '''doc'''\n    return 1\nNote that ''' opens a string here\nand more",
+    "@decorator\ndef f(x):\n    return 1\n\n\n\nWhy: because.\n\n\nAlso this.",
+    "class A:\n    pass\ndef f(x):\n    if x:\n        return 1\n    return 2\nif you want: more\n",
+    "def f(x):\n    return [1,\n",
+    "import math\nThat is the first line and nothing parses after it at all (\n",
+])
+def test_prose_stripping_agrees_with_the_old_algorithm(reply):
+    from judge.candidate import _strip_prose
+    assert _strip_prose(reply) == _old_strip_prose(reply)
+
+
+def test_huge_code_is_not_parsed_by_the_judge():
+    # 4 MB of code: ast.parse of it takes about 2 GB. The judge passes it on unparsed.
+    code = "def f(x):\n    return x\n" + "y = [" + "1," * 2_000_000 + "]\n"
+    tracemalloc.start()
+    try:
+        extracted, _ = extract_code(code, ["f"])
+        extracted, _ = extract_code("Here you go:\n" + code + "\nBye.", ["f"])
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert len(code) > 10 * PARSE_LIMIT
+    assert peak < 64 * 1024 * 1024, "extraction allocated %d bytes" % peak
+
+
+def test_long_prose_reply_keeps_its_code():
+    prose = "This paragraph explains the idea in words, at length. " * 20 + "\n"
+    reply = "Sure.\n" + FUNC + "\n" + prose * 1000  # about 1 MB of prose after the code
+    code, note = extract_code(reply, ["f"])
+    assert code.strip() == FUNC.strip() and note == "removed prose around the code"
+
+
+# -- solutions files
+
+
+def test_oversized_solutions_line_is_a_clear_per_line_error(tmp_path):
+    path = tmp_path / "s.jsonl"
+    good = json.dumps({"problem_id": "a", "solution": "x = 1"})
+    huge = json.dumps({"problem_id": "b", "solution": "x" * 5000})
+    path.write_text("\n".join([good, huge, good, huge]) + "\n", encoding="utf-8")
+    rows = list(read_solutions(path, max_line_bytes=4096))
+    assert [c.line if c else None for c, _ in rows] == [1, None, 3, None]
+    issues = [i for _, i in rows if i]
+    assert [i.line for i in issues] == [2, 4]
+    assert all("over the 4 KiB limit for a solutions line" in i.message for i in issues)
+
+
+def test_default_line_cap_refuses_a_4_mb_solution(tmp_path):
+    path = tmp_path / "s.jsonl"
+    path.write_text(json.dumps({"problem_id": "a", "solution": "1+" * 2_000_000}) + "\n",
+                    encoding="utf-8")
+    (candidate, issue), = read_solutions(path)
+    assert candidate is None and "limit for a solutions line" in issue.message
+
+
+def test_surrogates_and_deep_json_in_solutions_lines(tmp_path):
+    path = tmp_path / "s.jsonl"
+    path.write_text('{"problem_id": "a\\ud800", "model": "m\\udfff", "solution": "x=\'\\ud800\'"}\n'
+                    + "[" * 100000 + "]" * 100000 + "\n", encoding="utf-8")
+    (first, _), (_, issue) = list(read_solutions(path))
+    assert first.problem_id == "a\\ud800" and first.model == "m\\udfff"
+    assert "\ud800" in first.solution  # the code itself is left as it is
+    assert issue is not None and issue.line == 2 and "invalid JSON" in issue.message
+    assert escape_surrogates("ok \u00e9") == "ok \u00e9"
+
+
+def test_judge_run_writes_results_whatever_the_strings(tmp_path):
+    """End to end through the command line, into a real UTF-8 file: lone surrogates in a
+    solution, a model name, an exception message and a returned string, and a line over the
+    size cap. The run completes, every other line is judged, every result is valid UTF-8."""
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    problem = {
+        "identifier": "echo_s", "description": "echo",
+        "prompts": [{"prompt_id": "p", "prompt": "x", "genericize": False,
+                     "sample_inputs_outputs": []}],
+        "function_prototype": {"function_name": "echo", "parameters": [{"name": "s", "type": "str"}],
+                               "return_values": [{"type": "str"}]},
+        "correctness_test_suite": [{"input": {"s": "a"}, "expected_output": ["a"]}],
+    }
+    (suite / "echo_s.json").write_text(json.dumps(problem), encoding="utf-8")
+    lines = [
+        {"problem_id": "echo_s", "model": "m\ud800", "solution": "def echo(s):\n    return s\n"},
+        {"problem_id": "echo_s", "model": "m", "solution": "def echo(s):\n    return 'x\\ud800'\n"},
+        {"problem_id": "echo_s", "model": "m",
+         "solution": "def echo(s):\n    raise ValueError('\\udcff' * 1000)\n"},
+        {"problem_id": "echo_s", "model": "m", "solution": "def echo(s):\n    return '\ud800'"},
+        {"problem_id": "echo_s", "model": "m", "solution": "x = 1\n" * 600_000},
+        {"problem_id": "echo\udfff", "model": "m", "solution": "def echo(s):\n    return s\n"},
+    ]
+    solutions = tmp_path / "solutions.jsonl"
+    solutions.write_text("\n".join(json.dumps(line) for line in lines) + "\n", encoding="ascii")
+    output = tmp_path / "results.jsonl"
+    run = subprocess.run([sys.executable, "-m", "judge", "run", str(suite), "--solutions",
+                          str(solutions), "--sandbox", "process", "--jobs", "2",
+                          "--output", str(output)], cwd=ROOT, capture_output=True, text=True)
+    assert "Traceback" not in run.stderr, run.stderr
+    assert run.returncode == 1, run.stderr  # bad lines were reported, after judging the rest
+    assert "solutions.jsonl:5: line of" in run.stderr
+    assert "limit for a solutions line" in run.stderr
+    assert "solutions.jsonl:6: unknown problem_id 'echo\\\\udfff'" in run.stderr
+    rows = [json.loads(line) for line in output.read_bytes().decode("utf-8").splitlines()]
+    # (a lone surrogate written as such in the source cannot be compiled by Python)
+    assert [row["verdict"] for row in rows] == ["pass", "wrong_answer", "runtime_error",
+                                                "compile_error"]
+    assert rows[0]["model"] == "m\\ud800"
+    assert "\\ud800" in rows[1]["tests"][0]["message"]
+    assert "\\udcff" in rows[2]["tests"][0]["message"]
+
+
+# -- the judge's side of the worker protocol
+
+
+class ScriptedTransport(Transport):
+    """Plays back worker lines: the real WorkerSession and Executor read them."""
+
+    def __init__(self, lines):
+        self.lines = list(lines)
+
+    def send(self, data):
+        pass
+
+    def readline(self, limit, timeout):
+        if not self.lines:
+            return None
+        line = self.lines.pop(0)
+        if len(line) > limit:
+            from judge.sandbox.base import MalformedLine
+            raise MalformedLine("worker line longer than %d bytes" % limit)
+        return line
+
+    def close(self):
+        pass
+
+
+class ScriptedSandbox(PooledSandbox):
+    name = "scripted"
+
+    def __init__(self, lines):
+        super().__init__(1)
+        self.lines = lines
+
+    def _spawn(self, slot):
+        return WorkerSession(ScriptedTransport(self.lines), self.name)
+
+    def describe(self):
+        return {"backend": self.name}
+
+
+def _script(*tests):
+    return [b'{"event":"job","id":"x"}', b'{"event":"compile","ok":true}', *tests,
+            b'{"event":"end","id":"x","recycle":false}']
+
+
+@pytest.mark.parametrize("bad_line", [
+    b'{"event":"test","index":1,"status":"returned","value":' + _deep(5000) + b"}",
+    b'{"event":"test","index":1,' + b'"status":"returned","value":"' + b"x" * (1 << 20) + b'"}',
+    b"not json at all",
+    b"[1, 2]",
+])
+def test_unreadable_worker_line_during_a_test_is_a_malformed_result(bad_line):
+    good = b'{"event":"test","index":0,"status":"returned","value":7919007,"cpu_s":0.01}'
+    limits = Limits(value_kb=64)
+    executor = Executor(ScriptedSandbox(_script(good, bad_line)), limits,
+                        reference_timing=False)
+    result = executor.judge(ADD, Submission(HONEST, "add"))
+    verdicts = [t.verdict for t in result.tests]
+    assert verdicts[0] is Verdict.PASS
+    assert verdicts[1] is Verdict.RUNTIME_ERROR and "malformed result" in result.tests[1].message
+    assert Verdict.SANDBOX_ERROR not in verdicts
+
+
+def test_record_strings_are_capped_and_escaped_by_the_judge_too():
+    record = json.dumps({"event": "test", "index": 0, "status": "raised",
+                         "exc_type": "E" * 100000 + "\ud800", "message": "m\udfff" * 10000,
+                         "line": 10 ** 30}).encode()
+    executor = Executor(ScriptedSandbox(_script(record)), LIMITS, reference_timing=False)
+    result = executor.judge(ADD, Submission(HONEST, "add"))
+    message = result.tests[0].message
+    assert result.tests[0].verdict is Verdict.RUNTIME_ERROR
+    assert len(message) < 1000
+    message.encode("utf-8")
