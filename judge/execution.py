@@ -324,6 +324,8 @@ class Executor:
         if status == "malformed":
             return (Verdict.RUNTIME_ERROR, _text(record.get("message")) or "malformed result",
                     None)
+        if status == "spoiled":  # set-up failed after the candidate's earlier tests ran
+            return (Verdict.RUNTIME_ERROR, _text(record.get("message")), None)
         if status == "setup_error":
             return (Verdict.SANDBOX_ERROR, "sandbox setup failed: %s"
                     % _text(record.get("message")), None)

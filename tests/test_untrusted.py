@@ -210,6 +210,24 @@ def test_breaking_the_worker_module_is_about_the_test(executor, breakage, can_pa
     assert judge(executor, HONEST).verdict is Verdict.PASS
 
 
+@pytest.mark.parametrize("sabotage", [
+    "os.chmod(os.getcwd(), 0)",
+    "d = os.getcwd(); os.chdir('/'); shutil.rmtree(d, ignore_errors=True)",
+    "os.chmod(os.path.join(os.getcwd(), 'tmp'), 0); os.chmod(os.getcwd(), 0o500)",
+])
+def test_sabotaged_work_directory_is_not_a_sandbox_error(executor, sabotage):
+    # the next test's set-up fails in a directory the candidate broke: about the candidate
+    result = judge(executor, f"""
+        import os, shutil
+        def add(a, b):
+            {sabotage}
+            return a + b + 7919000
+    """)
+    assert result.verdict in (Verdict.PASS, Verdict.RUNTIME_ERROR), result.to_json()
+    assert all(t.verdict in (Verdict.PASS, Verdict.RUNTIME_ERROR) for t in result.tests)
+    assert judge(executor, HONEST).verdict is Verdict.PASS
+
+
 @pytest.mark.parametrize("depth, name", [(1500, "d"), (60, "n" * 250)])
 def test_deeply_nested_work_directory_is_cleaned(executor, depth, name):
     # 1,500 levels (past the recursion limit), and a path of 15,000 characters (past PATH_MAX)
