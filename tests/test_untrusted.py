@@ -600,3 +600,30 @@ def test_record_strings_are_capped_and_escaped_by_the_judge_too():
     assert result.tests[0].verdict is Verdict.RUNTIME_ERROR
     assert len(message) < 1000
     message.encode("utf-8")
+
+
+def _deep_tree(root: Path, depth: int, name: str) -> None:
+    import os
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for _ in range(depth):  # relative to a descriptor: past PATH_MAX, no recursion
+            os.mkdir(name, dir_fd=fd)
+            child = os.open(name, os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+            os.close(fd)
+            fd = child
+        os.close(os.open("f", os.O_WRONLY | os.O_CREAT, 0o600, dir_fd=fd))
+        os.fchmod(fd, 0o500)  # and one directory without write permission
+    finally:
+        os.close(fd)
+
+
+def test_process_sandbox_close_removes_a_tree_1500_deep():
+    # a worker that died mid-test leaves its work directory to the judge's own clean-up
+    from judge.sandbox.process import ProcessSandbox
+    sandbox = ProcessSandbox(size=1)
+    root = Path(sandbox._dir)
+    (root / "slot-0").mkdir(parents=True, exist_ok=True)
+    _deep_tree(root / "slot-0", 1500, "d")
+    _deep_tree(root, 40, "n" * 200)  # a path of 8,000 characters
+    sandbox.close()
+    assert not root.exists()
