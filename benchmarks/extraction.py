@@ -120,6 +120,16 @@ def main() -> None:
             kib, new_s, peak / 2 ** 20, old_text, ratio,
             "" if ok and old_ok in (True, None) else "  (code differs!)"))
 
+    print("\nadversarial reply: 60 KB of code, then 30 lines that each end the code one line "
+          "earlier (\"if x:\"), extract_code:")
+    hostile = FUNC + "x = 1\n" * 10_000 + "if x:\n" * 30
+    started = time.perf_counter()
+    extract_code(hostile, ["f"])
+    new_s = time.perf_counter() - started
+    started = time.perf_counter()
+    old_strip_prose(hostile)
+    print("  new: %.3f s (parse budget), old: %.3f s" % (new_s, time.perf_counter() - started))
+
     print("\nbare module of 4 MB (\"y = [1,1,...]\"), extract_code:")
     module = FUNC + "y = [" + "1," * 2_000_000 + "]\n"
     tracemalloc.start()

@@ -54,18 +54,23 @@ def _defines_top_level(code: str, name: str) -> bool:
 #: The judge parses a reply (to find where its code ends) only up to this size: parsing costs
 #: hundreds of bytes of memory per byte of code (a 1 MB module takes ~0.5 GB in ``ast.parse``).
 #: Longer code is passed on as it is; the sandbox compiles it, inside its limits.
-PARSE_LIMIT = 256 * 1024
-#: At most this many parses to find where the code in an unfenced reply ends.
+PARSE_LIMIT = 64 * 1024
+#: At most this many parses, of at most this many characters in all, to find where the code
+#: in an unfenced reply ends (an honest reply takes one or two).
 _MAX_CUTS = 24
+_PARSE_BUDGET = 3 * PARSE_LIMIT
 
 
 def _syntax_error_line(code: str) -> int | None:
     """None when ``code`` parses; else the line the parser stopped at (0 when unknown)."""
     try:
         ast.parse(code)
-    except SyntaxError as exc:
-        return exc.lineno or 0
-    except (ValueError, MemoryError, RecursionError):
+    except (SyntaxError, ValueError) as exc:
+        line = getattr(exc, "lineno", None)
+        if not line and "\x00" in code:  # "cannot contain null bytes": no line given
+            line = code.count("\n", 0, code.index("\x00")) + 1
+        return line or 0
+    except (MemoryError, RecursionError):
         return 0
     return None
 
@@ -107,13 +112,18 @@ def _strip_prose(text: str) -> str:
         size += len(lines[end]) + 1
         end += 1
     truncated = end < len(lines)
+    budget = _PARSE_BUDGET
     for _ in range(_MAX_CUTS):
         if end <= 0:
             break
-        error_line = _syntax_error_line("\n".join(lines[:end]))
+        candidate = "\n".join(lines[:end])
+        budget -= len(candidate)
+        if budget < 0:
+            break
+        error_line = _syntax_error_line(candidate)
         if error_line is None:
             # all of it parses; past a cut window the code goes on: keep the whole body
-            return body if truncated else "\n".join(lines[:end])
+            return body if truncated else candidate
         if error_line <= 0 or (truncated and error_line >= end - 1):
             break  # no line to cut at, or stopped where the window was cut: keep everything
         # the parser got no further than error_line: the code ends before it
