@@ -290,9 +290,12 @@ class Executor:
         status = record.get("status")
         limits = job.limits
         spec = job.tests[test.index]
+        if record.get("output_capped") and status in (
+                "returned", "raised", "exited", "unencodable", "malformed"):
+            # the output cap was reached, whatever the test did after (ignored SIGXFSZ and
+            # raised on EFBIG, or tried to truncate its output away): that is what happened
+            return (Verdict.OUTPUT_LIMIT, "printed more than %d KiB" % limits.output_kb, None)
         if status == "returned":
-            if record.get("output_capped"):
-                return (Verdict.OUTPUT_LIMIT, "printed more than %d KiB" % limits.output_kb, None)
             return self._compare(problem, test, record)
         if status == "raised":
             return self._raised(record)
