@@ -22,9 +22,8 @@ _KIND_OF = {bool: "bool", int: "int", float: "float", str: "str", bytes: "bytes"
 def _show(value: Any) -> str:
     try:
         text = repr(value)
-    except ValueError:  # an int past the int-to-text digit limit
-        return "<a %d-bit integer>" % abs(value).bit_length() if isinstance(value, int) \
-            else "<unprintable value>"
+    except ValueError:  # an int past Python's 4,300-digit limit on int-to-text, inside value
+        text = "<%s too large to show>" % _kind_name(value)
     return text if len(text) <= 80 else text[:77] + "..."
 
 
@@ -91,8 +90,9 @@ def compare(expected: Any, actual: Any, spec: TypeSpec,
     if kind == "dict":
         if type(actual) is not dict:
             return "expected dict%s, got %s %s" % (_where(path), _kind_name(actual), _show(actual))
+        key_spec = spec.args[0] if spec.args else TypeSpec("any")
         value_spec = spec.args[1] if spec.args else TypeSpec("any")
-        return _compare_dicts(expected, actual, value_spec, tolerance, path)
+        return _compare_dicts(expected, actual, value_spec, tolerance, path, key_spec)
     return "cannot compare values of type %s" % spec  # pragma: no cover
 
 
@@ -150,16 +150,23 @@ def _pair_equal(expected: set[Any], actual: set[Any]) -> list[tuple[Any, Any]]:
 
 
 def _compare_dicts(expected: dict[Any, Any], actual: dict[Any, Any], value_spec: TypeSpec,
-                   tolerance: Tolerance, path: str) -> str | None:
+                   tolerance: Tolerance, path: str,
+                   key_spec: TypeSpec | None = None) -> str | None:
     missing = [k for k in expected if k not in actual]
     extra = [k for k in actual if k not in expected]
     if missing or extra:
         return "keys differ%s: missing %s, unexpected %s" % (
             _where(path), ", ".join(map(_show, missing[:3])) or "-",
             ", ".join(map(_show, extra[:3])) or "-")
+    actual_keys = {k: k for k in actual}  # the actual key object equal to each expected key
     for key, want in expected.items():
-        got_key = next(k for k in actual if k == key)
-        if type(got_key) is not type(key) and not _numeric_pair(key, got_key):
+        got_key = actual_keys[key]
+        if key_spec is not None and key_spec.kind != "any":
+            wrong_key = compare(key, got_key, key_spec, tolerance, path)
+            if wrong_key is not None:  # e.g. 1.0 for a Dict[int, ...] key: bool/float are not int
+                return "key %s%s has type %s, expected %s" % (
+                    _show(got_key), _where(path), _kind_name(got_key), key_spec)
+        elif type(got_key) is not type(key) and not _numeric_pair(key, got_key):
             return "key %s%s has type %s, expected %s" % (
                 _show(got_key), _where(path), _kind_name(got_key), _kind_name(key))
         message = compare(want, actual[key], value_spec, tolerance, "%s[%s]" % (path, _show(key)))

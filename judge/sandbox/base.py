@@ -37,6 +37,10 @@ class TransportError(RuntimeError):
     """The worker stopped answering or broke the protocol."""
 
 
+class MalformedLine(TransportError):
+    """A line arrived but is not a record (not JSON, nested too deep, too long)."""
+
+
 class TransportTimeout(TransportError):
     """No complete line arrived before the deadline."""
 
@@ -164,7 +168,7 @@ def pop_line(buffer: bytearray, limit: int) -> bytes | None:
         del buffer[: newline + 1]
         return line
     if len(buffer) > limit:
-        raise TransportError("worker line longer than %d bytes" % limit)
+        raise MalformedLine("worker line longer than %d bytes" % limit)
     return None
 
 
@@ -225,10 +229,11 @@ class WorkerSession:
             return None
         try:
             record = json.loads(line)
-        except ValueError as exc:
-            raise TransportError("worker sent a line that is not JSON: %s" % exc) from None
+        except (ValueError, RecursionError) as exc:
+            raise MalformedLine("worker sent a line that is not JSON: %s"
+                                % str(exc)[:200]) from None
         if not isinstance(record, dict):
-            raise TransportError("worker sent a non-object record")
+            raise MalformedLine("worker sent a non-object record")
         return record
 
     def run(self, job: Job, uid: int | None = None, gid: int | None = None) -> JobReport:
@@ -254,6 +259,20 @@ class WorkerSession:
                 self.broken = True
                 self._lost(report, started, "the sandbox stopped answering (job deadline)",
                            blame_candidate=False)
+                return report
+            except MalformedLine as exc:
+                # The worker checks and bounds every record it passes on; if one still cannot
+                # be read while tests run, it came from the candidate's test: a failing
+                # verdict about that test, never a sandbox_error the candidate could choose.
+                self.broken = True
+                if started and report.compiled:
+                    index = max(report.records) + 1 if report.records else 0
+                    if index < len(job.tests):
+                        report.records[index] = {
+                            "event": "test", "index": index, "status": "malformed",
+                            "message": "malformed result: %s" % exc}
+                        return report
+                self._lost(report, started, str(exc), blame_candidate=False)
                 return report
             except TransportError as exc:
                 self.broken = True

@@ -241,8 +241,62 @@ class ProcessSandbox(PooledSandbox):
 
     def close(self) -> None:
         super().close()
-        import shutil
+        remove_tree(str(self._dir))
 
-        shutil.rmtree(self._dir, ignore_errors=True)
+
+def remove_tree(path: str) -> None:
+    """Remove a tree candidates may have built (a worker that died mid-test leaves its work
+    directory): iteratively and relative to directory descriptors, so neither a tree nested
+    thousands deep (``shutil.rmtree`` recurses) nor a path past PATH_MAX can stop it."""
+    flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
+    try:
+        fd = os.open(path, flags)
+    except OSError:
+        return
+    depth, entered = 0, set()
+    try:
+        while True:
+            child = None
+            try:
+                names = os.listdir(fd)
+            except OSError:
+                names = []
+            for name in names:
+                try:
+                    os.unlink(name, dir_fd=fd)
+                    continue
+                except OSError:
+                    pass
+                try:
+                    os.rmdir(name, dir_fd=fd)
+                    continue
+                except OSError:
+                    pass
+                try:
+                    opened = os.open(name, flags, dir_fd=fd)
+                except OSError:
+                    continue
+                key = os.fstat(opened)[1:3]
+                if key in entered:  # entered before and still not empty: leave it
+                    os.close(opened)
+                    continue
+                entered.add(key)
+                child = opened
+                break
+            if child is not None:
+                os.close(fd)
+                fd, depth = child, depth + 1
+            elif depth == 0:
+                break
+            else:
+                parent = os.open("..", os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+                os.close(fd)
+                fd, depth = parent, depth - 1
+    finally:
+        os.close(fd)
+    try:
+        os.rmdir(path)
+    except OSError:
+        pass
 
 
