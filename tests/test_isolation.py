@@ -366,21 +366,24 @@ ORPHAN_HOLDING_MEMORY = """
 """
 
 TRICKLE_WHILE_ALLOCATING = """
-    import os, threading, time
+    import os, time
     def add(a, b):
         fds = [int(n) for n in os.listdir("/proc/self/fd") if int(n) > 2]
-        if os.fork() == 0:
-            while True:  # keep the worker's result pipe busy, one byte at a time
-                for fd in fds:
-                    try:
-                        os.write(fd, b" ")
-                    except OSError:
+        for _ in range(3):  # keep the worker's result pipe busy, a byte at a time
+            if os.fork() == 0:
+                while True:
+                    for fd in fds:
+                        try:
+                            os.write(fd, b" ")
+                        except OSError:
+                            pass
+                    spin = time.perf_counter()
+                    while time.perf_counter() - spin < 0.0003:
                         pass
-                time.sleep(0.0005)
         blocks = []
         while True:
             blocks.append(bytearray(b"x") * (8 * 1024 * 1024))
-            time.sleep(0.001)
+            time.sleep(0.002)
 """
 
 BATCH_CLOCK_OVERWRITE = """
@@ -588,3 +591,122 @@ def test_uid_leases_exhausted_is_a_clear_refusal(tmp_path, monkeypatch):
             UidLease.take(63990, str(tmp_path))
     finally:
         held.release()
+
+
+# ---- must show: the same verdicts with 4 workers as with 1 -----------------------------------
+
+MARKER = "judge-isolation-marker"
+HOSTILE = {
+    "honest": HONEST,
+    "infinite_loop": CPU_BURNER,
+    "sleep": """
+        import time
+        def add(a, b):
+            time.sleep(60)
+    """,
+    "memory_bomb": MEMORY_BOMB,
+    "huge_allocation": """
+        def add(a, b):
+            return len(bytearray(10 ** 12))
+    """,
+    "fork_bomb": """
+        import os, time
+        def add(a, b):
+            for _ in range(10000):
+                try:
+                    if os.fork() == 0:
+                        os.execvp("sleep", ["sleep", "300", "%s"])
+                except OSError:
+                    pass
+            time.sleep(30)
+    """ % MARKER,
+    "output_flood": """
+        def add(a, b):
+            while True:
+                print("x" * 4096)
+    """,
+    "big_file": """
+        def add(a, b):
+            with open("big.bin", "wb") as handle:
+                while True:
+                    handle.write(b"x" * 65536)
+    """,
+    "sys_exit_at_import": """
+        import sys
+        sys.exit(0)
+        def add(a, b):
+            return a + b + 7919000
+    """,
+    "os_exit": """
+        import os
+        def add(a, b):
+            os._exit(0)
+    """,
+    "segfault": """
+        import ctypes
+        def add(a, b):
+            ctypes.string_at(0)
+    """,
+    "lying_eq": """
+        class Liar:
+            def __eq__(self, other):
+                return True
+        def add(a, b):
+            return Liar()
+    """,
+    "background_process": """
+        import os, subprocess
+        def add(a, b):
+            if os.fork() == 0:
+                os.setsid()
+                if os.fork() == 0:
+                    os.execvp("sleep", ["sleep", "300", "%s"])
+                os._exit(0)
+            subprocess.Popen(["sleep", "301", "%s"], start_new_session=True)
+            return a + b + 7919000
+    """ % (MARKER, MARKER),
+    "kill_the_worker": """
+        import os, signal
+        def add(a, b):
+            os.kill(os.getppid(), signal.SIGKILL)
+            return a + b + 7919000
+    """,
+    "huge_return": """
+        def add(a, b):
+            return "x" * (64 * 1024 * 1024)
+    """,
+    "syntax_error": "def add(a, b) return 1",
+    "cpu_in_helpers": CPU_IN_HELPERS,
+    "orphan_holding_memory": ORPHAN_HOLDING_MEMORY,
+    "leave_files_behind": LEAVE_BEHIND.replace("*args", "a, b") % "jobs",
+}
+MUST_SHOW_LIMITS = Limits(time_limit_s=1.0, memory_mb=256, output_kb=64, wall_factor=3.0,
+                          wall_extra_s=0.5)
+
+
+def _verdicts_with(kind: str, jobs: int) -> dict[str, list[str]]:
+    with make_sandbox(kind, size=jobs) as sandbox:
+        executor = Executor(sandbox, MUST_SHOW_LIMITS, reference_timing=False)
+
+        def one(name: str) -> tuple[str, list[str]]:
+            result = executor.judge(PROBLEM, Submission(textwrap.dedent(HOSTILE[name]), "add"))
+            return name, [t.verdict.value for t in result.tests]
+
+        with ThreadPoolExecutor(jobs) as pool:
+            return dict(pool.map(one, sorted(HOSTILE)))
+
+
+def test_hostile_verdicts_with_4_workers_equal_those_with_1(sandbox_kind):
+    alone = _verdicts_with(sandbox_kind, 1)
+    crowded = _verdicts_with(sandbox_kind, 4)
+    differ = {name: (alone[name], crowded[name]) for name in HOSTILE
+              if alone[name] != crowded[name]}
+    assert differ == {}, differ
+    # and they are the verdicts that say what happened
+    assert alone["honest"] == alone["background_process"] == ["pass"] * 3
+    assert alone["memory_bomb"] == ["memory_limit"] * 3
+    assert alone["orphan_holding_memory"] == ["memory_limit"] * 3
+    assert alone["cpu_in_helpers"] == ["timeout"] * 3
+    assert alone["leave_files_behind"] == ["wrong_answer"] * 3
+    assert all("pass" not in alone[name] for name in HOSTILE
+               if name not in ("honest", "background_process", "kill_the_worker"))
