@@ -121,8 +121,8 @@ class Job:
 
     def deadline_s(self) -> float:
         """How long the whole job may take before the worker is deemed stuck."""
-        # the worker's wall backstop may stretch to 3x its limit on a loaded machine
-        return 3.0 * sum(t.wall_limit_s for t in self.tests) + 10.0
+        # the worker's wall backstop may stretch to 5x its limit on a loaded machine
+        return 5.0 * sum(t.wall_limit_s for t in self.tests) + 10.0
 
 
 @dataclass

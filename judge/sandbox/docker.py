@@ -257,7 +257,7 @@ class DockerSandbox(PooledSandbox):
     def __init__(self, size: int = 1, max_jobs_per_worker: int = 200, fresh: bool = False,
                  image: str | None = None, language: str = "python",
                  memory_mb: int | None = None, memory_headroom_mb: int = 128,
-                 cpus: float = 1.0, pids_limit: int = 256, tmpfs_mb: int = 64,
+                 cpus: float = 1.0, pids_limit: int = 64, tmpfs_mb: int = 64,
                  nofile: int = 1024, fsize_mb: int = 64, grow_memory: bool = True,
                  prewarm: bool = False,
                  run_id: str | None = None, client: Any = None) -> None:
