@@ -52,7 +52,9 @@ class Judge:
     ``sandbox`` is ``auto`` (Docker when an engine answers, else the process sandbox),
     ``process``, ``docker``, or an already open :class:`~judge.sandbox.Sandbox` (then the
     caller keeps ownership). ``jobs`` candidates run at once; ``isolation="fresh"`` starts
-    a new worker per candidate instead of reusing warm ones. Limits are keyword arguments
+    a new worker per candidate instead of reusing warm ones. As root, the process sandbox
+    refuses to run unisolated unless ``allow_unisolated=True`` (every result then says so).
+    Limits are keyword arguments
     (``time_limit_s``, ``memory_mb``, ``output_kb``...: see :class:`~judge.sandbox.Limits`)
     or a ``limits=`` object. Use it as a context manager, or call :meth:`close`: the sandbox
     (its processes and containers) is closed on exit, also after an exception.
@@ -61,7 +63,7 @@ class Judge:
     def __init__(self, sandbox: str | Sandbox = "auto", jobs: int = 1, *,
                  limits: Limits | None = None, test_isolation: str = "per-test",
                  fail_fast: bool = False, reference_timing: bool = True,
-                 isolation: str = "warm",
+                 isolation: str = "warm", allow_unisolated: bool = False,
                  notice: Callable[[str], None] | None = None, **limit_overrides: Any) -> None:
         if isinstance(sandbox, str) and sandbox not in KINDS:
             raise ValueError("sandbox must be one of %s or a Sandbox" % ", ".join(KINDS))
@@ -75,6 +77,7 @@ class Judge:
         self.fail_fast = fail_fast
         self.reference_timing = reference_timing
         self.isolation = isolation
+        self.allow_unisolated = allow_unisolated
         self._notice = notice or (lambda message: print(message, file=sys.stderr))
         self._kind = sandbox if isinstance(sandbox, str) else None
         self._sandbox: Sandbox | None = None if isinstance(sandbox, str) else sandbox
@@ -99,7 +102,8 @@ class Judge:
                 if self._sandbox is None:
                     assert self._kind is not None
                     self._sandbox = open_sandbox(self._kind, self.jobs, self.isolation,
-                                                 notice=self._notice, limits=self.limits)
+                                                 notice=self._notice, limits=self.limits,
+                                                 allow_unisolated=self.allow_unisolated)
                 self._executor = Executor(self._sandbox, self.limits,
                                           reference_timing=self.reference_timing,
                                           stop_on_failure=self.fail_fast,

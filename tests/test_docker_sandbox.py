@@ -204,7 +204,7 @@ def test_limits_are_applied(engine, sandbox):
         memory = sandbox.container_memory_mb() * 1024 * 1024
         assert host["Memory"] == memory and host["MemorySwap"] == memory  # no swap
         assert host["NanoCpus"] == int(sandbox.cpus * 1e9)
-        assert host["PidsLimit"] == 256
+        assert host["PidsLimit"] == sandbox.pids_limit == 64
         assert host["NetworkMode"] == "none" and config.get("NetworkDisabled") is True
         assert host["ReadonlyRootfs"] is True
         assert set(host["Tmpfs"]) == {"/work", "/tmp"}

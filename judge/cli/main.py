@@ -69,13 +69,31 @@ def _add_sandbox(parser: argparse.ArgumentParser) -> None:
                         help="candidates judged at once (default: the CPU count, %(default)s)")
     parser.add_argument("--isolation", choices=("warm", "fresh"), default="warm",
                         help="warm: reuse sandbox workers; fresh: a new one per candidate")
+    parser.add_argument("--allow-unisolated", action="store_true",
+                        help="process sandbox as root: run candidates even where it cannot "
+                             "switch users or cut the network (every result says so)")
 
 
 def _open_sandbox(args: argparse.Namespace) -> Any:
     from judge.sandbox import open_sandbox
 
-    return open_sandbox(args.sandbox, args.jobs, args.isolation, notice=_err,
-                        limits=_limits(args))
+    sandbox = open_sandbox(args.sandbox, args.jobs, args.isolation, notice=_err,
+                           limits=_limits(args),
+                           allow_unisolated=getattr(args, "allow_unisolated", False))
+    _err(isolation_line(sandbox.isolation()))
+    return sandbox
+
+
+def isolation_line(facts: dict[str, Any]) -> str:
+    """The isolation in force, said once per run."""
+    text = "sandbox isolation: %s; user: %s; network: %s; /tmp: %s; files: %s" % (
+        facts.get("backend"), facts.get("user"), facts.get("network"), facts.get("tmp"),
+        facts.get("filesystem"))
+    if facts.get("image"):
+        text += "; image: %s" % facts["image"]
+    if not facts.get("isolated"):
+        text += " -- UNISOLATED (%s)" % facts.get("warning", "see the README")
+    return text
 
 
 def _load_suite(path: str) -> Any:
@@ -183,7 +201,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         judge = stack.enter_context(Judge(
             args.sandbox, args.jobs, limits=_limits(args), isolation=args.isolation,
             test_isolation=args.test_isolation, fail_fast=args.fail_fast,
-            reference_timing=not args.no_reference_timing, notice=_err))
+            reference_timing=not args.no_reference_timing, notice=_err,
+            allow_unisolated=args.allow_unisolated))
+        _err(isolation_line(judge.sandbox.isolation()))
         _err("judging %s with the %s sandbox (%d job%s)" % (
             args.suite, judge.sandbox.name, args.jobs, "" if args.jobs == 1 else "s"))
         output = None

@@ -154,6 +154,8 @@ class Executor:
         self.stop_on_failure = stop_on_failure
         self.test_isolation = test_isolation
         self.checkers = Checkers(getattr(sandbox, "size", 1))
+        #: the isolation in force, copied into every result (``sandbox_isolation``)
+        self.isolation = sandbox.isolation()
         self._reference: dict[str, list[float] | None] = {}
         self._reference_locks: dict[str, threading.Lock] = {}
         self._lock = threading.Lock()
@@ -246,6 +248,7 @@ class Executor:
         result = CandidateResult(problem_id=problem.identifier, verdict=verdict, tests=tests,
                                  sandbox=report.sandbox, time_s=time.monotonic() - started,
                                  message=message, **meta)
+        result.extra["sandbox_isolation"] = self.isolation
         if submission.note:
             result.extra["note"] = submission.note
         if retried:

@@ -125,7 +125,8 @@ class Job:
 
     def deadline_s(self) -> float:
         """How long the whole job may take before the worker is deemed stuck."""
-        return sum(t.wall_limit_s for t in self.tests) + 10.0
+        # the worker's wall backstop may stretch to 5x its limit on a loaded machine
+        return 5.0 * sum(t.wall_limit_s for t in self.tests) + 10.0
 
 
 @dataclass
@@ -329,6 +330,14 @@ class Sandbox(ABC):
     def describe(self) -> dict[str, Any]:
         """What this sandbox isolates, for the run header and the results file."""
 
+    def isolation(self) -> dict[str, Any]:
+        """The isolation in force, in a few stable facts, copied into every result line as
+        ``sandbox_isolation``: ``backend``, ``isolated`` (false: the candidate could reach
+        the judge's user or network), ``user``, ``network``, ``tmp``, ``filesystem``,
+        ``image`` (None outside containers) and, when not isolated, ``warning``."""
+        return {"backend": self.name, "isolated": False, "user": None, "network": None,
+                "tmp": None, "filesystem": None, "image": None}
+
     @abstractmethod
     def close(self) -> None: ...
 
@@ -350,6 +359,7 @@ class PooledSandbox(Sandbox):
         self._slots = threading.BoundedSemaphore(self.size)
         self._lock = threading.Lock()
         self._live: set[WorkerSession] = set()
+        self._reserved: set[int] = set()  # slots of workers starting or being cleaned up
         self._closed = False
 
     @abstractmethod
@@ -361,8 +371,11 @@ class PooledSandbox(Sandbox):
         return None, None
 
     def _free_slot(self) -> int:
-        used = {getattr(s, "slot", -1) for s in self._live}
-        return next(i for i in range(self.size + 1) if i not in used)
+        """The lowest slot no live, starting or closing worker holds (caller holds the lock).
+        A slot is *reserved* from this moment until its worker is fully cleaned up, so two
+        workers started together never share a slot (and so never a uid or work root)."""
+        used = self._reserved | {getattr(s, "slot", -1) for s in self._live}
+        return next(i for i in range(self.size + len(used) + 1) if i not in used)
 
     def _acquire(self) -> WorkerSession:
         try:
@@ -373,19 +386,40 @@ class PooledSandbox(Sandbox):
             if self._closed:
                 raise SandboxUnavailable("sandbox is closed")
             slot = self._free_slot()
-        session = self._spawn(slot)
+            self._reserved.add(slot)
+        try:
+            session = self._spawn(slot)
+        except BaseException:
+            with self._lock:
+                self._reserved.discard(slot)
+            raise
         session.slot = slot  # type: ignore[attr-defined]
         with self._lock:
             self._live.add(session)
+            self._reserved.discard(slot)
+            closed = self._closed
+        if closed:  # close() ran while this worker was starting: it never saw it
+            self._discard(session)
+            raise SandboxUnavailable("sandbox is closed")
         return session
 
     def _discard(self, session: WorkerSession) -> None:
+        """Stop a worker, then free its slot: the slot (and its uid) is not handed to a new
+        worker until the old one's cleanup, which sweeps by uid, is over."""
         with self._lock:
+            slot = getattr(session, "slot", None)
+            held = session in self._live and slot is not None
+            if held:
+                self._reserved.add(slot)
             self._live.discard(session)
         try:
             session.transport.close()
         except Exception:
             pass
+        finally:
+            if held:
+                with self._lock:
+                    self._reserved.discard(slot)
 
     def run(self, job: Job) -> JobReport:
         with self._slots:
