@@ -1,17 +1,66 @@
-"""Shared fixtures: the sandboxes under test.
+"""Shared fixtures: the sandboxes under test, and the rule that Docker tests are never
+skipped silently.
 
 ``sandbox_factory`` is parametrized over the process sandbox and the docker sandbox. Docker
-tests are skipped when no engine answers, unless ``JUDGE_REQUIRE_DOCKER=1`` (CI sets it),
-in which case a missing engine is a failure.
+tests (marker ``docker``) are skipped when no engine answers, unless Docker is *required*:
+``JUDGE_REQUIRE_DOCKER=1`` or ``CI=true`` (scripts/test.sh sets the former when an engine runs).
+Then a missing engine is a failure, and so is **any** skip of a docker-marked test, whatever
+skipped it (``pytest_runtest_makereport`` below turns the skip into a failure that shows the
+skip's reason). When ``JUDGE_TEST_SUMMARY`` names a file, the session writes there how many
+docker tests ran, passed and were skipped, for test.sh's final check.
 """
 
 from __future__ import annotations
 
+import json
 import os
 
 import pytest
 
-REQUIRE_DOCKER = os.environ.get("JUDGE_REQUIRE_DOCKER") == "1"
+REQUIRE_DOCKER = os.environ.get("JUDGE_REQUIRE_DOCKER") == "1" or os.environ.get("CI") == "true"
+
+_DOCKER_OUTCOMES: dict[str, str] = {}  # nodeid -> "passed" | "failed" | "skipped" (before any conversion)
+
+
+def _skip_reason(report) -> str:
+    longrepr = report.longrepr
+    if isinstance(longrepr, tuple) and len(longrepr) == 3:
+        return str(longrepr[2])
+    return str(longrepr)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    if item.get_closest_marker("docker") is None:
+        return
+    previous = _DOCKER_OUTCOMES.get(item.nodeid)
+    if report.skipped and not hasattr(report, "wasxfail"):
+        _DOCKER_OUTCOMES[item.nodeid] = "skipped"
+        if REQUIRE_DOCKER:
+            report.outcome = "failed"
+            report.longrepr = ("docker test skipped, but Docker tests are required here "
+                               "(JUDGE_REQUIRE_DOCKER=1 or CI=true): " + _skip_reason(report))
+    elif report.failed:
+        _DOCKER_OUTCOMES[item.nodeid] = "failed"
+    elif report.when == "call" and previous is None:
+        _DOCKER_OUTCOMES[item.nodeid] = "passed"
+
+
+def pytest_sessionfinish(session, exitstatus):
+    path = os.environ.get("JUDGE_TEST_SUMMARY")
+    if not path:
+        return
+    counts = {"passed": 0, "failed": 0, "skipped": 0}
+    for outcome in _DOCKER_OUTCOMES.values():
+        counts[outcome] += 1
+    summary = {"require_docker": REQUIRE_DOCKER, "exitstatus": int(exitstatus),
+               "collected": session.testscollected,
+               "docker": counts,
+               "docker_skipped": sorted(n for n, o in _DOCKER_OUTCOMES.items() if o == "skipped")}
+    with open(path, "w", encoding="utf-8") as handle:
+        json.dump(summary, handle, indent=1)
 
 
 def docker_or_skip() -> None:
