@@ -100,3 +100,79 @@ def sandbox_factory(request):
 
             return ProcessSandbox(size=1)
     return make
+
+
+# ---- a listener the network tests start themselves ------------------------------------------
+
+class TcpListener:
+    """A TCP server on every IPv4 address of this host (port chosen by the kernel), accepting
+    and counting connections in a thread. Network tests point candidates at it *and* connect
+    to it from the test process, so they fail where isolation is missing instead of passing
+    because nothing listens."""
+
+    def __init__(self) -> None:
+        import socket
+        import threading
+
+        self._socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self._socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self._socket.bind(("0.0.0.0", 0))
+        self._socket.listen(64)
+        self.port = self._socket.getsockname()[1]
+        self.peers: list[tuple[str, int]] = []
+        self._lock = threading.Lock()
+        self._thread = threading.Thread(target=self._serve, name="test-listener", daemon=True)
+        self._thread.start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                conn, peer = self._socket.accept()
+            except OSError:
+                return
+            with self._lock:
+                self.peers.append(peer)
+            conn.close()
+
+    @staticmethod
+    def host_addresses() -> list[str]:
+        """127.0.0.1 first, then this host's other IPv4 addresses (e.g. the docker bridge's
+        gateway, which a container on the default network reaches)."""
+        import socket
+
+        import psutil
+
+        found = ["127.0.0.1"]
+        for addresses in psutil.net_if_addrs().values():
+            for address in addresses:
+                if address.family == socket.AF_INET and address.address not in found:
+                    found.append(address.address)
+        return found
+
+    def connect_from_here(self, host: str) -> None:
+        """The control: the same connection works from the test process (raises if not)."""
+        import socket
+        import time
+
+        before = len(self.peers)
+        socket.create_connection((host, self.port), timeout=2).close()
+        deadline = time.monotonic() + 2
+        while len(self.peers) == before and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert len(self.peers) > before, "the listener did not see the control connection"
+
+    def accepted(self) -> int:
+        with self._lock:
+            return len(self.peers)
+
+    def close(self) -> None:
+        self._socket.close()
+
+
+@pytest.fixture
+def tcp_listener():
+    listener = TcpListener()
+    try:
+        yield listener
+    finally:
+        listener.close()
