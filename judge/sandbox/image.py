@@ -455,16 +455,30 @@ def _image_id(client, name: str) -> str | None:
 
 def _check_base(client, name: str, language: str) -> None:
     """A base that did not come from our own recipe must run the recipe's check (python3 of
-    the right version with the modules the worker needs)."""
+    the right version with the modules the worker needs). The check container is always
+    removed, also when it cannot even start."""
     check = base_recipe(language).get("check")
     if not check:
         return
+    container = None
     try:
-        client.containers.run(name, ["python3", "-I", "-c", check], remove=True, network_mode="none",
-                              stdout=True, stderr=True, labels={LABEL_SANDBOX: "base-check"})
-    except Exception as exc:  # noqa: BLE001 - ContainerError, missing python3, ...
+        container = client.containers.create(name, ["python3", "-I", "-c", check], network_mode="none",
+                                             labels={LABEL_SANDBOX: "base-check"})
+        container.start()
+        status = container.wait(timeout=120).get("StatusCode")
+        if status != 0:
+            output = container.logs(stdout=True, stderr=True).decode(errors="replace").strip()
+            raise ImageBuildError(f"base image {name} is not usable: its python3 check exited {status}: "
+                                  f"{_short(output.splitlines()[-1] if output else 'no output')} "
+                                  f"(it needs python3 with: {check})")
+    except ImageBuildError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - no python3 in the image, engine trouble, ...
         raise ImageBuildError(f"base image {name} is not usable: {_short(exc)} "
                               f"(it needs python3 with: {check})") from None
+    finally:
+        if container is not None:
+            remove_containers(client, [container])
 
 
 def choose_base(language: str = "python", progress: Progress = print, client=None,
