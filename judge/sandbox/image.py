@@ -654,6 +654,7 @@ class DoctorReport:
     base_tag: str | None = None
     base_built: bool = False
     base_builder_problem: str | None = None                          # why debootstrap cannot run
+    env_base: str | None = None                                      # JUDGE_BASE_IMAGE and its state
     run_containers: list[dict] = dataclasses.field(default_factory=list)  # {"name", "run", "status", "stale"}
     next_steps: list[str] = dataclasses.field(default_factory=list)
 
@@ -677,6 +678,8 @@ class DoctorReport:
             state = "present" if self.base_built else (
                 "missing, can be built" if not self.base_builder_problem else f"missing, cannot build: {self.base_builder_problem}")
             lines.append(f"  base image:    {self.base_tag} ({state})")
+        if self.env_base:
+            lines.append(f"  JUDGE_BASE_IMAGE: {self.env_base}")
         if self.images:
             lines.append("  judge images:")
             for im in self.images:
@@ -729,12 +732,23 @@ def doctor(language: str = "python") -> DoctorReport:
             labels = c.labels or {}
             report.run_containers.append({"name": c.name, "run": labels.get(LABEL_RUN), "status": c.status,
                                           "stale": not owner_alive(labels)})
+        env_base = os.environ.get("JUDGE_BASE_IMAGE", "").strip()
+        if env_base:
+            try:
+                report.env_base = f"{env_base} ({'present' if _image_exists(client, env_base) else 'NOT PRESENT'})"
+            except ImageBuildError as exc:
+                report.env_base = f"{env_base} (invalid: {exc})"
         if report.wanted_tag and not report.built:
-            if report.base_built or not report.base_builder_problem or os.environ.get("JUDGE_BASE_IMAGE"):
+            if report.base_built or env_base:
                 report.next_steps.append("build the image: judge sandbox build")
             else:
-                report.next_steps.append(f"the base image cannot be built: {report.base_builder_problem}; or set "
-                                         "JUDGE_BASE_IMAGE to a local image with python3.11")
+                official = official_base(language)
+                report.next_steps.append(
+                    "build the image: judge sandbox build; it takes the first base that works of: "
+                    "JUDGE_BASE_IMAGE (unset), a local base (none), "
+                    + (f"{official} pulled when a registry answers, " if official else "")
+                    + ("a debootstrap build" if not report.base_builder_problem
+                       else f"a debootstrap build (not possible here: {report.base_builder_problem})"))
         if any(c["stale"] for c in report.run_containers):
             report.next_steps.append("remove containers left over by dead runs: judge sandbox gc")
         if sum(not im["current"] for im in report.images) and report.built:
