@@ -556,8 +556,8 @@ def choose_base(language: str = "python", progress: Progress = print, client=Non
         if reason:
             step("debootstrap build", f"cannot run: {reason}")
             raise ImageBuildError(
-                "no base image for the sandbox; tried:\n  " + "\n  ".join(tried) +
-                "\nfix one of them: run `bash scripts/ensure-docker.sh` as root (installs debootstrap), "
+                f"no base image for the sandbox ({len(tried)} ways tried, see `judge sandbox build`); "
+                "fix one: run `bash scripts/ensure-docker.sh` as root (installs debootstrap), "
                 "make a registry reachable, or set JUDGE_BASE_IMAGE to a local image with python3.11")
         t0 = time.monotonic()
         tag = build_base(language, progress, force=rebuild_base, client=client)
