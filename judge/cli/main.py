@@ -249,7 +249,17 @@ def cmd_sandbox(args: argparse.Namespace) -> int:
     from judge.sandbox import image
 
     if args.action == "build":
-        tag = image.build_image(progress=_err, force=args.force)
+        # every step (base image choice, build, smoke test) is one line on stderr; a failure is
+        # a message and exit 3, never a traceback
+        try:
+            tag = image.build_image(progress=_err, force=args.force, rebuild_base=args.rebuild_base)
+        except image.EngineUnavailable as exc:
+            _err("sandbox unavailable: %s (start one: bash scripts/ensure-docker.sh as root, "
+                 "or use --sandbox process)" % exc)
+            return EXIT_SANDBOX
+        except image.ImageBuildError as exc:
+            _err("cannot build the sandbox image: %s" % exc)
+            return EXIT_SANDBOX
         print(tag)
         return EXIT_OK
     if args.action == "doctor":
@@ -320,6 +330,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("sandbox", help="build, check or clean the docker sandbox")
     p.add_argument("action", choices=("build", "doctor", "gc"))
     p.add_argument("--force", action="store_true", help="build: rebuild even if present")
+    p.add_argument("--rebuild-base", action="store_true",
+                   help="build: ignore a local base image (pull the official one when a "
+                        "registry answers, else debootstrap again)")
     p.add_argument("--images", action="store_true", help="gc: also remove old image tags")
     p.add_argument("--stale-only", action="store_true",
                    help="gc: only containers of runs whose judge process is gone")
@@ -337,13 +350,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     from judge.sandbox.base import SandboxUnavailable
+    from judge.sandbox.image import EngineUnavailable, ImageBuildError
 
+    # Expected failures are a message and the documented exit status, never a traceback:
+    # 1 invalid input (including a file that cannot be read), 3 sandbox unavailable.
     try:
         return int(args.func(args) or 0)
     except InputError as exc:
         _print_issues(exc.issues)
         return EXIT_INPUT
-    except SandboxUnavailable as exc:
+    except (SandboxUnavailable, EngineUnavailable, ImageBuildError) as exc:
         _err("sandbox unavailable: %s" % exc)
         return EXIT_SANDBOX
     except KeyboardInterrupt:
@@ -351,6 +367,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return EXIT_OK
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError) as exc:
+        _err("error: %s: %s" % (exc.filename or "input", exc.strerror or exc))
+        return EXIT_INPUT
 
 
 if __name__ == "__main__":
