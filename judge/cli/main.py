@@ -41,6 +41,12 @@ def _add_limits(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--memory-mb", type=int, default=d.memory_mb, help="(%(default)s)")
     group.add_argument("--output-kb", type=int, default=d.output_kb,
                        help="cap on printed output and written files (%(default)s)")
+    group.add_argument("--budget", type=_positive_float, default=None, metavar="S",
+                       help="CPU seconds for all of a candidate's tests together (default: "
+                            "%g x the sum of its per-test limits, at most --budget-cap)"
+                            % d.budget_factor)
+    group.add_argument("--budget-cap", type=_positive_float, default=d.budget_cap_s, metavar="S",
+                       help="most a derived candidate budget can be (%(default)s)")
     group.add_argument("--no-reference-timing", action="store_true",
                        help="use --time-limit everywhere instead of timing the reference")
 
@@ -50,7 +56,7 @@ def _limits(args: argparse.Namespace) -> Any:
 
     return Limits(time_limit_s=args.time_limit, time_floor_s=args.time_floor,
                   time_factor=args.time_factor, memory_mb=args.memory_mb,
-                  output_kb=args.output_kb)
+                  output_kb=args.output_kb, budget_s=args.budget, budget_cap_s=args.budget_cap)
 
 
 def _positive_int(text: str) -> int:
@@ -60,6 +66,16 @@ def _positive_int(text: str) -> int:
         raise argparse.ArgumentTypeError("%r is not an integer" % text) from None
     if value < 1:
         raise argparse.ArgumentTypeError("must be at least 1, got %d" % value)
+    return value
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("%r is not a number" % text) from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError("must be a positive number of seconds, got %s" % text)
     return value
 
 

@@ -54,6 +54,8 @@ def problem_limits(problem: Problem, base: Limits) -> Limits:
         changes["memory_mb"] = problem.limits.memory_mb
     if problem.limits.output_kb is not None:
         changes["output_kb"] = problem.limits.output_kb
+    if problem.limits.budget_s is not None:
+        changes["budget_s"] = problem.limits.budget_s
     return replace(base, **changes)
 
 
@@ -185,6 +187,7 @@ class Executor:
         generous = [max(10.0, limits.time_limit_s)] * len(problem.tests)
         job = self._job(problem, Submission(problem.optimal_solution or "", problem.function_name),
                         limits, generous, "reference")
+        job = replace(job, budget_s=None)  # trusted code: timed, not budgeted
         times = self._returned_times(self.sandbox.run(replace(job, batch=True)), len(job.tests))
         if times is None:
             times = self._returned_times(self.sandbox.run(job), len(job.tests))
@@ -216,7 +219,8 @@ class Executor:
             tests.append(TestInput(args=wire.encode(list(test.args)), time_limit_s=seconds,
                                    wall_limit_s=limits.wall_limit(seconds)))
         return Job(id=job_id, code=submission.code, function=submission.function, tests=tests,
-                   limits=limits, stop_on_failure=self.stop_on_failure)
+                   limits=limits, stop_on_failure=self.stop_on_failure,
+                   budget_s=limits.budget(time_limits))
 
     def judge(self, problem: Problem, submission: Submission, **meta: Any) -> CandidateResult:
         """Judge one submission. A sandbox_error is retried once, then reported as such."""
@@ -325,7 +329,13 @@ class Executor:
         if status == "value_too_large":
             return (Verdict.OUTPUT_LIMIT, "returned a value of %s bytes, over the %d KiB cap"
                     % (_int_or_none(record.get("size")), limits.value_kb), None)
+        if status == "budget_spent":
+            return (Verdict.TIMEOUT, "not run: the candidate's time budget (%.3gs of CPU over "
+                    "its tests) was spent" % (job.budget_s or 0.0), None)
         if status == "timeout":
+            if record.get("budget_s") is not None:
+                return (Verdict.TIMEOUT, "exceeded the candidate's time budget (%.3gs of CPU "
+                        "over its tests)" % (job.budget_s or 0.0), None)
             if record.get("limit") == "cpu":
                 return (Verdict.TIMEOUT, "exceeded the CPU time limit of %.3gs"
                         % spec.time_limit_s, None)

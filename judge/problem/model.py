@@ -86,6 +86,8 @@ class ProblemLimits(_Strict):
     time_limit_s: float | None = Field(default=None, gt=0)
     memory_mb: int | None = Field(default=None, gt=0)
     output_kb: int | None = Field(default=None, gt=0)
+    #: CPU seconds for all of a candidate's tests together (imported suites: the benchmark's)
+    budget_s: float | None = Field(default=None, gt=0)
 
 
 @dataclass(frozen=True)

@@ -52,6 +52,11 @@ class Limits:
     ``time_limit_s`` is the CPU-time limit of a test when the problem has no reference
     timing; with one it becomes ``max(time_floor_s, time_factor * reference)``. The wall
     clock backstop is ``time_factor_wall * limit + wall_extra_s``.
+
+    The *candidate budget* bounds a candidate's CPU time over all its tests, so one that
+    loops forever on a 100-test problem costs its budget, not 100 per-test limits:
+    ``budget_s`` when set, else ``budget_factor`` times the sum of the per-test limits,
+    never more than ``budget_cap_s`` (and never less than its largest per-test limit).
     """
 
     time_limit_s: float = 2.0
@@ -64,6 +69,9 @@ class Limits:
     value_kb: int = 8192
     nproc: int = 32
     nofile: int = 64
+    budget_s: float | None = None
+    budget_factor: float = 3.0
+    budget_cap_s: float = 10.0
 
     def test_time_limit(self, reference_s: float | None) -> float:
         if reference_s is None:
@@ -72,6 +80,13 @@ class Limits:
 
     def wall_limit(self, time_limit_s: float) -> float:
         return self.wall_factor * time_limit_s + self.wall_extra_s
+
+    def budget(self, time_limits: list[float]) -> float:
+        """CPU seconds a candidate may spend over all its tests (see the class docstring)."""
+        if self.budget_s is not None:
+            return self.budget_s
+        derived = min(self.budget_cap_s, self.budget_factor * sum(time_limits))
+        return max(derived, max(time_limits, default=0.0))
 
     def fingerprint(self) -> str:
         """A stable text for --resume: same limits, same fingerprint."""
@@ -99,6 +114,9 @@ class Job:
     stop_on_failure: bool = False
     #: all tests in one child first (see Executor); a failure is rerun with one child per test
     batch: bool = False
+    #: CPU seconds for all tests together (None: no budget beyond the per-test limits); the
+    #: wall-clock budget follows from it as the per-test backstop does (``Limits.wall_limit``)
+    budget_s: float | None = None
 
     def to_wire(self, uid: int | None = None, gid: int | None = None) -> dict[str, Any]:
         limits = self.limits
@@ -118,6 +136,9 @@ class Job:
             "stop_on_failure": self.stop_on_failure,
             "batch": self.batch,
         }
+        if self.budget_s is not None:
+            message["budget"] = {"cpu": self.budget_s,
+                                 "wall": limits.wall_limit(self.budget_s)}
         if uid is not None:
             message["uid"] = uid
             message["gid"] = gid if gid is not None else uid
@@ -126,7 +147,10 @@ class Job:
     def deadline_s(self) -> float:
         """How long the whole job may take before the worker is deemed stuck."""
         # the worker's wall backstop may stretch to 5x its limit on a loaded machine
-        return 5.0 * sum(t.wall_limit_s for t in self.tests) + 10.0
+        walls = sum(t.wall_limit_s for t in self.tests)
+        if self.budget_s is not None:
+            walls = min(walls, self.limits.wall_limit(self.budget_s) + 0.05 * len(self.tests))
+        return 5.0 * walls + 10.0
 
 
 @dataclass
