@@ -61,7 +61,7 @@ class Judge:
     """
 
     def __init__(self, sandbox: str | Sandbox = "auto", jobs: int = 1, *,
-                 limits: Limits | None = None, test_isolation: str = "per-test",
+                 limits: Limits | None = None, test_isolation: str = "on-failure",
                  fail_fast: bool = False, reference_timing: bool = True,
                  isolation: str = "warm", allow_unisolated: bool = False,
                  notice: Callable[[str], None] | None = None, **limit_overrides: Any) -> None:

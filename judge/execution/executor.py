@@ -25,9 +25,10 @@ from judge.sandbox.base import Job, JobReport, Limits, Sandbox, TestInput
 from judge.problem.types import ValueTypeError, from_json, to_json
 from judge.execution.verdicts import CandidateResult, TestResult, Verdict, overall
 
-#: "per-test": one forked child per test (design principle 4). "on-failure": all tests in
-#: one child first; unless every test passes, the candidate is judged again with one child
-#: per test, so every failing verdict comes from isolated tests.
+#: "on-failure" (default): a candidate's tests run in one child until the first that does not
+#: pass, and from there each in a child of its own, so every failing verdict comes from an
+#: isolated test (see ``Executor._batch_then_isolated``). "per-test": one forked child per
+#: test for every test (design principle 4), passes included.
 TEST_ISOLATION = ("per-test", "on-failure")
 _SIGNAL_VERDICTS = {"SIGXFSZ": Verdict.OUTPUT_LIMIT, "SIGXCPU": Verdict.TIMEOUT}
 _OUTPUT_SHOWN = 300
@@ -137,6 +138,26 @@ def _text(value: Any, cap: int = _TEXT_CAP) -> str:
     return value if len(value) <= cap else value[: cap - 3] + "..."
 
 
+#: below this many CPU seconds left, a candidate's budget is spent (as in the worker)
+BUDGET_EPSILON_S = 0.005
+
+
+def _budget_message(job: Job) -> str:
+    return ("not run: the candidate's time budget (%.3gs of CPU over its tests) was spent"
+            % (job.budget_s or 0.0))
+
+
+def _own_record(record: dict[str, Any] | None) -> bool:
+    """Did the batch's record arise while its own test ran (the worker's word)?"""
+    return bool(record and record.get("own") is True)
+
+
+def _load_failure(record: dict[str, Any]) -> bool:
+    """Loading is deterministic: a module that failed to load fails every test the same way."""
+    return record.get("status") == "missing_function" or (
+        record.get("status") == "raised" and record.get("stage") == "load")
+
+
 def _int_or_none(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and \
         abs(value) < 1 << 62 else None
@@ -147,7 +168,7 @@ class Executor:
 
     def __init__(self, sandbox: Sandbox, limits: Limits | None = None,
                  reference_timing: bool = True, stop_on_failure: bool = False,
-                 test_isolation: str = "per-test") -> None:
+                 test_isolation: str = "on-failure") -> None:
         if test_isolation not in TEST_ISOLATION:
             raise ValueError("test_isolation must be one of %s" % ", ".join(TEST_ISOLATION))
         self.sandbox = sandbox
@@ -228,20 +249,12 @@ class Executor:
         digest = hashlib.sha256(submission.code.encode("utf-8", "surrogatepass")).hexdigest()[:16]
         job = self._job(problem, submission, limits, time_limits, digest)
         started = time.monotonic()
-        isolation = "per-test"
         if self.test_isolation == "on-failure" and len(job.tests) > 1:
-            batch = replace(job, batch=True)
-            report = self.sandbox.run(batch)
-            tests = self.verdicts(problem, report, batch)
-            if overall(tests) in (Verdict.PASS, Verdict.COMPILE_ERROR):
-                isolation = "batch"
-            else:
-                report = self.sandbox.run(job)
-                tests = self.verdicts(problem, report, job)
-                isolation = "per-test after batch"
+            report, tests, isolation = self._batch_then_isolated(problem, job)
         else:
             report = self.sandbox.run(job)
             tests = self.verdicts(problem, report, job)
+            isolation = "per-test"
         retried = False
         if overall(tests) is Verdict.SANDBOX_ERROR:
             retried = True
@@ -261,9 +274,51 @@ class Executor:
             result.extra["isolation"] = isolation
         return result
 
+    def _batch_then_isolated(self, problem: Problem, job: Job
+                             ) -> tuple[JobReport, list[TestResult], str]:
+        """``on-failure``: the tests run one after another in one child until the first that
+        does not pass; from that test on, each runs in a child of its own. A child's first
+        test is as isolated as any (loaded fresh, nothing ran before it), so when the batch
+        fails on test 0 with a record of that test's own, that verdict stands and the others
+        follow in their own children. So every failing verdict comes from an isolated test,
+        and a candidate that passes costs one child."""
+        batch = replace(job, batch=True)
+        report = self.sandbox.run(batch)
+        tests = self.verdicts(problem, report, batch)
+        first = next((t.index for t in tests if t.verdict is not Verdict.PASS), None)
+        if first is None or overall(tests) in (Verdict.COMPILE_ERROR, Verdict.SANDBOX_ERROR):
+            return report, tests, "batch"
+        start = first
+        if first == 0 and _own_record(report.records.get(0)):
+            if _load_failure(report.records[0]) or self.stop_on_failure:
+                return report, tests[:1] + [self._not_run(i, tests[:1])
+                                            for i in range(1, len(tests))], "batch"
+            start = 1
+        kept = tests[:start]
+        left = None
+        if job.budget_s is not None:
+            spent = sum(float(report.records.get(i, {}).get("cpu_s") or 0.0) for i in range(start))
+            left = job.budget_s - spent
+            if left < BUDGET_EPSILON_S:
+                return report, kept + [self._budget_spent(i, job) for i in
+                                       range(start, len(tests))], "batch"
+        tail = replace(job, first_test=start, budget_s=left)
+        tail_report = self.sandbox.run(tail)
+        # messages name the candidate's whole budget, not what was left of it for the tail
+        named = replace(tail, budget_s=job.budget_s)
+        return tail_report, self.verdicts(problem, tail_report, named, kept), \
+            "batch, isolated from test %d" % start
+
+    @staticmethod
+    def _budget_spent(index: int, job: Job) -> TestResult:
+        return TestResult(index, Verdict.TIMEOUT, 0.0, _budget_message(job))
+
     # ---- records -> verdicts --------------------------------------------------------------
 
-    def verdicts(self, problem: Problem, report: JobReport, job: Job) -> list[TestResult]:
+    def verdicts(self, problem: Problem, report: JobReport, job: Job,
+                 earlier: list[TestResult] | None = None) -> list[TestResult]:
+        """One verdict per test, from the report's records; ``earlier`` are the verdicts of
+        the tests before ``job.first_test``, judged already (taken as they are)."""
         total = len(problem.tests)
         if report.infra_error:
             return [TestResult(i, Verdict.SANDBOX_ERROR, 0.0, _text(report.infra_error, 2000))
@@ -273,8 +328,8 @@ class Executor:
             where = " (line %s)" % line if line else ""
             message = "%s%s" % (_text(report.compile_error), where)
             return [TestResult(i, Verdict.COMPILE_ERROR, 0.0, message) for i in range(total)]
-        results: list[TestResult] = []
-        for index, test in enumerate(problem.tests):
+        results: list[TestResult] = list(earlier or [])
+        for index, test in enumerate(problem.tests[len(results):], start=len(results)):
             record = report.records.get(index)
             if record is not None:
                 results.append(self._from_record(problem, test, record, job, report))
@@ -330,8 +385,7 @@ class Executor:
             return (Verdict.OUTPUT_LIMIT, "returned a value of %s bytes, over the %d KiB cap"
                     % (_int_or_none(record.get("size")), limits.value_kb), None)
         if status == "budget_spent":
-            return (Verdict.TIMEOUT, "not run: the candidate's time budget (%.3gs of CPU over "
-                    "its tests) was spent" % (job.budget_s or 0.0), None)
+            return Verdict.TIMEOUT, _budget_message(job), None
         if status == "timeout":
             if record.get("budget_s") is not None:
                 return (Verdict.TIMEOUT, "exceeded the candidate's time budget (%.3gs of CPU "

@@ -117,6 +117,8 @@ class Job:
     #: CPU seconds for all tests together (None: no budget beyond the per-test limits); the
     #: wall-clock budget follows from it as the per-test backstop does (``Limits.wall_limit``)
     budget_s: float | None = None
+    #: one child per test from this test on (the judge took the earlier ones from a batch)
+    first_test: int = 0
 
     def to_wire(self, uid: int | None = None, gid: int | None = None) -> dict[str, Any]:
         limits = self.limits
@@ -136,6 +138,8 @@ class Job:
             "stop_on_failure": self.stop_on_failure,
             "batch": self.batch,
         }
+        if self.first_test:
+            message["first"] = self.first_test
         if self.budget_s is not None:
             message["budget"] = {"cpu": self.budget_s,
                                  "wall": limits.wall_limit(self.budget_s)}
