@@ -282,7 +282,7 @@ class Executor:
         fails on test 0 with a record of that test's own, that verdict stands and the others
         follow in their own children. So every failing verdict comes from an isolated test,
         and a candidate that passes costs one child."""
-        batch = replace(job, batch=True)
+        batch = replace(job, batch=True, batch_acks=False)
         report = self.sandbox.run(batch)
         tests = self.verdicts(problem, report, batch)
         first = next((t.index for t in tests if t.verdict is not Verdict.PASS), None)

@@ -119,6 +119,9 @@ class Job:
     budget_s: float | None = None
     #: one child per test from this test on (the judge took the earlier ones from a batch)
     first_test: int = 0
+    #: batch: the child waits for the worker after each test, so each is timed exactly
+    #: (reference timing); without, a test's CPU time may be an upper bound over several
+    batch_acks: bool = True
 
     def to_wire(self, uid: int | None = None, gid: int | None = None) -> dict[str, Any]:
         limits = self.limits
@@ -140,6 +143,8 @@ class Job:
         }
         if self.first_test:
             message["first"] = self.first_test
+        if self.batch and not self.batch_acks:
+            message["acks"] = False
         if self.budget_s is not None:
             message["budget"] = {"cpu": self.budget_s,
                                  "wall": limits.wall_limit(self.budget_s)}
