@@ -130,10 +130,14 @@ def test_sleeper_on_every_test_costs_its_wall_budget(executor):
 
 
 def test_timeout_on_one_test_leaves_the_others_their_remaining_budget(executor):
-    result = _judge(executor, SLOW_ON_FIVE)
+    # room for the 99 others: each child's CPU (its start and load included) is charged
+    result = _judge(executor, SLOW_ON_FIVE, _problem(limits={"budget_s": 2.0}))
     assert result.verdict is Verdict.TIMEOUT
     assert result.tests[5].verdict is Verdict.TIMEOUT
-    assert (result.passed, result.total) == (TESTS - 1, TESTS)  # honest: 99 really passed
+    assert (result.passed, result.total) == (TESTS - 1, TESTS), (  # honest: 99 really passed
+        result.extra.get("isolation"),
+        [(t.index, t.verdict.value, t.time_s, t.message) for t in result.tests
+         if t.verdict is not Verdict.PASS][:4])
 
 
 def test_budget_running_out_on_the_way_stops_the_rest(executor):
@@ -226,3 +230,24 @@ def test_imported_humaneval_problem_carries_the_benchmarks_three_seconds(tmp_pat
     import_suite("humaneval", source, tmp_path / "suite")
     data = json.loads(next((tmp_path / "suite").rglob("*.json")).read_text())
     assert data["limits"] == {"time_limit_s": 3.0, "budget_s": 3.0}
+
+
+#: passes its first test, then loops forever: in a batch, the loop is found at test 1
+LOOP_FROM_SECOND = "def double(x):\n    while x > 0:\n        pass\n    return 0\n"
+
+
+def test_loop_found_in_a_batch_is_not_paid_for_twice(sandbox_factory):
+    """The batch's CPU up to its first failing test is charged, so a candidate that loops
+    from its second test on costs its budget once: the looping test is not run again alone."""
+    sandbox = sandbox_factory(LIMITS)
+    try:
+        executor = Executor(sandbox, Limits(time_limit_s=BUDGET_S, budget_s=BUDGET_S,
+                                            memory_mb=256), reference_timing=False)
+        result = _judge(executor, LOOP_FROM_SECOND)
+    finally:
+        sandbox.close()
+    assert result.tests[0].verdict is Verdict.PASS
+    assert result.tests[1].message.startswith("not run alone: the candidate's time budget")
+    assert all((t.message or "").startswith(NOT_RUN) for t in result.tests[2:])
+    assert (result.verdict, result.passed) == (Verdict.TIMEOUT, 1)
+    assert result.extra["isolation"] == "batch"

@@ -295,14 +295,12 @@ class Executor:
                                             for i in range(1, len(tests))], "batch"
             start = 1
         kept = tests[:start]
-        left = None
+        tail = replace(job, first_test=start)
         if job.budget_s is not None:
-            spent = sum(float(report.records.get(i, {}).get("cpu_s") or 0.0) for i in range(start))
-            left = job.budget_s - spent
-            if left < BUDGET_EPSILON_S:
-                return report, kept + [self._budget_spent(i, job) for i in
-                                       range(start, len(tests))], "batch"
-        tail = replace(job, first_test=start, budget_s=left)
+            tail = self._within_budget(tail, report, first)
+            if tail is None:  # the batch spent it: nothing is run twice past the budget
+                return report, kept + [self._budget_spent(i, job, i == first)
+                                       for i in range(start, len(tests))], "batch"
         tail_report = self.sandbox.run(tail)
         # messages name the candidate's whole budget, not what was left of it for the tail
         named = replace(tail, budget_s=job.budget_s)
@@ -310,7 +308,36 @@ class Executor:
             "batch, isolated from test %d" % start
 
     @staticmethod
-    def _budget_spent(index: int, job: Job) -> TestResult:
+    def _within_budget(tail: Job, report: JobReport, first: int) -> Job | None:
+        """The tail job with what the batch left of the candidate's budget, or None when
+        nothing is left. Charged: the CPU of every batch test up to the first failing one
+        (included: a candidate that loops from its second test on costs its budget once, not
+        twice), and the wall-clock time of a batch stopped while that test ran. The batch's
+        tests after the first failure are our choice to run, and are not charged."""
+        budget = tail.budget_s or 0.0
+        stopped = report.records.get(first, {})
+        if "wall_s" in stopped:  # the batch was stopped during that test: its whole child's
+            cpu = float(stopped.get("cpu_s") or 0.0)
+            blocked = (float(stopped.get("wall_s") or 0.0) - float(stopped.get("waited_s") or 0.0)
+                       - cpu - tail.limits.wall_extra_s)
+        else:
+            cpu = sum(float(report.records.get(i, {}).get("cpu_s") or 0.0)
+                      for i in range(first + 1))
+            blocked = 0.0
+        wall = cpu + max(0.0, blocked)
+        left_cpu = budget - cpu
+        left_wall = tail.limits.wall_limit(budget) - wall
+        if min(left_cpu, left_wall) < BUDGET_EPSILON_S:
+            return None
+        return replace(tail, budget_s=left_cpu, budget_wall_s=left_wall)
+
+    @staticmethod
+    def _budget_spent(index: int, job: Job, spender: bool = False) -> TestResult:
+        if spender:
+            return TestResult(index, Verdict.TIMEOUT, 0.0, (
+                "not run alone: the candidate's time budget (%.3gs of CPU over its tests) was "
+                "spent while this test ran after the earlier ones in one child"
+                % (job.budget_s or 0.0)))
         return TestResult(index, Verdict.TIMEOUT, 0.0, _budget_message(job))
 
     # ---- records -> verdicts --------------------------------------------------------------

@@ -118,6 +118,9 @@ class Job:
     #: CPU seconds for all tests together (None: no budget beyond the per-test limits); the
     #: wall-clock budget follows from it as the per-test backstop does (``Limits.wall_limit``)
     budget_s: float | None = None
+    #: the wall-clock budget when not the one that follows from ``budget_s`` (what a batch
+    #: left of it)
+    budget_wall_s: float | None = None
     #: one child per test from this test on (the judge took the earlier ones from a batch)
     first_test: int = 0
     #: batch: the child waits for the worker after each test, so each is timed exactly
@@ -147,8 +150,10 @@ class Job:
         if self.batch and not self.batch_acks:
             message["acks"] = False
         if self.budget_s is not None:
+            wall = self.budget_wall_s
             message["budget"] = {"cpu": self.budget_s,
-                                 "wall": limits.wall_limit(self.budget_s)}
+                                 "wall": limits.wall_limit(self.budget_s) if wall is None else wall,
+                                 "grace": limits.wall_extra_s}
         if uid is not None:
             message["uid"] = uid
             message["gid"] = gid if gid is not None else uid
