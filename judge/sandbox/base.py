@@ -95,6 +95,10 @@ class Job:
     stop_on_failure: bool = False
     #: all tests in one child first (see Executor); a failure is rerun with one child per test
     batch: bool = False
+    #: "python", or another language whose ``build`` (files, compile and run commands, see
+    #: judge/languages/) the worker's native part runs
+    language: str = "python"
+    build: dict[str, Any] | None = None
 
     def to_wire(self, uid: int | None = None, gid: int | None = None) -> dict[str, Any]:
         limits = self.limits
@@ -114,6 +118,9 @@ class Job:
             "stop_on_failure": self.stop_on_failure,
             "batch": self.batch,
         }
+        if self.language != "python":
+            message["language"] = self.language
+            message["build"] = self.build or {}
         if uid is not None:
             message["uid"] = uid
             message["gid"] = gid if gid is not None else uid
@@ -121,7 +128,9 @@ class Job:
 
     def deadline_s(self) -> float:
         """How long the whole job may take before the worker is deemed stuck."""
-        return sum(t.wall_limit_s for t in self.tests) + 10.0
+        compile_s = float((self.build or {}).get("compile_wall_s", 0.0)) * len(
+            (self.build or {}).get("compile") or [])
+        return sum(t.wall_limit_s for t in self.tests) + 10.0 + compile_s
 
 
 @dataclass
@@ -143,6 +152,8 @@ class JobReport:
     died_reason: str | None = None
     recycle: bool = False
     oom_killed: bool = False
+    #: the worker's compile record (other languages: compile time, cache use, artifact)
+    compile_info: dict[str, Any] | None = None
 
     @property
     def incident(self) -> bool:
@@ -269,6 +280,7 @@ class WorkerSession:
                 started = True
             elif event == "compile":
                 report.compiled = bool(record.get("ok"))
+                report.compile_info = record
                 if not report.compiled:
                     report.compile_error = str(record.get("error"))
                     report.compile_line = record.get("line")
