@@ -182,7 +182,7 @@ class Executor:
         if submission.language != "python":
             from judge.languages import jobs
 
-            native = jobs.prepare(job, submission.language, problem.return_spec,
+            native = jobs.prepare(job, submission.language, problem.param_specs, problem.return_spec,
                                   self.compile_cache, self.sandbox.name)
             job = native.job
         started = time.monotonic()
@@ -205,7 +205,7 @@ class Executor:
             retried = True
             if native is not None:
                 native = jobs.prepare(self._job(problem, submission, limits, time_limits, digest),
-                                      submission.language, problem.return_spec,
+                                      submission.language, problem.param_specs, problem.return_spec,
                                       self.compile_cache, self.sandbox.name)
                 job = native.job
             report = self._run(job, native)

@@ -159,7 +159,8 @@ class Language:
         its own). Never changes what the function computes."""
         return code
 
-    def build(self, code: str, function: str, returns: TypeSpec, memory_mb: int) -> Build:
+    def build(self, code: str, function: str, params: list[TypeSpec], returns: TypeSpec,
+              memory_mb: int) -> Build:
         raise NotImplementedError
 
     def compile_error(self, output: str, build: Build) -> tuple[str, int | None]:

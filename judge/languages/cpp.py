@@ -92,7 +92,8 @@ class Cpp(Language):
     def prepare_code(self, code: str) -> str:
         return code
 
-    def build(self, code: str, function: str, returns: TypeSpec, memory_mb: int) -> Build:
+    def build(self, code: str, function: str, params: list[TypeSpec], returns: TypeSpec,
+              memory_mb: int) -> Build:
         # ``#line`` directives give the candidate's own line numbers in compiler messages
         source = self.render("main.cpp.j2", candidate_file=self.candidate_file, code=code,
                              harness_line=1, function=function,

@@ -75,13 +75,13 @@ class NativeJob:
     key: str
 
 
-def prepare(job: Job, language: str, returns: TypeSpec, cache: CompileCache | None,
+def prepare(job: Job, language: str, params: list[TypeSpec], returns: TypeSpec, cache: CompileCache | None,
             sandbox_identity: str) -> NativeJob:
     """Give ``job`` (built for Python) the language's build, its limits and any cached
     compile products."""
     lang = get(language)
     code = lang.prepare_code(job.code)
-    build = lang.build(code, job.function, returns, job.limits.memory_mb)
+    build = lang.build(code, job.function, params, returns, job.limits.memory_mb)
     key = code_digest(lang.name, lang.toolchain, sandbox_identity,
                       json.dumps(build.files, sort_keys=True), json.dumps(build.compile),
                       json.dumps(build.run), json.dumps(build.env, sort_keys=True))
