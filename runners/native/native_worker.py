@@ -119,6 +119,9 @@ class NativeWorker(Worker):
         os.ftruncate(capture_fd, 0)
         os.lseek(capture_fd, 0, os.SEEK_SET)
         read_fd, write_fd = os.pipe()
+        # a runtime that can only reopen fd 3 by path (the JVM: /proc/self/fd/3) must be able
+        # to, as the candidate's user; the pipe is private to this child anyway
+        os.fchmod(write_fd, 0o622)
         started = time.monotonic()
         pid = os.fork()
         if pid == 0:
