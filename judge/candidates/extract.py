@@ -38,6 +38,7 @@ class Candidate:
     prompt_id: str | None = None
     sample: int | None = None
     line: int | None = None
+    language: str | None = None  # judge.languages.LANGUAGES; None: the run's default (python)
 
 
 def _defines(code: str, name: str) -> bool:
@@ -146,7 +147,15 @@ def _candidate_from(record: Any, file: str, line: int) -> tuple[Candidate | None
     for key, value in (("model", model), ("prompt_id", prompt_id)):
         if value is not None and not isinstance(value, str):
             return None, Issue(file, "%s must be a string" % key, line=line)
-    return Candidate(problem_id, solution, model, prompt_id, sample, line), None
+    language = record.get("language")
+    if language is not None:
+        from judge.languages import normalize
+
+        try:
+            language = normalize(language)
+        except ValueError as exc:
+            return None, Issue(file, str(exc), line=line)
+    return Candidate(problem_id, solution, model, prompt_id, sample, line, language), None
 
 
 def read_solutions(path: str | Path) -> Iterator[tuple[Candidate | None, Issue | None]]:

@@ -136,11 +136,33 @@ def _run_references(args: argparse.Namespace, suites: list[Any]) -> list[Issue]:
     return issues
 
 
+def _language(args: argparse.Namespace) -> str:
+    from judge.languages import normalize
+
+    return normalize(getattr(args, "language", None))
+
+
+def _with_language(stream: Any, language: str) -> Any:
+    """Solutions lines that name no language are in the run's --language."""
+    for candidate, issue in stream:
+        if candidate is not None and candidate.language is None:
+            candidate.language = language
+        yield candidate, issue
+
+
 def cmd_prompts(args: argparse.Namespace) -> int:
     from judge.prompts.render import render_prompts
 
     suite = _load_suite(args.suite)
-    prompts = render_prompts(suite, genericize=args.genericize)
+    language = _language(args)
+    if language != "python":
+        from judge.languages.prompts import render_language_prompts
+
+        prompts, skipped = render_language_prompts(suite, language, args.genericize)
+        for problem_id, why in skipped:
+            _err("%s: not expressible in %s (%s)" % (problem_id, language, why))
+    else:
+        prompts = render_prompts(suite, genericize=args.genericize)
     with ExitStack() as stack:
         out = stack.enter_context(open(args.output, "w", encoding="utf-8")) if args.output \
             else sys.stdout
@@ -164,13 +186,14 @@ def cmd_run(args: argparse.Namespace) -> int:
         _err("usage error: --output-format humaneval needs a samples file as --solutions")
         return EXIT_USAGE
     suite = _load_suite(args.suite)
+    language = _language(args)
     if args.solutions == "optimal":
-        stream, source = optimal_candidates(suite), "optimal"
+        stream, source = optimal_candidates(suite, language), "optimal"
     else:
         path = Path(args.solutions)
         if not path.is_file():
             raise InputError([Issue(str(path), "no such solutions file")])
-        stream, source = read_solutions(path), str(path)
+        stream, source = _with_language(read_solutions(path), language), str(path)
     skip: set[str] = set()
     output_path = Path(args.output) if args.output else None
     if args.resume:
@@ -264,6 +287,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("prompts", help="render prompts as a model sees them")
     p.add_argument("suite")
     p.add_argument("--genericize", action="store_true", help="genericize every prompt")
+    p.add_argument("--language", choices=("python", "js", "cpp", "go", "rust", "java"),
+                   default="python", help="the language the prompt asks for")
     p.add_argument("--format", choices=("jsonl", "markdown"), default="jsonl")
     p.add_argument("--output")
     p.set_defaults(func=cmd_prompts)
@@ -271,6 +296,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("run", help="judge a solutions file (or the optimal solutions)")
     p.add_argument("suite")
     p.add_argument("--solutions", required=True, help="a JSON Lines file, or 'optimal'")
+    p.add_argument("--language", choices=("python", "js", "cpp", "go", "rust", "java"),
+                   default="python", help="language of solutions lines that name none (and "
+                   "of the reference solutions with --solutions optimal)")
     p.add_argument("--output", help="results file (JSON Lines), written as results come")
     p.add_argument("--resume", action="store_true",
                    help="skip candidates already judged in --output with the same code, "

@@ -32,8 +32,22 @@ WINDOW_PER_JOB = 64
 CandidateStream = Iterable[tuple["Candidate | None", "Issue | None"]]
 
 
-def optimal_candidates(suite: Suite) -> Iterator[tuple[Candidate | None, Issue | None]]:
-    """One candidate per problem: its own reference solution."""
+def optimal_candidates(suite: Suite, language: str = "python"
+                       ) -> Iterator[tuple[Candidate | None, Issue | None]]:
+    """One candidate per problem: its own reference solution (in ``language``: the file
+    ``<suite folder>/<language>/<problem id>.<ext>``)."""
+    if language != "python":
+        from judge.languages.candidates import reference_path, reference_solution
+
+        for problem in suite.problems:
+            code = reference_solution(problem, language)
+            if code is not None:
+                yield Candidate(problem.identifier, code, model="optimal",
+                                language=language), None
+            else:
+                yield None, Issue(str(reference_path(problem, language)),
+                                  "no %s reference solution" % language)
+        return
     for problem in suite.problems:
         if problem.optimal_solution:
             yield Candidate(problem.identifier, problem.optimal_solution, model="optimal"), None
@@ -52,6 +66,10 @@ def function_names(problem: Problem, prompt_id: str | None) -> list[str]:
 
 def submission_for(problem: Problem, candidate: Candidate) -> Submission:
     names = function_names(problem, candidate.prompt_id)
+    if candidate.language not in (None, "python"):
+        from judge.languages.candidates import submission
+
+        return submission(problem, candidate.solution, candidate.language, names)
     code, note = extract_code(candidate.solution, names)
     prefix = problem_prefix(problem, candidate.prompt_id)
     if prefix:
@@ -79,6 +97,8 @@ def problem_fingerprint(problem: Problem) -> str:
 def resume_key(candidate: Candidate, code: str, problem_fp: str, limits_fp: str) -> str:
     parts = [candidate.problem_id, candidate.prompt_id or "", candidate.model or "",
              str(candidate.sample), code, problem_fp, limits_fp]
+    if candidate.language not in (None, "python"):
+        parts.append(candidate.language)
     return hashlib.sha256("\x00".join(parts).encode()).hexdigest()
 
 
@@ -205,6 +225,7 @@ class BatchRunner:
         result = self.executor.judge(problem, submission, model=candidate.model,
                                      prompt_id=candidate.prompt_id, sample=candidate.sample)
         result.extra["key"] = key
+        result.extra["language"] = candidate.language or "python"
         if candidate.line is not None:
             result.extra["line"] = candidate.line
         return result
