@@ -21,6 +21,11 @@ from judge.problem.types import TypeSpec
 from judge.sandbox.base import Job, JobReport, TestInput
 
 
+#: the compile step's own limits (per compile command), apart from the tests' limits
+COMPILE_CPU_S = 60.0
+COMPILE_WALL_S = 120.0
+
+
 @dataclass
 class CacheStats:
     compiles: int = 0
@@ -87,6 +92,8 @@ def prepare(job: Job, language: str, params: list[TypeSpec], returns: TypeSpec, 
                       json.dumps(build.run), json.dumps(build.env, sort_keys=True))
     wire = build.to_wire()
     wire["compile_memory_bytes"] = max(2048, job.limits.memory_mb) << 20
+    wire["compile_cpu_s"] = COMPILE_CPU_S
+    wire["compile_wall_s"] = COMPILE_WALL_S
     artifact = cache.get(key) if cache is not None else None
     if artifact is not None:
         wire["artifact"] = artifact
