@@ -110,7 +110,7 @@ class Rust(Language):
                              source_file=self.source_file, line_offset=1)
         return Build(
             files={self.source_file: source},
-            compile=[["/usr/bin/rustc", "--edition", "2021", "-O", "-C", "debuginfo=0",
+            compile=[["/usr/bin/rustc", "--edition", "2021", "-C", "opt-level=0", "-C", "debuginfo=0",
                       "-C", "strip=symbols", "--error-format=short", "-o", "prog",
                       self.source_file]],
             run=["./prog", "{args}"],

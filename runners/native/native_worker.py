@@ -244,6 +244,12 @@ class NativeWorker(Worker):
             elif status != "raised" and head:
                 record["stderr_head"] = head[-600:].decode("utf-8", "replace")
         self._after_child(record, oom_before, capture_fd, job)
+        if record.get("output_capped") and record.get("status") != "returned":
+            # the file size limit stopped its output; some runtimes (Go, Node) ignore SIGXFSZ
+            # and go on failing to write, then die of something else: the cause is the output
+            record["cause"] = record.get("status")
+            record["status"] = "signaled"
+            record["signal"] = "SIGXFSZ"
         return record
 
 
