@@ -189,6 +189,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     language = _language(args)
     if args.solutions == "optimal":
         stream, source = optimal_candidates(suite, language), "optimal"
+        if language != "python":
+            from judge.languages.candidates import reference_solution
+
+            missing = [p for p in suite.problems if reference_solution(p, language) is None]
+            if missing:
+                _err("%d of %d problems have no %s reference solution (not run)"
+                     % (len(missing), len(suite.problems), language))
     else:
         path = Path(args.solutions)
         if not path.is_file():

@@ -373,12 +373,14 @@ class PooledSandbox(Sandbox):
         return session
 
     def _discard(self, session: WorkerSession) -> None:
-        with self._lock:
-            self._live.discard(session)
+        # close first: the slot (and its user id) is reused only once everything of the old
+        # worker is gone, or its per-uid sweep could kill the new worker's candidates
         try:
             session.transport.close()
         except Exception:
             pass
+        with self._lock:
+            self._live.discard(session)
 
     def run(self, job: Job) -> JobReport:
         with self._slots:

@@ -109,7 +109,7 @@ class NativeWorker(Worker):
 
     def run_job(self, job):
         if job.get("language", "python") == "python":
-            return Worker.run_job(self, job)
+            return super().run_job(job)
         return self.run_native_job(job)
 
     def _capture_head(self, capture_fd, size=NATIVE_CAPTURE_HEAD):
