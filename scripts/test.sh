@@ -16,6 +16,9 @@ fi
 .venv/bin/python -m pip install -q --upgrade pip >/dev/null
 .venv/bin/python -m pip install -q -e '.[test]'
 
+# the toolchains of the other languages (node, g++, go, rustc, java) for the process sandbox
+bash scripts/ensure-toolchains.sh || echo "test.sh: some language toolchains are missing" >&2
+
 if bash scripts/ensure-docker.sh; then
     export JUDGE_REQUIRE_DOCKER=1
     .venv/bin/judge sandbox build

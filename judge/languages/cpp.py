@@ -10,6 +10,7 @@ from judge.languages.base import (Build, Language, NotExpressible, descriptor, f
                                   float_literal, json_string)
 from judge.problem.types import TypeSpec
 
+PCH_DIR = "/usr/local/lib/judge-pch"
 _ERROR = re.compile(r"^(?P<file>[^\s:]+):(?P<line>\d+):(?:\d+:)? (?:fatal )?error: (?P<message>.*)$",
                     re.M)
 
@@ -100,8 +101,10 @@ class Cpp(Language):
                              return_ty=_ty(descriptor(returns)))
         return Build(
             files={"main.cpp": source},
+            # a precompiled <bits/stdc++.h> with these exact flags, where
+            # scripts/ensure-toolchains.sh (or the image) made one; ignored where absent
             compile=[["/usr/bin/g++", "-std=c++17", "-O2", "-pipe", "-w", "-fmax-errors=5",
-                      "-o", "prog", "main.cpp"]],
+                      "-I" + PCH_DIR, "-o", "prog", "main.cpp"]],
             run=["./prog", "{args}"],
             artifacts=["prog"],
             line_offset=0,
