@@ -72,10 +72,12 @@ def _add_sandbox(parser: argparse.ArgumentParser) -> None:
 
 
 def _open_sandbox(args: argparse.Namespace) -> Any:
+    from judge.languages.sandbox import for_languages
     from judge.sandbox import open_sandbox
 
-    return open_sandbox(args.sandbox, args.jobs, args.isolation, notice=_err,
-                        limits=_limits(args))
+    sandbox = open_sandbox(args.sandbox, args.jobs, args.isolation, notice=_err,
+                           limits=_limits(args))
+    return for_languages(sandbox, args.jobs, args.isolation == "fresh")
 
 
 def _load_suite(path: str) -> Any:
@@ -256,17 +258,39 @@ def cmd_report(args: argparse.Namespace) -> int:
 def cmd_sandbox(args: argparse.Namespace) -> int:
     from judge.sandbox import image
 
+    # python: the Python image; any other language: the one image of the five toolchains
+    target = "python" if args.language == "python" else "native"
     if args.action == "build":
-        tag = image.build_image(progress=_err, force=args.force)
+        tag = image.build_image(target, progress=_err, force=args.force)
         print(tag)
         return EXIT_OK
     if args.action == "doctor":
-        report = image.doctor()
-        print(report)
-        return EXIT_OK if getattr(report, "ok", True) else EXIT_SANDBOX
+        targets = ["python", "native"] if args.language == "all" else [target]
+        ok = True
+        for name in targets:
+            report = image.doctor(name)
+            print(report)
+            ok = ok and getattr(report, "ok", True)
+        if args.language != "python":
+            ok = _doctor_toolchains() and ok
+        return EXIT_OK if ok else EXIT_SANDBOX
     removed = image.gc(images=args.images, all_runs=not args.stale_only)
     print("removed %s" % (removed,))
     return EXIT_OK
+
+
+def _doctor_toolchains() -> bool:
+    """The process sandbox's host toolchains, one line per language."""
+    from judge.languages import NATIVE, get
+
+    ok = True
+    print("process sandbox toolchains (scripts/ensure-toolchains.sh installs them)")
+    for name in NATIVE:
+        version = get(name).toolchain
+        missing = "unknown version" in version
+        ok = ok and not missing
+        print("  %-6s %s" % (name + ":", "MISSING" if missing else version))
+    return ok
 
 
 # ---- parser ------------------------------------------------------------------------------
@@ -333,6 +357,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("sandbox", help="build, check or clean the docker sandbox")
     p.add_argument("action", choices=("build", "doctor", "gc"))
     p.add_argument("--force", action="store_true", help="build: rebuild even if present")
+    p.add_argument("--language", default="python",
+                   choices=("python", "js", "cpp", "go", "rust", "java", "native", "all"),
+                   help="build: python's image, or the image of the other languages (one "
+                        "image for js, cpp, go, rust, java); doctor: all checks both images "
+                        "and the host toolchains")
     p.add_argument("--images", action="store_true", help="gc: also remove old image tags")
     p.add_argument("--stale-only", action="store_true",
                    help="gc: only containers of runs whose judge process is gone")

@@ -193,6 +193,10 @@ class BatchRunner:
                                        "judged with the plain name" % (candidate.prompt_id,
                                                                        problem.identifier),
                                        line=candidate.line))
+        if candidate.language not in (None, "python"):
+            from judge.languages.infer import typed
+
+            problem = typed(problem)  # Any -> the type its tests show (HumanEval)
         submission = submission_for(problem, candidate)
         key = resume_key(candidate, submission.code, self._problem_fps[problem.identifier],
                          self._limits_fp)

@@ -71,6 +71,16 @@ class CompileCache:
                 self.stats.compile_s += float(info.get("compile_s") or 0.0)
 
 
+_TOOLCHAINS: dict[str, str] = {}
+
+
+def _toolchain(lang: Any) -> str:
+    """A language's toolchain identity, asked once per process (it runs the compiler)."""
+    if lang.name not in _TOOLCHAINS:
+        _TOOLCHAINS[lang.name] = lang.toolchain
+    return _TOOLCHAINS[lang.name]
+
+
 @dataclass
 class NativeJob:
     """A job of another language, with what the judge needs to read its report."""
@@ -87,7 +97,7 @@ def prepare(job: Job, language: str, params: list[TypeSpec], returns: TypeSpec, 
     lang = get(language)
     code = lang.prepare_code(job.code)
     build = lang.build(code, job.function, params, returns, job.limits.memory_mb)
-    key = code_digest(lang.name, lang.toolchain, sandbox_identity,
+    key = code_digest(lang.name, _toolchain(lang), sandbox_identity,
                       json.dumps(build.files, sort_keys=True), json.dumps(build.compile),
                       json.dumps(build.run), json.dumps(build.env, sort_keys=True))
     wire = build.to_wire()

@@ -38,7 +38,10 @@ def _doc_of(code: str | None, name: str) -> str | None:
 
 def render_language_prompt(problem: Problem, prompt: Prompt, language: str,
                            genericize: bool | None = None) -> RenderedPrompt:
+    from judge.languages.infer import typed
+
     lang = get(language)
+    problem = typed(problem)  # Any -> the type its tests show (HumanEval's later prompts)
     lang.check_expressible(problem)
     generic = prompt.genericize if genericize is None else (genericize or prompt.genericize)
     names = list(problem.parameter_names)
@@ -54,7 +57,7 @@ def render_language_prompt(problem: Problem, prompt: Prompt, language: str,
             function = "Func"  # func is a keyword in Go
         mapping[python_name] = function
         names = [mapping[n] for n in names]
-    text = rename_text(text, mapping)
+    text = rename_text(text, mapping).replace("Python function", "%s function" % lang.title)
     extra = rename_text(extra, mapping) if extra else extra
     doc = _doc_of(code, python_name)
     params = problem.param_specs
