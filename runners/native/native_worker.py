@@ -85,6 +85,11 @@ def _unpack(base, artifact):
                 os.chmod(target, mode)
 
 
+def _within_hard(which, wanted):
+    hard = resource.getrlimit(which)[1]
+    return wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+
+
 def _exec_child(job, limits, command, env, result_fd, capture_fd, workdir):
     """In a forked child: the usual setup (session, capture, user, rlimits), the result pipe
     as fd 3, then exec. Nothing of the worker survives the exec."""
@@ -140,8 +145,11 @@ class NativeWorker(Worker):
         success, else a record for the judge (the compiler's output head, the status)."""
         compile_job = dict(job)
         compile_job["memory_bytes"] = build.get("compile_memory_bytes", 2 << 30)
-        compile_job["output_bytes"] = build.get("compile_file_bytes", 512 << 20)
-        compile_job["nofile"] = max(job.get("nofile", 64), 1024)
+        # within the hard limits the worker itself was given (a container's ulimits)
+        compile_job["output_bytes"] = _within_hard(resource.RLIMIT_FSIZE,
+                                                   build.get("compile_file_bytes", 512 << 20))
+        compile_job["nofile"] = _within_hard(resource.RLIMIT_NOFILE,
+                                             max(job.get("nofile", 64), 1024))
         if compile_job.get("_nproc"):
             compile_job["_nproc"] = compile_job["_nproc"] + build.get("compile_nproc", 256)
         limits = {"time_limit": build.get("compile_cpu_s", 60.0),
