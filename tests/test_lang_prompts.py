@@ -118,7 +118,7 @@ def test_not_expressible_is_reported_once_per_problem(capsys):
 
 
 def test_humaneval_style_stub_carries_the_docstring():
-    from judge.languages.prompts import render_language_prompt
+    from judge.prompts.languages import render_language_prompt
 
     suite = load_suite("problems/basics/basics_merge_intervals.json")
     problem = suite.problems[0]

@@ -34,16 +34,6 @@ def extract(text: str, language: str, names: list[str]) -> tuple[str, str | None
     return "\n\n".join(blocks), "joined %d code blocks" % len(blocks)
 
 
-def submission(problem: Any, solution: str, language: str, names: list[str]) -> Any:
-    """A Submission for the executor: the code and the name the candidate's function has."""
-    from judge.execution.executor import Submission
-
-    lang = get(language)
-    code, note = extract(solution, language, names)
-    function = lang.find_function(code, names) or names[0]
-    return Submission(code, function, note, language)
-
-
 def reference_path(problem: Any, language: str) -> Path:
     lang = get(language)
     source = Path(problem.source)

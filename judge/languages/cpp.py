@@ -105,7 +105,7 @@ class Cpp(Language):
             # scripts/ensure-toolchains.sh (or the image) made one; ignored where absent
             compile=[["/usr/bin/g++", "-std=c++17", "-O2", "-pipe", "-w", "-fmax-errors=5",
                       "-I" + PCH_DIR, "-o", "prog", "main.cpp"]],
-            run=["./prog", "{args}"],
+            run=["{build}/prog", "{args}"],
             artifacts=["prog"],
             line_offset=0,
             candidate_file=self.candidate_file,

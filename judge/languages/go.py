@@ -135,7 +135,7 @@ class Go(Language):
             files={self.candidate_file: code, "harness_judge.go": harness},
             compile=[["/usr/bin/go", "build", "-ldflags=-s -w", "-o", "prog",
                       self.candidate_file, "harness_judge.go"]],
-            run=["./prog", "{args}"],
+            run=["{build}/prog", "{args}"],
             artifacts=["prog"],
             env=env,
             candidate_file=self.candidate_file,

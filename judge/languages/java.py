@@ -118,7 +118,7 @@ class Java(Language):
                       candidate, "JudgeHarness.java"]],
             run=["/usr/bin/java", "-Xmx%dm" % heap, "-Xss256m", "-XX:CICompilerCount=1",
                  "-XX:MaxMetaspaceSize=64m", "-XX:ReservedCodeCacheSize=32m", *quick,
-                 "-Djava.io.tmpdir=tmp", "-cp", "out", "JudgeHarness", "{args}"],
+                 "-Djava.io.tmpdir={tmp}", "-cp", "{build}/out", "JudgeHarness", "{args}"],
             artifacts=["out"],
             candidate_file=candidate,
         )

@@ -112,7 +112,7 @@ class JavaScript(Language):
             files={self.candidate_file: code, "harness.js": harness},
             compile=[["/usr/bin/node", "--check", self.candidate_file]],
             run=["/usr/bin/node", "--max-old-space-size=%d" % heap, "--stack-size=4000",
-                 "harness.js", "{args}"],
+                 "{build}/harness.js", "{args}"],
             artifacts=[self.candidate_file, "harness.js"],
             candidate_file=self.candidate_file,
         )

@@ -113,7 +113,7 @@ class Rust(Language):
             compile=[["/usr/bin/rustc", "--edition", "2021", "-C", "opt-level=0", "-C", "debuginfo=0",
                       "-C", "strip=symbols", "--error-format=short", "-o", "prog",
                       self.source_file]],
-            run=["./prog", "{args}"],
+            run=["{build}/prog", "{args}"],
             artifacts=["prog"],
             env={"RUST_BACKTRACE": "0"},
             line_offset=1,

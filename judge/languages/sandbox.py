@@ -54,6 +54,11 @@ class LanguageSandbox(Sandbox):
             return JobReport(sandbox=self.name, infra_error=self._native_error)
         return native.run(job)
 
+    def isolation(self) -> dict[str, Any]:
+        """The Python pool's facts: the native pool's containers have the same isolation (user,
+        no network, private /tmp, read-only image); only the image differs."""
+        return self.python.isolation()
+
     def describe(self) -> dict[str, Any]:
         info = dict(self.python.describe())
         if self._native is not None:
