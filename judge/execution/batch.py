@@ -202,12 +202,36 @@ class BatchRunner:
         self.on_issue = on_issue
         self._limits_fp = executor.limits.fingerprint()
         self._problem_fps: dict[int, str] = {}
+        self._expressible: dict[tuple[str, str], bool] = {}
         self.source = "<solutions>"
 
     def _issue(self, outcome: RunOutcome, issue: Issue) -> None:
         outcome.issues.append(issue)
         if self.on_issue:
             self.on_issue(issue)
+
+    def _in_language(self, problem: Problem, language: str, outcome: RunOutcome
+                     ) -> Problem | None:
+        """The problem as judged in another language (``Any`` typed from its tests), or None
+        when that language cannot express its types: a property of the problem, said once
+        per problem and language, never a candidate's failure (its candidates are left out)."""
+        from judge.languages import NotExpressible, get
+        from judge.languages.infer import typed
+
+        problem = typed(problem)
+        key = (problem.identifier, language)
+        if key not in self._expressible:
+            try:
+                get(language).check_expressible(problem)
+                self._expressible[key] = True
+            except NotExpressible as exc:
+                self._expressible[key] = False
+                self._issue(outcome, Issue(problem.source, "not expressible in %s (%s): its %s "
+                                           "candidates are not judged" % (language, exc, language)))
+        if not self._expressible[key]:
+            outcome.skipped += 1
+            return None
+        return problem
 
     def _judged_with(self, problem: Problem) -> str:
         # per problem, not per candidate: serialising a problem is the costly part of a key
@@ -223,10 +247,6 @@ class BatchRunner:
                                        "judged with the plain name" % (candidate.prompt_id,
                                                                        problem.identifier),
                                        line=candidate.line))
-        if candidate.language not in (None, "python"):
-            from judge.languages.infer import typed
-
-            problem = typed(problem)  # Any -> the type its tests show (HumanEval)
         submission = submission_for(problem, candidate)
         stamp = {"key": candidate_key(candidate, submission.code),
                  "judged_with": self._judged_with(problem)}
@@ -284,6 +304,10 @@ class BatchRunner:
                     if issue is not None:
                         self._issue(outcome, issue)
                     continue
+                if candidate.language not in (None, "python"):
+                    problem = self._in_language(problem, candidate.language, outcome)
+                    if problem is None:
+                        continue
                 prepared = self._prepare(problem, candidate, outcome)
                 if prepared is None:
                     continue
