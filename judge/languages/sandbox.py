@@ -13,7 +13,8 @@ from typing import Any
 from judge.sandbox.base import Job, JobReport, Sandbox, SandboxUnavailable
 
 #: the native image's containers: room for compilers beside the tests' own limits
-NATIVE_DOCKER = {"memory_headroom_mb": 1536, "tmpfs_mb": 512, "pids_limit": 512, "fsize_mb": 256}
+NATIVE_DOCKER = {"memory_headroom_mb": 1536, "tmpfs_mb": 512, "pids_limit": 512, "fsize_mb": 256,
+                 "exec_work": True}
 
 
 def open_native_docker(size: int, fresh: bool = False) -> Sandbox:
