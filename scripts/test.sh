@@ -7,7 +7,8 @@
 #    Debian it installs docker.io and debootstrap and starts dockerd, and installs debootstrap
 #    also when an engine already runs), then the sandbox image (`judge sandbox build`: reused
 #    while its definition is unchanged; the base is JUDGE_BASE_IMAGE, a local base, the official
-#    python image when a registry answers, or an offline debootstrap build);
+#    python image when a registry answers, or an offline debootstrap build), and the image of
+#    the other languages (`--language native`);
 # 3. pytest over tests/ with skip reasons shown (-rs). Docker tests are REQUIRED when an engine
 #    runs, when CI=true or when JUDGE_REQUIRE_DOCKER=1: then any skipped docker test is a
 #    failure (tests/conftest.py turns it into one, and the final check below counts them again),
@@ -44,6 +45,12 @@ if bash scripts/ensure-docker.sh; then
     export JUDGE_REQUIRE_DOCKER=1
     if ! .venv/bin/judge sandbox build; then
         say "the sandbox image could not be built (see the lines above); docker tests cannot run"
+        exit 3
+    fi
+    # JS, C++, Go, Rust, Java: one image of the five toolchains (reused while its definition
+    # is unchanged; the first build debootstraps its base from Debian mirrors, ~6 min)
+    if ! .venv/bin/judge sandbox build --language native; then
+        say "the native sandbox image could not be built (see the lines above)"
         exit 3
     fi
 elif [ "${JUDGE_REQUIRE_DOCKER:-}" = "1" ]; then

@@ -57,8 +57,13 @@ class LanguageSandbox(Sandbox):
 
     def isolation(self) -> dict[str, Any]:
         """The Python pool's facts: the native pool's containers have the same isolation (user,
-        no network, private /tmp, read-only image); only the image differs."""
-        return self.python.isolation()
+        no network, private /tmp, read-only image); only the image differs, so both are named."""
+        from judge.sandbox import image
+
+        facts = dict(self.python.isolation())
+        facts["image"] = "%s (python); %s (js, cpp, go, rust, java)" % (
+            facts.get("image"), image.image_tag("native"))
+        return facts
 
     def describe(self) -> dict[str, Any]:
         info = dict(self.python.describe())
