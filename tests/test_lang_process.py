@@ -38,6 +38,8 @@ EXPECTED = {
     "ok": ("pass", []), "ok_int": ("pass", []), "wrong": ("wrong_answer", ["expected 2, got 3"]),
     "loop": ("timeout", []), "memory": ("memory_limit", []), "flood": ("output_limit", []),
     "forge": ("wrong_answer", ["expected 2, got 0"]), "readfile": ("pass", []),
+    # a forged record on the result pipe claiming the judge failed: the candidate's error
+    "forge_pipe": ("runtime_error", ["malformed"]),
 }
 SYNTAX_LINE = {"cpp": 3, "js": 2, "go": 5, "rust": 2, "java": 3}
 CRASH = {"cpp": "SIGSEGV", "js": "TypeError", "go": "index out of range", "rust": "panic",
