@@ -33,15 +33,28 @@ def humaneval(tmp_path_factory):
     return out
 
 
-def _judge(suite: Path, sandbox: str, out: Path) -> list[dict]:
-    code = main(["run", str(suite), "--solutions", str(HUMAN), "--sandbox", sandbox,
+def _judge(suite: Path, sandbox: str, solutions: Path, out: Path) -> list[dict]:
+    code = main(["run", str(suite), "--solutions", str(solutions), "--sandbox", sandbox,
                  "--jobs", "2", "--output", str(out)])
     assert code == 0, code  # failing candidates are results, not errors
     return [json.loads(line) for line in out.read_text().splitlines()]
 
 
-def _check(rows: list[dict]) -> None:
-    expected = [json.loads(line) for line in HUMAN.read_text().splitlines()]
+def _subset(path: Path) -> Path:
+    """The first right and the first wrong solution of each language (the Docker run: the
+    same harnesses in the other sandbox, at a fifth of the cost)."""
+    seen, lines = set(), []
+    for line in HUMAN.read_text().splitlines():
+        row = json.loads(line)
+        if (row["language"], row["expect"]) not in seen:
+            seen.add((row["language"], row["expect"]))
+            lines.append(line)
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def _check(rows: list[dict], solutions: Path = HUMAN) -> None:
+    expected = [json.loads(line) for line in solutions.read_text().splitlines()]
     assert len(rows) == len(expected)
     wrong = []
     for want, row in zip(expected, rows):
@@ -58,7 +71,7 @@ def _check(rows: list[dict]) -> None:
 
 
 def test_humaneval_by_people_in_five_languages_process(humaneval, tmp_path, capsys):
-    _check(_judge(humaneval, "process", tmp_path / "results.jsonl"))
+    _check(_judge(humaneval, "process", HUMAN, tmp_path / "results.jsonl"))
 
 
 @pytest.mark.docker
@@ -66,4 +79,5 @@ def test_humaneval_by_people_in_five_languages_docker(humaneval, tmp_path, capsy
     from tests.conftest import docker_or_skip
 
     docker_or_skip()
-    _check(_judge(humaneval, "docker", tmp_path / "results.jsonl"))
+    solutions = _subset(tmp_path / "subset.jsonl")
+    _check(_judge(humaneval, "docker", solutions, tmp_path / "results.jsonl"), solutions)

@@ -58,3 +58,20 @@ def test_mixed_languages_in_one_solutions_file(tmp_path, capsys):
     assert main(["report", str(out)]) == 0
     report = capsys.readouterr().out
     assert "m [js]" in report and "m [go]" in report
+
+
+def test_python_api_takes_a_language():
+    """``Judge.judge(..., language=)`` and ``judge_many`` metadata: the same path as the CLI."""
+    from judge.api import Judge
+
+    problem = load_suite("problems/basics/basics_pascal_row.json").problems[0]
+    rust = "fn pascal_row(n: i64) -> Vec<i64> { let mut r = vec![1i64]; for k in 0..n { " \
+           "let next = r[r.len() - 1] * (n - k) / (k + 1); r.push(next); } r }"
+    js = "const pascalRow = (n) => [1];"
+    with Judge("process", 2) as judge:
+        one = judge.judge(problem, rust, language="rust")
+        many = list(judge.judge_many([(problem, js, {"language": "javascript"}),
+                                      (problem, rust, {"language": "rust", "model": "m"})]))
+    assert (one.verdict.value, one.extra["language"]) == ("pass", "rust")
+    assert [(r.verdict.value, r.extra["language"]) for r in many] == [
+        ("wrong_answer", "js"), ("pass", "rust")]
