@@ -17,17 +17,25 @@ Everything here is a plain function the CLI (``judge sandbox build|doctor|gc``) 
 
 from __future__ import annotations
 
+import dataclasses
+import glob
 import hashlib
 import io
 import json
 import os
 import re
+import shutil
+import socket
+import subprocess
 import tarfile
+import tempfile
 import time
 from pathlib import Path
 from typing import Callable, Iterable
 
-from judge.resources import runner_dir, sandbox_dir
+import psutil
+
+from judge.resources import resource_root, runner_dir, sandbox_dir
 
 # ---------------------------------------------------------------------------- labels & names
 LABEL_SANDBOX = "org.judge.sandbox"        # language, on images and containers
@@ -224,6 +232,121 @@ def image_ready(language: str = "python", client=None) -> str | None:
         return None
     finally:
         if own and client is not None:
+            client.close()
+
+
+# ---------------------------------------------------------------------------- base image
+def debian_mirror() -> str:
+    """The machine's configured Debian mirror (env JUDGE_DEBIAN_MIRROR wins)."""
+    if os.environ.get("JUDGE_DEBIAN_MIRROR"):
+        return os.environ["JUDGE_DEBIAN_MIRROR"]
+    sources = [Path("/etc/apt/sources.list"), *sorted(Path("/etc/apt/sources.list.d").glob("*.list")),
+               *sorted(Path("/etc/apt/sources.list.d").glob("*.sources"))]
+    for path in sources:
+        try:
+            text = path.read_text()
+        except OSError:
+            continue
+        if path.suffix == ".sources":  # deb822 stanzas
+            for stanza in re.split(r"\n\s*\n", text):
+                fields = dict(re.findall(r"^([A-Za-z-]+):\s*(.*)$", stanza, re.M))
+                if "deb" not in fields.get("Types", "").split():
+                    continue
+                if "main" in fields.get("Components", "").split() and re.search(
+                        r"\b(bookworm|trixie|bullseye|stable)\b(?![-/])", fields.get("Suites", "")):
+                    for uri in fields.get("URIs", "").split():
+                        if "security" not in uri:
+                            return uri.rstrip("/")
+        else:
+            for line in text.splitlines():
+                m = re.match(r"^\s*deb\s+(?:\[[^\]]*\]\s+)?(\S+)\s+(\S+)\s+(.*)$", line)
+                if m and "security" not in m.group(1) and "-" not in m.group(2) and "main" in m.group(3).split():
+                    return m.group(1).rstrip("/")
+    return DEFAULT_MIRROR
+
+
+def debootstrap_available() -> str | None:
+    """Why the base cannot be built here, or None when it can."""
+    if shutil.which("debootstrap") is None:
+        return "debootstrap is not installed (apt-get install debootstrap, or run scripts/ensure-docker.sh)"
+    if os.geteuid() != 0:
+        return "building the base image with debootstrap needs root"
+    return None
+
+
+def _remove_in_rootfs(rootfs: Path, patterns: list[str]) -> None:
+    root = rootfs.resolve()
+    for pattern in patterns:
+        for match in glob.glob(str(root / pattern.lstrip("/"))):
+            path = Path(match)
+            if root not in path.resolve().parents and path.resolve() != root:
+                continue  # never leave the root file system (symlinks)
+            if path.is_dir() and not path.is_symlink():
+                shutil.rmtree(path)
+            else:
+                path.unlink(missing_ok=True)
+
+
+def build_base(language: str = "python", progress: Progress = print, force: bool = False,
+               client=None) -> str:
+    """Build (or reuse) the base image from sandboxes/<language>/base.json; returns its tag."""
+    own = client is None
+    client = client or get_client(timeout=600)
+    try:
+        tag = base_tag(language)
+        if not force and _image_exists(client, tag):
+            progress(f"base image {tag} exists (same recipe): skipping debootstrap")
+            return tag
+        reason = debootstrap_available()
+        if reason:
+            raise ImageBuildError(f"cannot build the base image {tag}: {reason}")
+        recipe = base_recipe(language)
+        mirror = debian_mirror()
+        work = Path(tempfile.mkdtemp(prefix=f"judge-base-{language}-", dir="/var/tmp"))
+        rootfs, log = work / "rootfs", work / "debootstrap.log"
+        try:
+            cmd = ["debootstrap", f"--variant={recipe.get('variant', 'minbase')}"]
+            if recipe.get("include"):
+                cmd.append("--include=" + ",".join(recipe["include"]))
+            cmd += [recipe.get("suite", "bookworm"), str(rootfs), mirror]
+            progress(f"debootstrap: {' '.join(cmd)} (log: {log})")
+            t0 = time.monotonic()
+            with open(log, "wb") as logf:
+                proc = subprocess.Popen(cmd, stdout=logf, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+                last = t0
+                while proc.poll() is None:
+                    time.sleep(0.5)
+                    if time.monotonic() - last >= 15:
+                        last = time.monotonic()
+                        progress(f"  ... debootstrap running ({last - t0:.0f} s)")
+            if proc.returncode != 0:
+                tail = log.read_text(errors="replace").splitlines()[-15:]
+                raise ImageBuildError("debootstrap failed (exit %d):\n%s" % (proc.returncode, "\n".join(tail)))
+            t_boot = time.monotonic() - t0
+            progress(f"debootstrap done in {t_boot:.1f} s")
+            _remove_in_rootfs(rootfs, recipe.get("remove", []))
+            if recipe.get("check"):
+                check = subprocess.run(["chroot", str(rootfs), "python3", "-I", "-c", recipe["check"]],
+                                       capture_output=True, text=True, timeout=60)
+                if check.returncode != 0:
+                    raise ImageBuildError(f"the new root file system fails its check: {check.stderr.strip()}")
+            t1 = time.monotonic()
+            tar_path = work / "rootfs.tar"
+            subprocess.run(["tar", "--numeric-owner", "-C", str(rootfs), "-cf", str(tar_path), "."],
+                           check=True, capture_output=True)
+            changes = [f"ENV {k}={v}" for k, v in recipe.get("env", {}).items()]
+            changes += [f'LABEL {LABEL_BASE}="{base_recipe_hash(language)}" '
+                        f'{LABEL_SANDBOX}.base="{language}"',
+                        'CMD ["python3"]']
+            repo, _, version = tag.partition(":")
+            client.api.import_image_from_file(str(tar_path), repository=repo, tag=version, changes=changes)
+            size = client.images.get(tag).attrs.get("Size", 0)
+            progress(f"imported {tag} ({size / 1e6:.0f} MB) in {time.monotonic() - t1:.1f} s")
+            return tag
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+    finally:
+        if own:
             client.close()
 
 
@@ -527,8 +650,219 @@ def _smoke_test(client, tag: str) -> None:
         raise ImageBuildError(f"smoke test of {tag}: unexpected output {out!r}")
 
 
-# the base build, the doctor and the clean-up live in their own modules; their names stay here
-from judge.sandbox.image_base import (  # noqa: E402,F401
-    build_base, debian_mirror, debootstrap_available)
-from judge.sandbox.image_admin import (  # noqa: E402,F401
-    DoctorReport, doctor, gc, owner_alive, owner_labels, reap_stale, remove_containers)
+# ---------------------------------------------------------------------------- doctor
+@dataclasses.dataclass
+class DoctorReport:
+    language: str
+    engine_ok: bool
+    engine_version: str | None = None
+    api_version: str | None = None
+    engine_error: str | None = None
+    wanted_tag: str | None = None
+    built: bool = False
+    images: list[dict] = dataclasses.field(default_factory=list)    # {"tag", "created", "size_mb", "current"}
+    base_tag: str | None = None
+    base_built: bool = False
+    base_builder_problem: str | None = None                          # why debootstrap cannot run
+    env_base: str | None = None                                      # JUDGE_BASE_IMAGE and its state
+    run_containers: list[dict] = dataclasses.field(default_factory=list)  # {"name", "run", "status", "stale"}
+    next_steps: list[str] = dataclasses.field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """The docker sandbox can be used right now."""
+        return self.engine_ok and self.built
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self) | {"ok": self.ok}
+
+    def __str__(self) -> str:
+        lines = [f"docker sandbox ({self.language})"]
+        if self.engine_ok:
+            lines.append(f"  engine:        Docker {self.engine_version} (API {self.api_version})")
+        else:
+            lines.append(f"  engine:        NOT AVAILABLE - {self.engine_error}")
+        if self.wanted_tag:
+            lines.append(f"  needed image:  {self.wanted_tag} ({'built' if self.built else 'NOT BUILT'})")
+        if self.base_tag:
+            state = "present" if self.base_built else (
+                "missing, can be built" if not self.base_builder_problem else f"missing, cannot build: {self.base_builder_problem}")
+            lines.append(f"  base image:    {self.base_tag} ({state})")
+        if self.env_base:
+            lines.append(f"  JUDGE_BASE_IMAGE: {self.env_base}")
+        if self.images:
+            lines.append("  judge images:")
+            for im in self.images:
+                mark = " <- current" if im["current"] else " (stale)"
+                lines.append(f"    {im['tag']}  {im['size_mb']:.0f} MB  {im['created']}{mark}")
+        elif self.engine_ok:
+            lines.append("  judge images:  none")
+        if self.run_containers:
+            stale = sum(c["stale"] for c in self.run_containers)
+            lines.append(f"  run containers: {len(self.run_containers)} ({stale} left over by dead runs)")
+        lines.append(f"  status:        {'READY' if self.ok else 'NOT READY'}")
+        if self.next_steps:
+            lines.append("  next:")
+            lines += [f"    - {step}" for step in self.next_steps]
+        return "\n".join(lines)
+
+
+def doctor(language: str = "python") -> DoctorReport:
+    """What state the docker sandbox is in and what to do next. Never raises."""
+    try:
+        client = get_client(timeout=5)
+    except EngineUnavailable as exc:
+        report = DoctorReport(language, engine_ok=False, engine_error=str(exc))
+        try:
+            report.wanted_tag = image_tag(language)
+        except Exception as exc2:  # noqa: BLE001
+            report.next_steps.append(f"fix the sandbox definition: {exc2}")
+        report.next_steps.append("start a Docker engine: scripts/ensure-docker.sh (as root on Debian installs "
+                                 "docker.io and starts dockerd), or use --sandbox process")
+        return report
+    try:
+        version = client.version()
+        report = DoctorReport(language, engine_ok=True, engine_version=version.get("Version"),
+                              api_version=version.get("ApiVersion"))
+        try:
+            report.wanted_tag = image_tag(language)
+            report.base_tag = base_tag(language)
+        except Exception as exc:  # noqa: BLE001
+            report.next_steps.append(f"fix the sandbox definition: {exc}")
+        for img in client.images.list(filters={"label": f"{LABEL_SANDBOX}={language}"}):
+            for tag in img.tags or [img.short_id]:
+                report.images.append({
+                    "tag": tag, "created": img.attrs.get("Created", "")[:19].replace("T", " "),
+                    "size_mb": img.attrs.get("Size", 0) / 1e6, "current": tag == report.wanted_tag})
+        report.built = any(im["current"] for im in report.images)
+        if report.base_tag:
+            report.base_built = _image_exists(client, report.base_tag)
+            report.base_builder_problem = None if report.base_built else debootstrap_available()
+        for c in client.containers.list(all=True, ignore_removed=True, filters={"label": LABEL_RUN}):
+            labels = c.labels or {}
+            report.run_containers.append({"name": c.name, "run": labels.get(LABEL_RUN), "status": c.status,
+                                          "stale": not owner_alive(labels)})
+        env_base = os.environ.get("JUDGE_BASE_IMAGE", "").strip()
+        if env_base:
+            try:
+                report.env_base = f"{env_base} ({'present' if _image_exists(client, env_base) else 'NOT PRESENT'})"
+            except ImageBuildError as exc:
+                report.env_base = f"{env_base} (invalid: {exc})"
+        if report.wanted_tag and not report.built:
+            if report.base_built or env_base:
+                report.next_steps.append("build the image: judge sandbox build")
+            else:
+                official = official_base(language)
+                report.next_steps.append(
+                    "build the image: judge sandbox build; it takes the first base that works of: "
+                    "JUDGE_BASE_IMAGE (unset), a local base (none), "
+                    + (f"{official} pulled when a registry answers, " if official else "")
+                    + ("a debootstrap build" if not report.base_builder_problem
+                       else f"a debootstrap build (not possible here: {report.base_builder_problem})"))
+        if any(c["stale"] for c in report.run_containers):
+            report.next_steps.append("remove containers left over by dead runs: judge sandbox gc")
+        if sum(not im["current"] for im in report.images) and report.built:
+            report.next_steps.append("old images can be removed: judge sandbox gc (with images)")
+        return report
+    except Exception as exc:  # noqa: BLE001
+        return DoctorReport(language, engine_ok=False, engine_error=f"engine answered but failed: {_short(exc)}",
+                            next_steps=["check the engine: docker info; see /tmp/dockerd.log"])
+    finally:
+        client.close()
+
+
+# ---------------------------------------------------------------------------- gc
+def owner_labels(run_id: str, language: str = "python") -> dict[str, str]:
+    """The labels every container of this process's run carries."""
+    me = psutil.Process()
+    return {LABEL_RUN: run_id, LABEL_SANDBOX: language, LABEL_PID: str(me.pid),
+            LABEL_PID_START: f"{me.create_time():.2f}", LABEL_HOST: socket.gethostname()}
+
+
+def owner_alive(labels: dict[str, str]) -> bool:
+    """Is the judge process that started a container still running? Containers of another host
+    (a shared engine) count as alive: we cannot tell."""
+    host = labels.get(LABEL_HOST)
+    if host and host != socket.gethostname():
+        return True
+    try:
+        pid = int(labels.get(LABEL_PID, ""))
+    except ValueError:
+        return False
+    try:
+        proc = psutil.Process(pid)
+        start = labels.get(LABEL_PID_START)
+        if start and abs(proc.create_time() - float(start)) > 1.0:
+            return False  # pid reused by another process
+        return proc.status() != psutil.STATUS_ZOMBIE
+    except (psutil.NoSuchProcess, psutil.AccessDenied, ValueError):
+        return False
+
+
+def remove_containers(client, containers) -> int:
+    """Kill and remove containers (already-gone ones are fine); returns how many went."""
+    import docker.errors  # noqa: PLC0415
+
+    removed = 0
+    for c in containers:
+        try:
+            c.remove(force=True)
+            removed += 1
+        except docker.errors.NotFound:
+            pass
+        except docker.errors.APIError as exc:
+            if "already in progress" in str(exc):
+                removed += 1
+    return removed
+
+
+def reap_stale(client, language: str | None = None) -> int:
+    """Remove containers whose judge process is gone (called when a DockerSandbox starts)."""
+    filters = {"label": [LABEL_RUN] + ([f"{LABEL_SANDBOX}={language}"] if language else [])}
+    stale = [c for c in client.containers.list(all=True, ignore_removed=True, filters=filters) if not owner_alive(c.labels or {})]
+    return remove_containers(client, stale)
+
+
+def gc(images: bool = False, all_runs: bool = True, language: str | None = None,
+       progress: Progress = _quiet) -> int:
+    """Remove containers labelled ``org.judge.run`` (every run's when ``all_runs``, else only
+    those whose judge process is dead) and, when ``images``, judge image tags the current
+    definitions no longer need. Returns the number of containers and images removed."""
+    import docker.errors  # noqa: PLC0415
+
+    client = get_client(timeout=30)
+    try:
+        filters = {"label": [LABEL_RUN] + ([f"{LABEL_SANDBOX}={language}"] if language else [])}
+        containers = client.containers.list(all=True, ignore_removed=True, filters=filters)
+        if not all_runs:
+            containers = [c for c in containers if not owner_alive(c.labels or {})]
+        removed = remove_containers(client, containers)
+        progress(f"removed {removed} container(s)")
+        if images:
+            keep: set[str] = set()
+            unsure: set[str] = set()  # languages whose definition cannot be read: keep all
+            langs = [language] if language else [p.name for p in (resource_root() / "sandboxes").iterdir() if p.is_dir()]
+            for lang in langs:
+                try:
+                    keep |= {image_tag(lang), base_tag(lang)}
+                except Exception:  # noqa: BLE001
+                    unsure |= {image_repository(lang), base_repository(lang)}
+            n_img = 0
+            tags = {tag for label in (LABEL_SANDBOX, LABEL_BASE)
+                    for img in client.images.list(filters={"label": label}) for tag in img.tags}
+            for tag in sorted(tags):
+                repo = tag.partition(":")[0]
+                if tag in keep or repo in unsure or not repo.startswith(("judge-sandbox-", "judge-base-")):
+                    continue
+                if language and repo not in (image_repository(language), base_repository(language)):
+                    continue
+                try:
+                    client.images.remove(tag)
+                    n_img += 1
+                    progress(f"removed image {tag}")
+                except docker.errors.APIError as exc:
+                    progress(f"kept image {tag}: {_short(exc)}")
+            removed += n_img
+        return removed
+    finally:
+        client.close()
