@@ -28,11 +28,11 @@ def results():
 
     docker_or_skip()
     from judge.languages.sandbox import for_languages
-    from judge.sandbox import image
+    from judge.sandbox import build, image
     from judge.sandbox.docker import DockerSandbox
 
     if image.image_ready("native") is None:
-        image.build_image("native", progress=lambda message: None)
+        build.build_image("native", progress=lambda message: None)
     problem = problem_from_data(PROBLEM, "<next_number>")
     out = {}
     sandbox = for_languages(DockerSandbox(size=2), size=2)

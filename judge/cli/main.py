@@ -277,7 +277,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_sandbox(args: argparse.Namespace) -> int:
-    from judge.sandbox import image
+    from judge.sandbox import build, image, maintenance
 
     # python: the Python image; any other language: the one image of the five toolchains
     target = "python" if args.language == "python" else "native"
@@ -285,7 +285,7 @@ def cmd_sandbox(args: argparse.Namespace) -> int:
         # every step (base image choice, build, smoke test) is one line on stderr; a failure is
         # a message and exit 3, never a traceback
         try:
-            tag = image.build_image(target, progress=_err, force=args.force,
+            tag = build.build_image(target, progress=_err, force=args.force,
                                     rebuild_base=args.rebuild_base)
         except image.EngineUnavailable as exc:
             _err("sandbox unavailable: %s (start one: bash scripts/ensure-docker.sh as root, "
@@ -300,13 +300,13 @@ def cmd_sandbox(args: argparse.Namespace) -> int:
         targets = ["python", "native"] if args.language == "all" else [target]
         ok = True
         for name in targets:
-            report = image.doctor(name)
+            report = maintenance.doctor(name)
             print(report)
             ok = ok and getattr(report, "ok", True)
         if args.language != "python":
             ok = _doctor_toolchains() and ok
         return EXIT_OK if ok else EXIT_SANDBOX
-    removed = image.gc(images=args.images, all_runs=not args.stale_only)
+    removed = maintenance.gc(images=args.images, all_runs=not args.stale_only)
     print("removed %s" % (removed,))
     return EXIT_OK
 

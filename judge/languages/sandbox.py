@@ -18,11 +18,11 @@ NATIVE_DOCKER = {"memory_headroom_mb": 1536, "tmpfs_mb": 512, "pids_limit": 512,
 
 
 def open_native_docker(size: int, fresh: bool = False) -> Sandbox:
-    from judge.sandbox import image
+    from judge.sandbox import build, image
     from judge.sandbox.docker import DockerSandbox
 
     if image.image_ready("native") is None:
-        image.build_image("native", progress=lambda message: None)
+        build.build_image("native", progress=lambda message: None)
     return DockerSandbox(size=size, fresh=fresh, language="native", **NATIVE_DOCKER)
 
 
