@@ -263,22 +263,46 @@ def test_parse_verdict(text, ok):
     assert parse_verdict(text) is ok
 
 
-@pytest.mark.parametrize("text", ["Yes", "1.", "10", "1 0", "", "The answer is 1", "true"])
-def test_parse_verdict_is_strict(text):
+@pytest.mark.parametrize("text,ok", [
+    ("Yes", True), ("1.", True), ("Yes, 1.", True), ("No.", False), ("true", True), ("FALSE", False),
+    ("The answer is 1", True), ("1 0", False),  # the *last* verdict token counts
+    ("Not equivalent. Verdict: 0", False), ('{"verdict": 1}', True), ('{"equivalent": false}', False),
+    ('```json\n{"answer": "yes"}\n```', True), ('{"score": 0}', False),
+])
+def test_parse_verdict_is_lenient(text, ok):
+    assert parse_verdict(text) is ok
+
+
+@pytest.mark.parametrize("text", ["", "10", "1.5", "maybe", "0.0", "I cannot tell", '{"verdict": 7}', "yesterday"])
+def test_parse_verdict_without_a_verdict_raises_with_the_text(text):
     with pytest.raises(LLMResponseError) as exc:
         parse_verdict(text)
     assert repr(text) in str(exc.value)
 
 
-def test_llm_judge_unparsable_answer_is_an_error_and_not_cached(server, tmp_path):
-    server.reply = lambda body: "Yes, they are equivalent."
-    judge = LLMJudge(make_client(server, tmp_path / "c"))
+def test_llm_judge_reasks_an_unparsable_answer_and_does_not_cache_it(server, tmp_path):
+    server.reply = lambda body: "Hmm, hard to say." if len(body["messages"]) == 2 else "1"
+    judge = LLMJudge(make_client(server, tmp_path / "c"), reasks=1)
     q = JudgeQuestion("equivalence", "big dog", "large dog")
-    with pytest.raises(LLMResponseError, match="Yes, they are equivalent"):
-        judge.judge(q)
-    server.reply = lambda body: "1"
-    assert judge.judge(q).ok  # asked again: the bad answer was not kept
+    verdict = judge.judge(q)
+    assert verdict.ok and verdict.error is None and "re-ask" in verdict.detail
     assert server.count == 2
+    reask = server.requests[1]["body"]["messages"]
+    assert reask[-2] == {"role": "assistant", "content": "Hmm, hard to say."} and "1 or 0" in reask[-1]["content"]
+    # the unusable first reply was not kept: a new judge asks the first question again
+    server.reply = lambda body: "0"
+    assert not LLMJudge(make_client(server, tmp_path / "c")).judge(q).ok
+    assert server.count == 3
+
+
+def test_llm_judge_reports_a_verdict_error_after_the_reasks(server, tmp_path):
+    server.reply = lambda body: "Yes and no."  # two verdict words... the last one is "no"
+    assert not LLMJudge(make_client(server, tmp_path)).judge(JudgeQuestion("equivalence", "a", "b")).ok
+    server.reply = lambda body: "I would rather not say."
+    judge = LLMJudge(make_client(server, None), reasks=2)
+    verdict = judge.judge(JudgeQuestion("equivalence", "big dog", "large dog"))
+    assert verdict.error and "3 replies" in verdict.error and "rather not say" in verdict.error
+    assert server.count == 1 + 3
 
 
 def test_llm_judge_end_to_end_and_offline_rescoring(tmp_path):
@@ -304,5 +328,6 @@ def test_llm_judge_end_to_end_and_offline_rescoring(tmp_path):
 def test_messages_are_stable():
     q = JudgeQuestion("rule", "criterion", "explanation")
     assert build_messages(q) == build_messages(JudgeQuestion("rule", "criterion", "explanation"))
-    assert "Criterion: criterion" in build_messages(q)[1]["content"]
-    assert "Reference answer: r" in build_messages(JudgeQuestion("equivalence", "r", "c"))[1]["content"]
+    assert "Criterion:\n<<<CRITERION " in build_messages(q)[1]["content"]
+    user = build_messages(JudgeQuestion("equivalence", "r", "c"))[1]["content"]
+    assert "Reference answer:\n<<<REFERENCE " in user and "\nr\n<<<END REFERENCE " in user
