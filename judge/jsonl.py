@@ -24,6 +24,8 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import re
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Callable, Iterator
@@ -93,7 +95,8 @@ def check_depth(value: Any, max_depth: int = MAX_DEPTH) -> str | None:
         else:
             continue
         if depth > max_depth:
-            return json_location(list(path)) or "(top level)"
+            where = json_location(list(path[:6])) or "(top level)"
+            return where if len(path) <= 6 else "%s... (depth %d)" % (where, depth)
         for key, child in children:
             if isinstance(child, (dict, list)):
                 stack.append((child, depth + 1, path + (key,)))
@@ -134,13 +137,25 @@ def read_json(path: str | Path, *, max_bytes: int = MAX_JSON_BYTES,
     except RecursionError:
         raise InputError([Issue(file, "invalid JSON: nested too deeply")]) from None
     except ValueError as exc:  # e.g. "Exceeds the limit (4300 digits) for integer string"
-        raise InputError([Issue(file, "invalid JSON: %s" % exc)]) from None
+        raise InputError([_long_number_issue(file, text) or Issue(file, "invalid JSON: %s" % exc)]) from None
     if max_depth is not None:
         where = check_depth(value, max_depth)
         if where is not None:
             raise InputError([Issue(file, "nested deeper than %d levels" % max_depth,
                                     location=where)])
     return value
+
+
+def _long_number_issue(file: str, text: str) -> Issue | None:
+    """The located issue for an integer longer than Python's int-to-text limit, or None."""
+    limit = sys.get_int_max_str_digits()
+    m = re.search(r"\d{%d,}" % (limit + 1), text) if limit else None
+    if m is None:
+        return None
+    line = text.count("\n", 0, m.start()) + 1
+    column = m.start() - (text.rfind("\n", 0, m.start()) + 1) + 1
+    return Issue(file, "invalid JSON: a number of %d digits, more than the limit of %d (column %d)"
+                 % (len(m.group()), limit, column), line=line)
 
 
 def _read_lines(handle: IO[bytes], max_line_bytes: int) -> Iterator[tuple[bytes, bool, bool]]:
