@@ -53,7 +53,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from judge import jsonl
-from judge.scoring.primitives import InputError, read_jsonl
+from judge.scoring.primitives import InputError, num_text, read_jsonl
 
 Number = int | float | Fraction
 
@@ -113,8 +113,7 @@ def infer_scale(grades: Sequence[int]) -> Scale:
 
 
 def _short(n: int) -> str:
-    text = str(n) if abs(n) < 10 ** 30 else f"{'-' if n < 0 else ''}<{n.bit_length()}-bit integer>"
-    return text
+    return num_text(n)
 
 
 @dataclass(frozen=True)

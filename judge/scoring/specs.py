@@ -37,6 +37,9 @@ from judge.scoring.primitives import (
 )
 
 WEIGHT_SUM_TOLERANCE = 1e-9
+#: a results row claiming more tests than this is invalid (missing tests are padded from
+#: ``total``: an absurd total must not allocate an absurd list)
+MAX_TESTS_PER_ROW = 1_000_000
 
 
 # --------------------------------------------------------------------------------------
@@ -259,8 +262,8 @@ class _ResultRow(BaseModel):
     model: str | None = None
     prompt_id: str | None = None
     sample: int | None = None
-    passed: int | None = None
-    total: int | None = None
+    passed: int | None = Field(default=None, ge=0, le=MAX_TESTS_PER_ROW)
+    total: int | None = Field(default=None, ge=0, le=MAX_TESTS_PER_ROW)
     tests: list[_TestRecord] = Field(default_factory=list)
     time_s: float | None = None
 
