@@ -84,7 +84,9 @@ def _to_fraction(s: str) -> Fraction | int | None:
     zeros, so ``70.000`` is 70 at any length of zeros). Never converts a long digit string
     to an int."""
     if s.isdigit():  # the common case, kept fast: a plain integer
-        return int(s) if len(s) <= MAX_DIGITS or len(s.lstrip("0")) <= MAX_DIGITS else None
+        if len(s) > MAX_DIGITS:
+            s = s.lstrip("0") or "0"
+        return int(s) if len(s) <= MAX_DIGITS else None
     s = s.replace(",", "")
     negative = s.startswith("-")
     whole, _, decimals = s.lstrip("-").partition(".")
