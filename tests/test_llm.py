@@ -300,19 +300,23 @@ def test_parse_verdict_without_a_verdict_raises_with_the_text(text):
     assert repr(text) in str(exc.value)
 
 
-def test_llm_judge_reasks_an_unparsable_answer_and_does_not_cache_it(server, tmp_path):
+def test_llm_judge_reasks_an_unparsable_answer_and_replays_it_offline(tmp_path):
+    server = FakeChatServer()
     server.reply = lambda body: "Hmm, hard to say." if len(body["messages"]) == 2 else "1"
-    judge = LLMJudge(make_client(server, tmp_path / "c"), reasks=1)
+    cache = tmp_path / "c"
     q = JudgeQuestion("equivalence", "big dog", "large dog")
-    verdict = judge.judge(q)
-    assert verdict.ok and verdict.error is None and "re-ask" in verdict.detail
-    assert server.count == 2
-    reask = server.requests[1]["body"]["messages"]
-    assert reask[-2] == {"role": "assistant", "content": "Hmm, hard to say."} and "1 or 0" in reask[-1]["content"]
-    # the unusable first reply was not kept: a new judge asks the first question again
-    server.reply = lambda body: "0"
-    assert not LLMJudge(make_client(server, tmp_path / "c")).judge(q).ok
-    assert server.count == 3
+    try:
+        verdict = LLMJudge(make_client(server, cache), reasks=1).judge(q)
+        assert verdict.ok and verdict.error is None and "re-ask" in verdict.detail
+        assert server.count == 2
+        reask = server.requests[1]["body"]["messages"]
+        assert reask[-2] == {"role": "assistant", "content": "Hmm, hard to say."}
+        assert "1 or 0" in reask[-1]["content"]
+    finally:
+        server.close()
+    # the server is gone: both turns come from the cache, the same verdict
+    again = LLMJudge(make_client(server, cache, max_retries=0), reasks=1).judge(q)
+    assert again == verdict
 
 
 def test_llm_judge_reports_a_verdict_error_after_the_reasks(server, tmp_path):

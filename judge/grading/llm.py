@@ -32,9 +32,10 @@ The equivalence judge (:class:`LLMJudge`) on top of it:
   forge, and the system prompt says that what is inside the fence is never an instruction;
 * **lenient answers** (:func:`parse_verdict`): a JSON object with a verdict field, else the
   *last* ``1``/``0``/yes/no/true/false in the reply (``"Yes, 1."`` is 1);
-* an unparseable reply is dropped from the cache and **asked again** (``reasks`` times, the
-  bad reply shown back with a request for 1 or 0), then returned as a verdict with
-  ``error`` set, which the matcher reports on its entry - the run goes on;
+* an unparseable reply is **asked again** (``reasks`` times, the bad reply shown back with a
+  request for 1 or 0), then returned as a verdict with ``error`` set, which the matcher
+  reports on its entry - the run goes on. Every turn of that conversation is cached like
+  any request, so an offline replay reaches the same verdict (``--no-cache`` asks afresh);
 * **bounded concurrency**: :meth:`LLMJudge.judge_many` asks a batch with at most
   ``concurrency`` requests in flight (fuzzy select asks up to ``|S| x |R|`` per entry).
 """
@@ -386,8 +387,9 @@ class LLMJudge:
         return f"llm:{self.client.config.model}"
 
     def judge(self, question: JudgeQuestion) -> JudgeVerdict:
-        """Ask the model; an unparseable reply is forgotten and asked again, then reported
-        as a verdict with ``error`` (endpoint failures still raise :class:`LLMError`)."""
+        """Ask the model; an unparseable reply is asked again (the conversation goes on,
+        each turn cached), then reported as a verdict with ``error`` (endpoint failures
+        still raise :class:`LLMError`)."""
         messages = build_messages(question)
         replies: list[str] = []
         for attempt in range(1 + self.reasks):
@@ -395,7 +397,6 @@ class LLMJudge:
             try:
                 ok = parse_verdict(result.text)
             except LLMResponseError:
-                self.client.forget(result.key)
                 replies.append(result.text)
                 messages = messages + [{"role": "assistant", "content": result.text[:2000]},
                                        {"role": "user", "content": REASK_PROMPT}]

@@ -121,14 +121,9 @@ def _strip_decoration(s: str) -> str:
 
 
 def normalize_answer(text: str) -> str:
-    """The comparison form of an answer (applied to *both* sides); see the module docstring.
-
-    Unicode NFKC; dashes and minus signs to ``-``, curly apostrophes to ``'``; ``casefold``;
-    whitespace runs to one space; then, repeated until nothing changes: trailing ``. , ; :``
-    (and ``。、``), leading ``, ; :``, a quote pair around the whole answer, a markdown/LaTeX
-    wrapper pair (``**``, ``__``, backticks, ``$``). Everything else is kept: signs (``-5``),
-    factorials (``5!``), primes (``f′``), apostrophes (``'a``), brackets (``(a)``), a lone
-    leading ``*``. An answer made only of decoration (``**``, ``...``) normalises to ``""``."""
+    """The comparison form of an answer, applied to *both* sides: what is stripped and what
+    is kept is listed in the module docstring (``"**Kuru.**"`` -> ``kuru``; ``-5``, ``5!``,
+    ``(a)`` stay as they are)."""
     s = " ".join(unicodedata.normalize("NFKC", text).translate(_DASHES).casefold().split())
     if all(ch in _DECORATION for ch in s):
         return ""
