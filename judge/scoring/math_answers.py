@@ -34,7 +34,7 @@ import re
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -105,10 +105,10 @@ def _short(text: str, limit: int = 40) -> str:
     return text if len(text) <= limit else f"{text[:20]}...{text[-10:]} ({len(text)} characters)"
 
 
-@dataclass(frozen=True)
-class ExtractedNumber:
+class ExtractedNumber(NamedTuple):
     """A number found in text: its exact value (None when it has more than
-    :data:`MAX_DIGITS` digits), the text it came from (shortened when long) and where."""
+    :data:`MAX_DIGITS` digits), the text it came from (shortened when long) and where.
+    (A named tuple: output with runaway numbers makes hundreds of thousands of them.)"""
 
     value: Fraction | int | None
     text: str
@@ -117,10 +117,12 @@ class ExtractedNumber:
 
 def _tokens(prepared: str) -> list[ExtractedNumber]:
     out: list[ExtractedNumber] = []
+    append = out.append
     for m in _TOKEN.finditer(prepared):
         kind = m.lastgroup
         if kind == "num":
-            out.append(ExtractedNumber(_to_fraction(m.group("num")), _short(m.group(0)), m.start()))
+            text = m.group(0)
+            append(ExtractedNumber(_to_fraction(text), text if len(text) <= 40 else _short(text), m.start()))
             continue
         if kind == "fd":
             num, den = _to_fraction(m.group("fn")), _to_fraction(m.group("fd"))
