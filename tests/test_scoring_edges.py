@@ -443,3 +443,31 @@ def test_ac2_undefined_cases():
         paper_ac2([2, 2], [2, 2], Scale(0, 7))
     assert gwet_ac2([2, 2], [2, 2], Scale(0, 7)) == 1.0
     assert math.isfinite(paper_ac2([0, 7], [7, 0], Scale(0, 7)))
+
+
+# ======================================================================= beyond the list: fuzzy_string on long text
+
+
+def test_fuzzy_string_on_long_texts_switches_to_a_linear_measure():
+    from judge.scoring.primitives import SIMILARITY_EXACT_LIMIT, fuzzy_string, similarity_ratio
+
+    short = fuzzy_string("The big dog", "the  BIG dogs")
+    assert "difflib ratio" in short.detail and short.score == pytest.approx(1000 * 22 / 23)
+    text = "the quick brown fox jumps over the lazy dog " * 25_000  # 1.1 MB: difflib would take days
+    same = fuzzy_string(text, text.upper())
+    assert same.score == 1000  # identical after normalisation
+    near = fuzzy_string(text, text.replace("lazy", "sleepy"))
+    assert "trigram Dice" in near.detail and 700 < near.score < 1000
+    far = fuzzy_string(text, "0123456789" * 110_000)
+    assert far.score == 0
+    assert similarity_ratio("a" * 2000, "a" * 2000)[1] == "difflib ratio"   # exactly at the limit
+    assert 2000 * 2000 == SIMILARITY_EXACT_LIMIT
+    assert similarity_ratio("a" * 2001, "a" * 2000) == (1.0, "trigram Dice (long texts)")
+
+
+def test_offline_judge_on_a_runaway_answer():
+    answer = "the big dog " * 100_000
+    ref = ReferenceSolution.model_validate({"id": "1", "answer": {"a": "<fuzzy>the big dog"}})
+    sol = SolverSolution.model_validate({"id": "1", "answer": {"a": answer}})
+    result = match_problem(ref, sol, OfflineJudge())
+    assert result.score == 0.0 and result.offline_judge

@@ -42,7 +42,6 @@ The equivalence judge (:class:`LLMJudge`) on top of it:
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import http.client
 import json
@@ -59,6 +58,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from judge.scoring.primitives import similarity_ratio
 from judge.scoring.reference_match import JudgeQuestion, JudgeVerdict, normalize_answer
 
 ENV_BASE_URL = "JUDGE_LLM_BASE_URL"
@@ -417,11 +417,13 @@ class LLMJudge:
 
 
 def similarity(a: str, b: str) -> float:
-    """difflib ratio of the normalised strings (0 when either is empty)."""
+    """Similarity of the normalised strings (0 when either is empty): difflib's ratio, or
+    for very long texts the linear trigram measure of
+    :func:`judge.scoring.primitives.similarity_ratio`."""
     x, y = normalize_answer(a), normalize_answer(b)
     if not x or not y:
         return 0.0
-    return difflib.SequenceMatcher(None, x, y, autojunk=False).ratio()
+    return similarity_ratio(x, y)[0]
 
 
 class OfflineJudge:
