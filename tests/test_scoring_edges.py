@@ -471,3 +471,14 @@ def test_offline_judge_on_a_runaway_answer():
     sol = SolverSolution.model_validate({"id": "1", "answer": {"a": answer}})
     result = match_problem(ref, sol, OfflineJudge())
     assert result.score == 0.0 and result.offline_judge
+
+
+def test_select_with_a_runaway_list_of_items():
+    # 200,000 distinct items: de-duplication is linear, and 0 is certain without any judging
+    answer = ", ".join(f"item{i}" for i in range(200_000))
+    assert score_entry(parse_reference_entry("q", "<select2,1,inf>item1; item2; x"), answer).score == 0.0
+    judge = SynonymJudge([])
+    assert score_entry(parse_reference_entry("q", "<fuzzy><select2,1,inf>a; b"), answer, judge).score == 0.0
+    assert judge.asked == []
+    e = parse_reference_entry("q", "<select2,1,300000>item1; item2; x")
+    assert score_entry(e, answer + ", item1").score == 0.0  # the duplicate collapses; penalty clamps

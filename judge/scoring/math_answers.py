@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
@@ -550,7 +551,7 @@ def import_jsonl(src: str | Path, out_dir: str | Path, *, subset: str, source: s
             continue
         tasks.append(task)
     ids = [t.task_id for t in tasks]
-    dupes = sorted({i for i in ids if ids.count(i) > 1})
+    dupes = sorted(i for i, k in Counter(ids).items() if k > 1)
     if dupes:
         errors.append(f"{src}: duplicate task ids after import: {', '.join(dupes)}")
     if errors:

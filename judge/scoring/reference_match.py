@@ -141,13 +141,8 @@ def split_items(value: str | list[Any]) -> list[str]:
 
 
 def normalized_items(value: str | list[Any]) -> list[str]:
-    """Normalised, non-empty, de-duplicated items in first-seen order."""
-    out: list[str] = []
-    for raw in split_items(value):
-        n = normalize_answer(raw)
-        if n and n not in out:
-            out.append(n)
-    return out
+    """Normalised, non-empty, de-duplicated items in first-seen order (linear: a dict)."""
+    return list(dict.fromkeys(n for n in map(normalize_answer, split_items(value)) if n))
 
 
 def select_score(n_correct: int, n_given: int, reflen: int, minlen: int, maxlen: float) -> float:
