@@ -221,7 +221,8 @@ def _parse(raw: bytes, file: str, number: int, ended: bool, objects: bool) -> Li
     try:
         value = loads(text)
     except ValueError as exc:
-        message = str(exc)
+        long_number = _long_number_issue(file, text)
+        message = long_number.message if long_number is not None else str(exc)
         if not ended:
             message = "truncated last line (the file ends in the middle of a record): " + message
         return Line(number, issue=Issue(file, message, line=number))

@@ -101,7 +101,7 @@ def bad_inputs(files):
     for what, line, pat in (("bad byte", b'{"problem_id": "\xfe"}', r":1: not UTF-8 \(byte 0xfe at column 17\)"),
                             ("deep", ('{"x": ' + DEEP + "}").encode(), r":1: invalid JSON: nested too deeply"),
                             ("deep150", ('{"x": ' + DEEP_150 + "}").encode(), r":1: x\[0\]\[0\].*nested deeper than 100"),
-                            ("huge int", b'{"problem_id": ' + b"9" * 5000 + b"}", r":1: invalid JSON: Exceeds the limit")):
+                            ("huge int", b'{"problem_id": ' + b"9" * 5000 + b"}", r":1: invalid JSON: a number of 5000 digits, more than the limit of 4300 \(column 16\)")):
         tag = what.replace(" ", "_") + "_"
         cases += [
             (f"score results {what}", ["score", CODE_SPEC, files(tag + "res.jsonl", line + b"\n")], INPUT, r"res\.jsonl" + pat),
