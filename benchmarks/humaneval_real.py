@@ -84,9 +84,9 @@ def recorded_pass(row: dict[str, Any]) -> bool | None:
 
 def run_judge(kind: str, suite_dir: Path, samples: Path, jobs: int,
               fail_fast: bool, test_isolation: str = "per-test") -> dict[str, Any]:
-    from judge.execution.batch import BatchRunner
+    from judge.api import Judge
     from judge.candidates.extract import read_solutions
-    from judge.execution.executor import Executor
+    from judge.execution.batch import with_problems
     from judge.problem.model import load_suite
     from judge.sandbox import open_sandbox
     from judge.sandbox.base import Limits
@@ -95,10 +95,10 @@ def run_judge(kind: str, suite_dir: Path, samples: Path, jobs: int,
     suite = load_suite(suite_dir)
     with open_sandbox(kind, jobs, "warm", notice=lambda m: log("  " + m)) as sandbox:
         opened = time.perf_counter() - started
-        executor = Executor(sandbox, Limits(), reference_timing=True, stop_on_failure=fail_fast,
-                            test_isolation=test_isolation)
-        runner = BatchRunner(suite, executor, jobs)
-        outcome = runner.run(read_solutions(samples), str(samples))
+        with Judge(sandbox, jobs, limits=Limits(), reference_timing=True, fail_fast=fail_fast,
+                   test_isolation=test_isolation) as judge:
+            outcome = judge.run(with_problems(suite, read_solutions(samples), str(samples)),
+                                source=str(samples))
         described = sandbox.describe()
     seconds = time.perf_counter() - started
     by_line = {row.get("line"): row for row in outcome.results}

@@ -22,9 +22,9 @@ import sys
 import time
 from pathlib import Path
 
-from judge.execution.batch import BatchRunner
+from judge.api import Judge
+from judge.execution.batch import with_problems
 from judge.candidates.extract import Candidate
-from judge.execution.executor import Executor
 from judge.problem.model import Suite, load_suite
 from judge.resources import shipped_problems
 from judge.sandbox import open_sandbox
@@ -71,9 +71,8 @@ def measure(kind: str, suite: Suite, candidates: list[Candidate], jobs: int) -> 
     limits = Limits()
     with open_sandbox(sandbox_kind, jobs, isolation,
                       notice=lambda m: print("  " + m, file=sys.stderr), limits=limits) as sandbox:
-        executor = Executor(sandbox, limits)
-        runner = BatchRunner(suite, executor, jobs)
-        outcome = runner.run(((c, None) for c in candidates), "bench")
+        with Judge(sandbox, jobs, limits=limits) as judge:
+            outcome = judge.run(with_problems(suite, ((c, None) for c in candidates)), source="bench")
     seconds = time.perf_counter() - started
     verdicts: dict[str, int] = {}
     for row in outcome.results:

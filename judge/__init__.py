@@ -1,3 +1,52 @@
-"""judge: a sandboxed judge for LLM-generated code and answers."""
+"""judge: a sandboxed judge for LLM-generated code and answers.
+
+The public API (everything else is internal and may move)::
+
+    import judge
+    suite = judge.load_suite("problems/basics")
+    with judge.Judge(sandbox="process", jobs=2) as j:
+        r = j.judge(suite["basics_digital_root"], code)
+        r.verdict, r.passed, r.total, r.tests, r.to_dict()
+
+Names are loaded on first use, so ``import judge`` stays cheap (and a sandbox back end
+importing ``judge.sandbox`` does not pull in pydantic or jinja2 through here).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
 
 __version__ = "0.1.0"
+
+_EXPORTS = {
+    "Judge": "judge.api",
+    "make_limits": "judge.api",
+    "Problem": "judge.problem.model",
+    "Suite": "judge.problem.model",
+    "load_problem": "judge.problem.model",
+    "load_suite": "judge.problem.model",
+    "Limits": "judge.sandbox.base",
+    "SandboxUnavailable": "judge.sandbox.base",
+    "Verdict": "judge.execution.verdicts",
+    "CandidateResult": "judge.execution.verdicts",
+    "TestResult": "judge.execution.verdicts",
+    "InputError": "judge.errors",
+    "Issue": "judge.errors",
+    "grade_proof": "judge.grading.proofs.api",
+}
+
+__all__ = sorted(_EXPORTS) + ["__version__"]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError("module 'judge' has no attribute %r" % name)
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__

@@ -3,21 +3,19 @@
 Candidates are judged in parallel (``jobs`` at a time, each on its own warm worker), and
 results are written incrementally, in input order, one JSON line each, flushed as they come.
 A bad solutions line is reported and skipped; everything else is still judged and written.
-``resume`` skips candidates already in the output with the same code, problem and limits.
+``resume`` skips candidates already in the output that were judged with the same code,
+problem and limits (see :mod:`judge.execution.resume`).
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 import sys
-import threading
 import time
 from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import IO, Any, Callable, Iterable, Iterator
 
 from judge.candidates.extract import Candidate, extract_code, with_completion_prefix
@@ -76,26 +74,18 @@ def problem_fingerprint(problem: Problem) -> str:
     return hashlib.sha256(problem.model_dump_json().encode()).hexdigest()[:16]
 
 
-def resume_key(candidate: Candidate, code: str, problem_fp: str, limits_fp: str) -> str:
-    parts = [candidate.problem_id, candidate.prompt_id or "", candidate.model or "",
-             str(candidate.sample), code, problem_fp, limits_fp]
-    return hashlib.sha256("\x00".join(parts).encode()).hexdigest()
+def candidate_key(candidate: Candidate, code: str) -> str:
+    """Who a results line is about: the candidate's identity and code. Two samples with the
+    same code and no ``sample`` number stay apart by their line in the solutions file."""
+    sample = str(candidate.sample) if candidate.sample is not None else "line:%s" % candidate.line
+    parts = [candidate.problem_id, candidate.prompt_id or "", candidate.model or "", sample,
+             code]
+    return hashlib.sha256("\x00".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def done_keys(path: Path) -> set[str]:
-    """Keys of candidates already judged in an earlier run (sandbox errors are redone)."""
-    keys: set[str] = set()
-    if not path.exists():
-        return keys
-    with open(path, "rb") as handle:
-        for raw in handle:
-            try:
-                row = json.loads(raw)
-            except ValueError:
-                continue
-            if isinstance(row, dict) and row.get("verdict") != "sandbox_error" and row.get("key"):
-                keys.add(str(row["key"]))
-    return keys
+def judged_with(problem_fp: str, limits_fp: str) -> str:
+    """What a results line was judged against: the problem's content and the limits."""
+    return hashlib.sha256(("%s\x00%s" % (problem_fp, limits_fp)).encode()).hexdigest()[:16]
 
 
 class Progress:
@@ -141,21 +131,43 @@ class RunOutcome:
     seconds: float = 0.0
 
 
+#: what a batch judges: a problem and a candidate, or an issue (a bad input line) to report
+WorkItem = tuple["Problem | None", "Candidate | None", "Issue | None"]
+
+
+def with_problems(suite: Suite, stream: CandidateStream, source: str = "<solutions>"
+                  ) -> Iterator[WorkItem]:
+    """Pair each candidate of a solutions stream with its problem in ``suite``; a candidate
+    naming no known problem becomes an issue (file and line), and the rest go on."""
+    for candidate, issue in stream:
+        if issue is not None or candidate is None:
+            yield None, None, issue
+            continue
+        problem = suite.by_id.get(candidate.problem_id)
+        if problem is None:
+            yield None, None, Issue(source, "unknown problem_id %r" % candidate.problem_id,
+                                    line=candidate.line)
+            continue
+        yield problem, candidate, None
+
+
 class BatchRunner:
-    def __init__(self, suite: Suite, executor: Executor, jobs: int,
-                 output: IO[str] | None = None, skip_keys: set[str] | None = None,
+    """Judges a stream of (problem, candidate) items on an executor, ``jobs`` at a time, and
+    hands results back in input order. The one path: the CLI, the Python API and the
+    service all judge through it."""
+
+    def __init__(self, executor: Executor, jobs: int,
+                 output: Any | None = None, previous: dict[str, dict[str, Any]] | None = None,
                  progress: Progress | None = None,
                  on_issue: Callable[[Issue], None] | None = None) -> None:
-        self.suite = suite
         self.executor = executor
         self.jobs = max(1, jobs)
-        self.output = output
-        self.skip_keys = skip_keys or set()
+        self.output = output  # a judge.jsonl.Writer (or anything with .write(record))
+        self.previous = previous or {}
         self.progress = progress
         self.on_issue = on_issue
         self._limits_fp = executor.limits.fingerprint()
-        # per problem, not per candidate: serializing a problem is the costly part of a key
-        self._problem_fps = {p.identifier: problem_fingerprint(p) for p in suite.problems}
+        self._problem_fps: dict[int, str] = {}
         self.source = "<solutions>"
 
     def _issue(self, outcome: RunOutcome, issue: Issue) -> None:
@@ -163,100 +175,112 @@ class BatchRunner:
         if self.on_issue:
             self.on_issue(issue)
 
-    def _prepare(self, candidate: Candidate, outcome: RunOutcome
-                 ) -> tuple[Problem, Submission, str] | CandidateResult | None:
-        problem = self.suite.by_id.get(candidate.problem_id)
-        if problem is None:
-            self._issue(outcome, Issue("%s" % (self._source_name()),
-                                       "unknown problem_id %r" % candidate.problem_id,
-                                       line=candidate.line))
-            return None
+    def _judged_with(self, problem: Problem) -> str:
+        # per problem, not per candidate: serialising a problem is the costly part of a key
+        fp = self._problem_fps.get(id(problem))
+        if fp is None:
+            fp = self._problem_fps.setdefault(id(problem), problem_fingerprint(problem))
+        return judged_with(fp, self._limits_fp)
+
+    def _prepare(self, problem: Problem, candidate: Candidate, outcome: RunOutcome
+                 ) -> tuple[Submission, dict[str, Any]] | CandidateResult | None:
         if candidate.prompt_id is not None and problem.prompt(candidate.prompt_id) is None:
-            self._issue(outcome, Issue(self._source_name(), "unknown prompt_id %r for %s; "
+            self._issue(outcome, Issue(self.source, "unknown prompt_id %r for %s; "
                                        "judged with the plain name" % (candidate.prompt_id,
                                                                        problem.identifier),
                                        line=candidate.line))
         submission = submission_for(problem, candidate)
-        key = resume_key(candidate, submission.code, self._problem_fps[problem.identifier],
-                         self._limits_fp)
-        if key in self.skip_keys:
+        stamp = {"key": candidate_key(candidate, submission.code),
+                 "judged_with": self._judged_with(problem)}
+        if candidate.line is not None:
+            stamp["line"] = candidate.line
+        earlier = self.previous.get(stamp["key"])
+        if earlier is not None and earlier.get("judged_with") == stamp["judged_with"] \
+                and earlier.get("verdict") != Verdict.SANDBOX_ERROR.value:
             outcome.skipped += 1
             return None
         if not candidate.solution.strip():
-            self._issue(outcome, Issue(self._source_name(), "empty solution for %s (judged as "
+            self._issue(outcome, Issue(self.source, "empty solution for %s (judged as "
                                        "compile_error)" % problem.identifier, line=candidate.line))
-            return self._empty_result(problem, candidate, key)
-        return problem, submission, key
+            return self._empty_result(problem, candidate, stamp)
+        return submission, stamp
 
-    def _source_name(self) -> str:
-        return self.source
-
-    def _empty_result(self, problem: Problem, candidate: Candidate, key: str) -> CandidateResult:
+    def _empty_result(self, problem: Problem, candidate: Candidate,
+                      stamp: dict[str, Any]) -> CandidateResult:
         tests = [TestResult(i, Verdict.COMPILE_ERROR, 0.0, "empty solution")
                  for i in range(len(problem.tests))]
         result = CandidateResult(problem.identifier, Verdict.COMPILE_ERROR, tests, "none", 0.0,
                                  candidate.model, candidate.prompt_id, candidate.sample,
                                  "empty solution")
-        result.extra["key"] = key
+        result.extra.update(stamp)
         return result
 
     def _judge(self, problem: Problem, submission: Submission, candidate: Candidate,
-               key: str) -> CandidateResult:
+               stamp: dict[str, Any]) -> CandidateResult:
         result = self.executor.judge(problem, submission, model=candidate.model,
                                      prompt_id=candidate.prompt_id, sample=candidate.sample)
-        result.extra["key"] = key
-        if candidate.line is not None:
-            result.extra["line"] = candidate.line
+        result.extra.update(stamp)
         return result
 
-    def _emit(self, result: CandidateResult, outcome: RunOutcome) -> None:
-        row = result.to_json()
-        outcome.results.append(row)
+    def _emit(self, result: CandidateResult) -> CandidateResult:
         if self.output is not None:
-            self.output.write(json.dumps(row, ensure_ascii=False) + "\n")
-            self.output.flush()
+            self.output.write(result.to_json())
         if self.progress:
-            self.progress.step(row["verdict"])
+            self.progress.step(result.verdict.value)
+        return result
 
-    def run(self, stream: CandidateStream, source: str = "<solutions>") -> RunOutcome:
-        """Judge everything in ``stream``. Ctrl-C stops cleanly: what was judged is written."""
+    def results(self, items: Iterable[WorkItem], outcome: RunOutcome | None = None,
+                source: str = "<solutions>") -> Iterator[CandidateResult]:
+        """Judge every item; yield results in input order as they are ready. Bad items go
+        to ``outcome.issues`` (and ``on_issue``). Stopping the iteration (or Ctrl-C)
+        cancels what has not started; what was yielded is complete."""
         self.source = source
-        outcome = RunOutcome()
-        started = time.monotonic()
+        outcome = outcome if outcome is not None else RunOutcome()
         pending: deque[Future[CandidateResult] | CandidateResult] = deque()
         pool = ThreadPoolExecutor(max_workers=self.jobs, thread_name_prefix="judge")
-        stop = threading.Event()
+        finished = False
         try:
-            for candidate, issue in stream:
-                if issue is not None:
-                    self._issue(outcome, issue)
+            for problem, candidate, issue in items:
+                if issue is not None or problem is None or candidate is None:
+                    if issue is not None:
+                        self._issue(outcome, issue)
                     continue
-                assert candidate is not None
-                prepared = self._prepare(candidate, outcome)
+                prepared = self._prepare(problem, candidate, outcome)
                 if prepared is None:
                     continue
                 if isinstance(prepared, CandidateResult):
                     pending.append(prepared)
                 else:
-                    problem, submission, key = prepared
-                    pending.append(pool.submit(self._judge, problem, submission, candidate, key))
+                    submission, stamp = prepared
+                    pending.append(pool.submit(self._judge, problem, submission, candidate,
+                                               stamp))
                 # results leave in input order; a wide window keeps the other workers busy
                 # while one candidate runs into its time limits
                 while len(pending) > WINDOW_PER_JOB * self.jobs or (
                         pending and _ready(pending[0])):
-                    self._emit(_result(pending.popleft()), outcome)
+                    yield self._emit(_result(pending.popleft()))
             while pending:
-                self._emit(_result(pending.popleft()), outcome)
-        except KeyboardInterrupt:
-            outcome.interrupted = True
-            stop.set()
+                yield self._emit(_result(pending.popleft()))
+            finished = True
+        finally:
             for item in pending:
                 if isinstance(item, Future):
                     item.cancel()
-        finally:
-            pool.shutdown(wait=not outcome.interrupted, cancel_futures=True)
+            pool.shutdown(wait=finished, cancel_futures=True)
             if self.progress:
                 self.progress.close()
+
+    def run(self, items: Iterable[WorkItem], source: str = "<solutions>") -> RunOutcome:
+        """Judge everything; results are written to ``output`` and kept in the outcome.
+        Ctrl-C stops cleanly: what was judged is written."""
+        outcome = RunOutcome()
+        started = time.monotonic()
+        try:
+            for result in self.results(items, outcome, source):
+                outcome.results.append(result.to_json())
+        except KeyboardInterrupt:
+            outcome.interrupted = True
+        finally:
             outcome.seconds = time.monotonic() - started
         return outcome
 

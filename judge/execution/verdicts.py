@@ -87,3 +87,7 @@ class CandidateResult:
             data["message"] = self.message
         data.update(self.extra)
         return data
+
+    def to_dict(self) -> dict[str, Any]:
+        """The results-file line for this candidate (same as :meth:`to_json`)."""
+        return self.to_json()

@@ -42,10 +42,13 @@ The equivalence judge (:class:`LLMJudge`) on top of it:
 
 from __future__ import annotations
 
+import datetime
+import email.utils
 import hashlib
 import http.client
 import json
 import os
+import random
 import re
 import socket
 import tempfile
@@ -108,6 +111,7 @@ class LLMConfig:
     backoff_s: float = 1.0
     max_backoff_s: float = 30.0
     cache_dir: Path | None = None
+    jitter: float = 0.0  # each backoff wait is multiplied by uniform(1 - jitter, 1)
     temperature: float = 0.0
     max_tokens: int | None = None
 
@@ -149,6 +153,8 @@ class ChatResult:
     text: str
     cached: bool
     key: str
+    usage: dict[str, Any] | None = None  # the server's token counts, when it sent them
+    latency_s: float = 0.0
 
 
 def request_key(payload: dict[str, Any]) -> str:
@@ -220,21 +226,29 @@ class ChatClient:
                                 "temperature": self.config.temperature}
         if self.config.max_tokens is not None:
             body["max_tokens"] = self.config.max_tokens
-        body.update(params or {})
+        body.update({k: v for k, v in (params or {}).items() if v is not None})
         return body
 
-    def complete(self, messages: list[dict[str, str]], params: Mapping[str, Any] | None = None) -> ChatResult:
-        """The assistant's reply to ``messages``, from the cache when possible."""
-        payload = self.payload(messages, params)
+    def complete(self, messages: list[dict[str, str]], params: Mapping[str, Any] | None = None, *,
+                 response_format: dict[str, Any] | None = None, temperature: float | None = None,
+                 seed: int | None = None, max_tokens: int | None = None) -> ChatResult:
+        """The assistant's reply to ``messages``, from the cache when possible. Keyword
+        parameters override the configuration and are sent only when given."""
+        extra = dict(params or {})
+        given = {"response_format": response_format, "temperature": temperature, "seed": seed,
+                 "max_tokens": max_tokens}
+        extra.update({k: v for k, v in given.items() if v is not None})
+        payload = self.payload(messages, extra)
         key = cache_key(self.config.base_url, payload)
         hit = self._cache_get(key)
         if hit is not None:
             return ChatResult(hit, True, key)
-        text = self._post(payload)
+        start = time.monotonic()
+        text, usage = self._post(payload)
         self._cache_put(key, payload, text)
-        return ChatResult(text, False, key)
+        return ChatResult(text, False, key, usage, time.monotonic() - start)
 
-    def _post(self, payload: dict[str, Any]) -> str:
+    def _post(self, payload: dict[str, Any]) -> tuple[str, dict[str, Any] | None]:
         cfg, url = self.config, self.config.endpoint
         body = json.dumps(payload).encode("utf-8")
         headers = {"Content-Type": "application/json", "Accept": "application/json"}
@@ -244,6 +258,8 @@ class ChatClient:
         last = "no attempt made"
         for attempt in range(attempts):
             wait = min(cfg.max_backoff_s, cfg.backoff_s * (2 ** attempt))
+            if cfg.jitter:
+                wait *= random.uniform(1.0 - min(cfg.jitter, 1.0), 1.0)
             try:
                 self._count_request()
                 req = urllib.request.Request(url, data=body, headers=headers, method="POST")
@@ -256,8 +272,9 @@ class ChatClient:
                     raise LLMResponseError(f"{url}: HTTP {exc.code}: {detail}") from exc
                 last = f"HTTP {exc.code}: {detail}"
                 retry_after = exc.headers.get("Retry-After") if exc.headers else None
-                if retry_after and retry_after.strip().isdigit():
-                    wait = min(cfg.max_backoff_s, float(retry_after))
+                delay = _retry_after_s(retry_after)
+                if delay is not None:
+                    wait = min(cfg.max_backoff_s, delay)
             except (urllib.error.URLError, TimeoutError, socket.timeout, ConnectionError,
                     http.client.HTTPException) as exc:
                 reason = getattr(exc, "reason", exc)
@@ -267,6 +284,24 @@ class ChatClient:
         raise LLMUnavailableError(f"LLM endpoint {url} unavailable after {attempts} attempt(s): {last}")
 
 
+def _retry_after_s(value: str | None) -> float | None:
+    """Seconds to wait from a ``Retry-After`` header: delta-seconds or an HTTP date."""
+    if not value or not value.strip():
+        return None
+    text = value.strip()
+    try:
+        return max(0.0, float(text))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(text)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=datetime.timezone.utc)
+    return max(0.0, (when - datetime.datetime.now(datetime.timezone.utc)).total_seconds())
+
+
 def _read_error_body(exc: urllib.error.HTTPError) -> str:
     try:
         return exc.read(2000).decode("utf-8", "replace").strip() or exc.reason or ""
@@ -274,18 +309,22 @@ def _read_error_body(exc: urllib.error.HTTPError) -> str:
         return str(exc.reason or "")
 
 
-def _parse_completion(raw: bytes, url: str) -> str:
+def _parse_completion(raw: bytes, url: str) -> tuple[str, dict[str, Any] | None]:
     if len(raw) > MAX_RESPONSE_BYTES:
         raise LLMResponseError(f"{url}: response larger than {MAX_RESPONSE_BYTES} bytes")
     text = raw.decode("utf-8", "replace")
     try:
         data = json.loads(text)
-        content = data["choices"][0]["message"]["content"]
+        message = data["choices"][0]["message"]
+        content = message["content"]
     except (ValueError, KeyError, IndexError, TypeError):
         raise LLMResponseError(f"{url}: not a chat-completions response: {text[:500]!r}") from None
     if not isinstance(content, str):
+        if isinstance(message, dict) and message.get("refusal"):
+            raise LLMResponseError(f"{url}: the model refused: {str(message['refusal'])[:500]!r}")
         raise LLMResponseError(f"{url}: message content is not text: {text[:500]!r}")
-    return content
+    usage = data.get("usage") if isinstance(data, dict) else None
+    return content, usage if isinstance(usage, dict) else None
 
 
 SYSTEM_PROMPT = (

@@ -1,0 +1,213 @@
+"""The public Python API: one object that owns a warm sandbox and judges candidates.
+
+Everything that judges code goes through :class:`Judge`: the CLI, the HTTP service and the Ray
+executor are thin layers over it, so there is one path and one result type
+(:class:`~judge.execution.verdicts.CandidateResult`, whose ``to_dict()`` is the results-file
+line).
+
+    import judge
+    suite = judge.load_suite("problems/basics")
+    with judge.Judge(sandbox="process", jobs=2) as j:
+        r = j.judge(suite["basics_digital_root"], code)
+        print(r.verdict, r.passed, r.total)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import sys
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Callable, Iterable, Iterator, Union
+
+from judge.candidates.extract import Candidate
+from judge.errors import Issue
+from judge.execution.batch import BatchRunner, Progress, RunOutcome, WorkItem, submission_for
+from judge.execution.executor import TEST_ISOLATION, Executor
+from judge.execution.verdicts import CandidateResult
+from judge.problem.model import Problem
+from judge.sandbox import KINDS, Limits, Sandbox, open_sandbox
+
+#: what ``judge_many`` takes per item: (problem, code) or (problem, code, metadata dict)
+Item = Union[tuple[Problem, str], tuple[Problem, str, dict[str, Any]], Candidate]
+
+_LIMIT_FIELDS = {f.name for f in dataclasses.fields(Limits)}
+
+
+def make_limits(limits: Limits | None = None, **overrides: Any) -> Limits:
+    """Limits from keyword arguments (``time_limit_s=2, memory_mb=256``) on top of ``limits``
+    (or the defaults). An unknown name is a ``TypeError`` naming the known ones."""
+    unknown = sorted(set(overrides) - _LIMIT_FIELDS)
+    if unknown:
+        raise TypeError("unknown limit%s %s (known: %s)" % (
+            "s" if len(unknown) > 1 else "", ", ".join(unknown), ", ".join(sorted(_LIMIT_FIELDS))))
+    base = limits or Limits()
+    return dataclasses.replace(base, **overrides) if overrides else base
+
+
+class Judge:
+    """Judges candidates against problems in a sandbox opened once and kept warm.
+
+    ``sandbox`` is ``auto`` (Docker when an engine answers, else the process sandbox),
+    ``process``, ``docker``, or an already open :class:`~judge.sandbox.Sandbox` (then the
+    caller keeps ownership). ``jobs`` candidates run at once; ``isolation="fresh"`` starts
+    a new worker per candidate instead of reusing warm ones. As root, the process sandbox
+    refuses to run unisolated unless ``allow_unisolated=True`` (every result then says so).
+    Limits are keyword arguments
+    (``time_limit_s``, ``memory_mb``, ``output_kb``...: see :class:`~judge.sandbox.Limits`)
+    or a ``limits=`` object. Use it as a context manager, or call :meth:`close`: the sandbox
+    (its processes and containers) is closed on exit, also after an exception.
+    """
+
+    def __init__(self, sandbox: str | Sandbox = "auto", jobs: int = 1, *,
+                 limits: Limits | None = None, test_isolation: str = "per-test",
+                 fail_fast: bool = False, reference_timing: bool = True,
+                 isolation: str = "warm", allow_unisolated: bool = False,
+                 notice: Callable[[str], None] | None = None, **limit_overrides: Any) -> None:
+        if isinstance(sandbox, str) and sandbox not in KINDS:
+            raise ValueError("sandbox must be one of %s or a Sandbox" % ", ".join(KINDS))
+        if test_isolation not in TEST_ISOLATION:
+            raise ValueError("test_isolation must be one of %s" % ", ".join(TEST_ISOLATION))
+        if jobs < 1:
+            raise ValueError("jobs must be at least 1")
+        self.jobs = jobs
+        self.limits = make_limits(limits, **limit_overrides)
+        self.test_isolation = test_isolation
+        self.fail_fast = fail_fast
+        self.reference_timing = reference_timing
+        self.isolation = isolation
+        self.allow_unisolated = allow_unisolated
+        self._notice = notice or (lambda message: print(message, file=sys.stderr))
+        self._kind = sandbox if isinstance(sandbox, str) else None
+        self._sandbox: Sandbox | None = None if isinstance(sandbox, str) else sandbox
+        self._owns_sandbox = isinstance(sandbox, str)
+        self._executor: Executor | None = None
+        self._lock = threading.Lock()
+        self._async_pool: ThreadPoolExecutor | None = None
+        self._closed = False
+
+    # ---- life cycle ------------------------------------------------------------------------
+
+    def open(self) -> "Judge":
+        """Open the sandbox now (otherwise the first call does). Idempotent."""
+        self._ensure()
+        return self
+
+    def _ensure(self) -> Executor:
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("this Judge is closed")
+            if self._executor is None:
+                if self._sandbox is None:
+                    assert self._kind is not None
+                    self._sandbox = open_sandbox(self._kind, self.jobs, self.isolation,
+                                                 notice=self._notice, limits=self.limits,
+                                                 allow_unisolated=self.allow_unisolated)
+                self._executor = Executor(self._sandbox, self.limits,
+                                          reference_timing=self.reference_timing,
+                                          stop_on_failure=self.fail_fast,
+                                          test_isolation=self.test_isolation)
+            return self._executor
+
+    @property
+    def sandbox(self) -> Sandbox:
+        """The open sandbox (opening it if needed)."""
+        self._ensure()
+        assert self._sandbox is not None
+        return self._sandbox
+
+    @property
+    def executor(self) -> Executor:
+        return self._ensure()
+
+    def close(self) -> None:
+        """Close the sandbox (when this Judge opened it): no worker or container survives."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            pool, self._async_pool = self._async_pool, None
+            sandbox, owns = self._sandbox, self._owns_sandbox
+            executor, self._executor = self._executor, None
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
+        if executor is not None:
+            executor.close()
+        if sandbox is not None and owns:
+            sandbox.close()
+
+    def __enter__(self) -> "Judge":
+        return self.open()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ---- judging ---------------------------------------------------------------------------
+
+    def judge(self, problem: Problem, solution: str, *, model: str | None = None,
+              prompt_id: str | None = None, sample: int | None = None) -> CandidateResult:
+        """Judge one candidate: ``solution`` is code or a raw model reply (prose and fences
+        are stripped). Blocking; thread-safe (up to ``jobs`` calls run at once)."""
+        executor = self._ensure()
+        candidate = Candidate(problem.identifier, solution, model, prompt_id, sample)
+        if not solution.strip():
+            return next(iter(self._runner(executor).results([(problem, candidate, None)])))
+        return executor.judge(problem, submission_for(problem, candidate), model=model,
+                              prompt_id=prompt_id, sample=sample)
+
+    def judge_many(self, items: Iterable[Item], *, progress: bool = False
+                   ) -> Iterator[CandidateResult]:
+        """Judge many candidates, ``jobs`` at a time; results come back in input order as
+        they are ready. Items are ``(problem, code)``, ``(problem, code, {"model": ...,
+        "prompt_id": ..., "sample": ...})``. Stopping the iteration early cancels what has not started."""
+        executor = self._ensure()
+        runner = self._runner(executor, Progress(None) if progress else None)
+        return runner.results(_work_items(items))
+
+    async def ajudge(self, problem: Problem, solution: str, **meta: Any) -> CandidateResult:
+        """:meth:`judge` for asyncio callers: runs on a thread pool of ``jobs`` threads, so
+        the event loop never blocks on a candidate."""
+        self._ensure()
+        with self._lock:
+            if self._async_pool is None:
+                self._async_pool = ThreadPoolExecutor(max_workers=self.jobs,
+                                                      thread_name_prefix="judge-async")
+            pool = self._async_pool
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(pool, lambda: self.judge(problem, solution, **meta))
+
+    def run(self, items: Iterable[WorkItem], *, output: Any | None = None,
+            previous: dict[str, dict[str, Any]] | None = None,
+            progress: Progress | None = None, on_issue: Callable[[Issue], None] | None = None,
+            source: str = "<solutions>") -> RunOutcome:
+        """Judge a stream of (problem, candidate, issue) work items, as ``judge run`` does:
+        results written to ``output`` (a :class:`judge.jsonl.Writer`) as they come, in order;
+        candidates already in ``previous`` (key -> results line) with the same problem and
+        limits are skipped."""
+        executor = self._ensure()
+        runner = BatchRunner(executor, self.jobs, output, previous, progress, on_issue)
+        return runner.run(items, source)
+
+    def _runner(self, executor: Executor, progress: Progress | None = None) -> BatchRunner:
+        return BatchRunner(executor, self.jobs, progress=progress)
+
+    def describe(self) -> dict[str, Any]:
+        """The sandbox in force (back end and its isolation facts)."""
+        return self.sandbox.describe()
+
+
+def _work_items(items: Iterable[Item]) -> Iterator[WorkItem]:
+    for index, item in enumerate(items):
+        if isinstance(item, Candidate) or not isinstance(item, tuple) or len(item) not in (2, 3):
+            raise TypeError("judge_many item %d: expected (problem, code) or "
+                            "(problem, code, metadata), got %r" % (index, type(item).__name__))
+        problem, code = item[0], item[1]
+        meta = item[2] if len(item) == 3 else {}  # type: ignore[misc]
+        if not isinstance(problem, Problem) or not isinstance(code, str):
+            raise TypeError("judge_many item %d: expected (Problem, str, ...)" % index)
+        candidate = Candidate(problem.identifier, code, meta.get("model"), meta.get("prompt_id"),
+                              meta.get("sample"), line=index + 1 if meta.get("sample") is None
+                              else None)
+        yield problem, candidate, None
+
