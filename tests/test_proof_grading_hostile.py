@@ -289,7 +289,7 @@ def test_retry_after_forms():
     import email.utils
     import time as _time
 
-    from judge.grading.llm import _retry_after_s
+    from judge.grading.client import retry_after_s as _retry_after_s
 
     assert _retry_after_s("3") == 3.0 and _retry_after_s("0.5") == 0.5 and _retry_after_s(None) is None
     assert _retry_after_s("soon") is None

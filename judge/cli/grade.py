@@ -90,7 +90,7 @@ def _record_manifest(cache: Path, model: str, base_url: str) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from judge.errors import InputError
-    from judge.grading.llm import DEFAULT_BASE_URL, ENV_BASE_URL, ENV_MODEL, LLMConfig, LLMConfigError
+    from judge.grading.client import DEFAULT_BASE_URL, ENV_BASE_URL, ENV_MODEL, LLMConfig, LLMConfigError
     from judge.grading.proofs import report as rep
     from judge.grading.proofs.api import DEFAULT_CACHE, check_workflows, grade_many
     from judge.grading.proofs.engine import Engine, EngineSettings
@@ -116,7 +116,8 @@ def run(args: argparse.Namespace) -> int:
         base_url = base_url or cached_url
     try:
         cfg = LLMConfig.from_env(base_url=base_url or DEFAULT_BASE_URL, model=model, use_cache=False,
-                                 timeout_s=args.timeout, max_retries=args.retries, jitter=0.25)
+                                 timeout_s=args.timeout, max_retries=args.retries, jitter=0.25,
+                                 concurrency=args.concurrency)
     except LLMConfigError as exc:
         _err(f"{exc} (or --offline with a cache made by one model)")
         return EXIT_USAGE

@@ -32,7 +32,7 @@ from typing import Any, Callable
 import jinja2
 from pydantic import BaseModel
 
-from judge.grading.llm import ChatClient, LLMConfig, LLMError, LLMUnavailableError
+from judge.grading.client import ChatClient, LLMConfig, LLMError, LLMUnavailableError, cache_key
 from judge.grading.proofs.schemas import ReplyInvalid, json_schema_format, parse_reply
 
 TEMPLATE_DIR = Path(__file__).parent / "templates"
@@ -133,6 +133,7 @@ class Engine:
             self._trace_fh = settings.trace_path.open("a", encoding="utf-8")
 
     def close(self) -> None:
+        self.client.close()
         if self._trace_fh is not None:
             self._trace_fh.close()
             self._trace_fh = None
@@ -140,8 +141,7 @@ class Engine:
     # ------------------------------------------------------------------ cache
 
     def _key(self, body: dict[str, Any]) -> str:
-        base = self.settings.llm.base_url.rstrip("/")
-        return hashlib.sha256(_canonical({"base_url": base, "request": body}).encode("utf-8")).hexdigest()
+        return cache_key(self.settings.llm.base_url, body)
 
     def _path(self, step: str, key: str) -> Path | None:
         d = self.settings.cache_dir
