@@ -359,3 +359,38 @@ def test_cache_entries_name_their_endpoint(server, tmp_path):
     key = client(server, cache_dir=tmp_path).complete(MSG).key
     entry = json.loads(Path(tmp_path, key[:2], key + ".json").read_text())
     assert entry["base_url"] == server.base_url and entry["text"] == "1"
+
+
+def test_one_client_shared_by_proof_grading_and_the_equivalence_judge(tmp_path):
+    """The proof engine and the equivalence judge on one client: one bound on requests in
+    flight for both, each keeping its own cache keyed by the client's endpoint."""
+    import sys
+    sys.path.insert(0, str(Path(__file__).parent))
+    from proof_server import ScriptedServer, default_model
+
+    from judge.grading.proofs import Engine, EngineSettings, grade_proof
+
+    srv = ScriptedServer(model=lambda step, body: "1" if step == "unknown" else default_model(step, body),
+                         delay_s=0.05)
+    try:
+        cfg = LLMConfig(base_url=srv.base_url, model="m", concurrency=1, jitter=0.0)
+        shared = ChatClient(cfg)
+        engine = Engine(EngineSettings(cfg, cache_dir=tmp_path / "proofs"), client=shared)
+        judge = LLMJudge(shared, concurrency=4)
+        problem = {"problem_id": "P", "statement": "Show 1 = 1.", "references": ["Trivially 1 = 1."]}
+        out: dict[str, Any] = {}
+        threads = [
+            threading.Thread(target=lambda: out.update(grade=grade_proof(
+                problem, {"solution_id": "s", "solution": "1 = 1. #grade=6"}, workflow="single", engine=engine))),
+            threading.Thread(target=lambda: out.update(verdicts=judge.judge_many(
+                [JudgeQuestion("equivalence", "7", f"seven {i}") for i in range(4)])))]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert out["grade"].grade == 6 and [v.ok for v in out["verdicts"]] == [True] * 4
+        assert srv.count() == 5 and srv.max_in_flight == 1 and shared.requests_sent == 5
+        cached = list((tmp_path / "proofs").rglob("*.json"))
+        assert len(cached) == 1 and json.loads(cached[0].read_text())["base_url"] == srv.base_url
+    finally:
+        srv.close()

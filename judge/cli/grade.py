@@ -34,6 +34,8 @@ def add_parser(subparsers: Any) -> None:
                    help="sampling temperature (default 0, or 0.7 with --samples > 1)")
     p.add_argument("--model", help="model name (else $JUDGE_LLM_MODEL, else the cache's only model with --offline)")
     p.add_argument("--base-url", help="OpenAI-compatible base URL (else $JUDGE_LLM_BASE_URL)")
+    p.add_argument("--api-key", help="API key (else $JUDGE_LLM_API_KEY or $OPENAI_API_KEY; the environment "
+                                     "is safer: a flag shows in the process list)")
     p.add_argument("--human", help="human grades JSON Lines: solution_id, grade")
     p.add_argument("--scale", choices=("0-7", "1-4"), default="0-7", help="scale of the human grades")
     p.add_argument("--cache", default=None, help="cache folder (default ~/.cache/judge/proofs)")
@@ -115,11 +117,12 @@ def run(args: argparse.Namespace) -> int:
         model, cached_url = _model_from_manifest(cache)
         base_url = base_url or cached_url
     try:
-        cfg = LLMConfig.from_env(base_url=base_url or DEFAULT_BASE_URL, model=model, use_cache=False,
+        cfg = LLMConfig.from_env(base_url=base_url or DEFAULT_BASE_URL, model=model, api_key=args.api_key,
+                                 use_cache=False,
                                  timeout_s=args.timeout, max_retries=args.retries, jitter=0.25,
                                  concurrency=args.concurrency)
     except LLMConfigError as exc:
-        _err(f"{exc} (or --offline with a cache made by one model)")
+        _err(f"{exc} (or --offline with a cache made by one model)" if "no LLM model" in str(exc) else str(exc))
         return EXIT_USAGE
 
     issues = []

@@ -149,6 +149,8 @@ def register(subparsers: Any) -> None:
                    help="offline judge similarity threshold in (0, 1] (default: 0.85)")
     p.add_argument("--llm-model", help="model name (default: $JUDGE_LLM_MODEL)")
     p.add_argument("--llm-base-url", help="OpenAI-compatible base URL (default: $JUDGE_LLM_BASE_URL)")
+    p.add_argument("--llm-api-key", help="API key (default: $JUDGE_LLM_API_KEY or $OPENAI_API_KEY; the "
+                                         "environment is safer: a flag shows in the process list)")
     p.add_argument("--no-cache", action="store_true", help="do not read or write the LLM answer cache")
     p.add_argument("--llm-timeout", type=_positive_float, default=60.0,
                    help="seconds per LLM request, > 0 (default: 60)")
@@ -325,7 +327,8 @@ def cmd_aime(args: argparse.Namespace) -> int:
 
 def _make_judge(args: argparse.Namespace) -> Any:
     if args.judge == "llm":
-        return LLMJudge.from_env(model=args.llm_model, base_url=args.llm_base_url, use_cache=not args.no_cache,
+        return LLMJudge.from_env(model=args.llm_model, base_url=args.llm_base_url, api_key=args.llm_api_key,
+                                 use_cache=not args.no_cache,
                                  timeout_s=args.llm_timeout, max_retries=args.llm_retries,
                                  temperature=args.llm_temperature, max_tokens=args.llm_max_tokens,
                                  reasks=args.llm_reasks, concurrency=args.llm_concurrency)

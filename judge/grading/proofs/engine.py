@@ -121,10 +121,13 @@ class EngineSettings:
 class Engine:
     """Runs one step call: cache lookup, request, validation, re-ask; thread-safe."""
 
-    def __init__(self, settings: EngineSettings) -> None:
+    def __init__(self, settings: EngineSettings, client: ChatClient | None = None) -> None:
+        """``client``: a chat client to share (with an equivalence judge, say), so one bound
+        on requests in flight holds for both; by default one of the engine's own. The engine
+        caches per step itself and never uses the client's cache."""
         self.settings = settings
-        # the client's own cache is keyed without the base URL: ours replaces it
-        self.client = ChatClient(replace(settings.llm, cache_dir=None))
+        self._own_client = client is None
+        self.client = client if client is not None else ChatClient(replace(settings.llm, cache_dir=None))
         self.stats: dict[str, StepStats] = {}
         self._lock = threading.Lock()
         self._trace_fh = None
@@ -133,7 +136,8 @@ class Engine:
             self._trace_fh = settings.trace_path.open("a", encoding="utf-8")
 
     def close(self) -> None:
-        self.client.close()
+        if self._own_client:
+            self.client.close()
         if self._trace_fh is not None:
             self._trace_fh.close()
             self._trace_fh = None
@@ -141,7 +145,7 @@ class Engine:
     # ------------------------------------------------------------------ cache
 
     def _key(self, body: dict[str, Any]) -> str:
-        return cache_key(self.settings.llm.base_url, body)
+        return cache_key(self.client.config.base_url, body)  # the endpoint the body goes to
 
     def _path(self, step: str, key: str) -> Path | None:
         d = self.settings.cache_dir
@@ -228,8 +232,7 @@ class Engine:
             raise StepError(step, "cache_miss", f"--offline and no cached reply for this request (key {key[:16]})")
         start = time.monotonic()
         try:
-            result = self.client.complete(messages, response_format=fmt, temperature=s.temperature, seed=seed,
-                                          max_tokens=s.max_tokens)
+            text, usage = self.client.post(body)  # the body the key was made from, sent as it is
         except LLMError as exc:
             kind = "unavailable" if isinstance(exc, LLMUnavailableError) else "bad_response"
             hint = (" (if the server rejects response_format, use --no-response-format)"
@@ -237,14 +240,16 @@ class Engine:
             self._trace({**rec, "cache_hit": False, "outcome": "error", "error": str(exc)[:500],
                          "latency_s": round(time.monotonic() - start, 3)})
             raise StepError(step, kind, str(exc) + hint) from None
-        usage = result.usage or {}
+        usage = usage or {}
+        latency = time.monotonic() - start
         stored = dict(body)  # the schema is long and repeated: keep its hash (it is in the key anyway)
         if fmt is not None:
             stored["response_format"] = "sha256:" + hashlib.sha256(_canonical(fmt).encode()).hexdigest()[:16]
         self._trace({**rec, "cache_hit": False, "outcome": "reply", "tokens_in": usage.get("prompt_tokens"),
-                     "tokens_out": usage.get("completion_tokens"), "latency_s": round(result.latency_s, 3)})
-        self._put(step, key, {"base_url": s.llm.base_url, "request": stored, "reply": result.text, "usage": usage})
-        return result.text, key
+                     "tokens_out": usage.get("completion_tokens"), "latency_s": round(latency, 3)})
+        self._put(step, key, {"base_url": self.client.config.base_url, "request": stored, "reply": text,
+                              "usage": usage})
+        return text, key
 
     def ask(self, step: str, template: str, schema: type[BaseModel], *, where: dict[str, Any],
             check: Callable[[Any], None] | None = None, seed: int | None = None, **ctx: Any) -> Any:
