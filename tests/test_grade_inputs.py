@@ -80,3 +80,15 @@ def test_the_real_executable_prints_no_traceback(tmp_path):
                            "--offline", "--cache", str(tmp_path / "c")], capture_output=True, text=True)
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
     assert f"{problems}:1: invalid JSON: nested too deeply" in proc.stderr
+
+
+@pytest.mark.parametrize("flag,value,says", [
+    ("--timeout", "-1", "timeout_s"), ("--timeout", "nan", "timeout_s"), ("--timeout", "inf", "timeout_s"),
+    ("--retries", "-1", "max_retries"), ("--concurrency", "0", "--concurrency")])
+def test_bad_client_settings_are_usage_errors(tmp_path, capsys, flag, value, says):
+    problems = write(tmp_path / "p.jsonl", [json.dumps(GOOD_PROBLEM).encode()])
+    solutions = write(tmp_path / "s.jsonl", [json.dumps(GOOD_SOLUTION).encode()])
+    code = main(["grade", str(problems), str(solutions), "--model", "m", "--base-url", "http://127.0.0.1:9/v1",
+                 "--cache", str(tmp_path / "c"), flag, value])
+    err = capsys.readouterr().err
+    assert code == 2 and says in err and "Traceback" not in err and "--offline" not in err
