@@ -114,6 +114,8 @@ class BrokenServer:
                         self.wfile.flush()
                         time.sleep(0.05)
                     self.close_connection = True
+                elif action == "badgzip":
+                    self.send(200, b"\x1f\x8b not really gzip", {"Content-Encoding": "gzip"})
                 elif action == "huge":
                     self.send(200, b"{", length=MAX_RESPONSE_BYTES + 10)
                     self.close_connection = True
@@ -260,6 +262,19 @@ def test_a_trickling_body_is_cut_at_the_whole_body_deadline(server):
     server.script = ["trickle", "trickle"]
     with pytest.raises(LLMUnavailableError, match="timed out"):
         client(server, timeout_s=0.3, max_retries=1).complete(MSG)
+
+
+def test_a_corrupt_compressed_body_is_retried(server):
+    server.script = ["badgzip"]
+    sleeps = Sleeps()
+    assert client(server, sleeps).complete(MSG).text == "1"
+    assert len(server.requests) == 2 and len(sleeps) == 1
+
+
+def test_a_malformed_endpoint_is_a_config_error():
+    c = ChatClient(LLMConfig(base_url="http://[::1/v1", model="m", max_retries=0))
+    with pytest.raises(LLMConfigError, match="bad LLM endpoint"):
+        c.complete(MSG)
 
 
 def test_an_oversized_body_is_refused_unread(server):

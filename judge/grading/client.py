@@ -332,8 +332,12 @@ class ChatClient:
                 raw = self._read_body(resp)
         except httpx.TimeoutException as exc:
             raise _Retry(f"timed out after {self.config.timeout_s:g} s ({type(exc).__name__})") from None
-        except httpx.TransportError as exc:  # refused, reset, truncated body, bad protocol
+        except (httpx.TransportError, httpx.DecodingError) as exc:  # refused, reset, truncated, corrupt
             raise _Retry(f"{type(exc).__name__}: {exc}") from None
+        except httpx.InvalidURL as exc:
+            raise LLMConfigError(f"bad LLM endpoint {url!r}: {exc}") from None
+        except httpx.HTTPError as exc:  # anything else httpx can say: the reply is unusable
+            raise LLMResponseError(f"{url}: {type(exc).__name__}: {exc}") from None
         if resp.status_code in RETRY_STATUS:
             raise _Retry(f"HTTP {resp.status_code}: {_snippet(raw)}", retry_after_s(resp.headers.get("Retry-After")))
         if resp.status_code >= 300:
