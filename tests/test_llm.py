@@ -476,3 +476,21 @@ def test_cli_reports_judge_errors_with_exit_3_and_prints_the_rest(server, tmp_pa
     assert "Traceback" not in err and "judge gave no usable verdict: answer['b']: no verdict in 3 replies" in err
     assert re.search(r"a +fuzzy +1\.000", out) and re.search(r"b +fuzzy +error", out) and "no score" in out
     assert all(r["body"]["max_tokens"] == 4 and r["body"]["temperature"] == 0.2 for r in server.requests)
+
+
+def test_a_rejected_or_garbled_request_is_that_entrys_error_and_the_run_goes_on(server, tmp_path, capsys):
+    from judge.cli.main import main
+
+    server.plan = ["400", "answer", "garbage", "answer"]  # a: HTTP 400; b: answered; c: an HTML page; d answered
+    ref = tmp_path / "ref.json"
+    ref.write_text(json.dumps({"id": "1", "answer": {k: f"<fuzzy>answer {k}" for k in "abcd"}}))
+    sol = tmp_path / "sol.json"
+    sol.write_text(json.dumps({"id": "1", "answer": {k: f"reply {k}" for k in "abcd"}}))
+    argv = ["match", str(ref), str(sol), "--judge", "llm", "--llm-model", "m", "--llm-base-url", server.base_url,
+            "--llm-concurrency", "1", "--no-cache"]
+    assert main(argv) == 3
+    out, err = capsys.readouterr()
+    assert "Traceback" not in err and "HTTP 400" in err and "not a chat-completions response" in err
+    assert re.search(r"a +fuzzy +error", out) and re.search(r"b +fuzzy +1\.000", out)
+    assert re.search(r"c +fuzzy +error", out) and re.search(r"d +fuzzy +1\.000", out)
+    assert server.count == 4  # neither failure is retried nor stops the others

@@ -142,12 +142,18 @@ class LLMJudge:
 
     def judge(self, question: JudgeQuestion) -> JudgeVerdict:
         """Ask the model; an unparseable reply is asked again (the conversation goes on,
-        each turn cached), then reported as a verdict with ``error`` (endpoint failures
-        still raise :class:`LLMError`)."""
+        each turn cached), then reported as a verdict with ``error``. A request the endpoint
+        rejects or answers with no completion (HTTP 400 for one over-long answer, a refusal,
+        an HTML page) is this question's ``error`` too: the other questions go on. Only an
+        endpoint that stays unreachable raises (:class:`LLMUnavailableError`): every other
+        question would fail the same way, after the same retries."""
         messages = build_messages(question)
         replies: list[str] = []
         for attempt in range(1 + self.reasks):
-            result = self.client.complete(messages)
+            try:
+                result = self.client.complete(messages)
+            except LLMResponseError as exc:
+                return JudgeVerdict(False, self.name, offline=False, error=f"unusable reply: {str(exc)[:500]}")
             try:
                 ok = parse_verdict(result.text)
             except LLMResponseError:
