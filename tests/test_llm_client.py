@@ -413,3 +413,30 @@ def test_one_client_shared_by_proof_grading_and_the_equivalence_judge(tmp_path):
         assert len(cached) == 1 and json.loads(cached[0].read_text())["base_url"] == srv.base_url
     finally:
         srv.close()
+
+
+def test_a_lone_surrogate_in_the_request_is_sent_and_cached_as_an_escape(server, tmp_path):
+    text = "the answer is \ud800 42"
+    c = client(server, cache_dir=tmp_path)
+    first = c.complete([{"role": "user", "content": text}])
+    assert server.requests[0]["body"]["messages"][0]["content"] == text  # the server decoded the escape
+    again = client(server, cache_dir=tmp_path).complete([{"role": "user", "content": text}])
+    assert again.cached and again.key == first.key and len(server.requests) == 1
+
+
+def test_an_unwritable_cache_is_an_error_not_a_traceback(server, tmp_path, capsys, monkeypatch):
+    from judge.cli.main import main
+    from judge.grading.client import LLMCacheError
+
+    blocker = tmp_path / "cache"
+    blocker.write_text("a file where the cache folder should be")
+    with pytest.raises(LLMCacheError, match="cannot write the LLM cache"):
+        client(server, cache_dir=blocker).complete(MSG)
+    monkeypatch.setenv("JUDGE_LLM_CACHE", str(blocker))
+    ref, sol = tmp_path / "ref.json", tmp_path / "sol.json"
+    ref.write_text(json.dumps({"id": "1", "answer": {"a": "<fuzzy>the big dog"}}))
+    sol.write_text(json.dumps({"id": "1", "answer": {"a": "a large dog"}}))
+    code = main(["match", str(ref), str(sol), "--judge", "llm", "--llm-model", "m",
+                 "--llm-base-url", server.base_url])
+    err = capsys.readouterr().err
+    assert code == 3 and "Traceback" not in err and "cannot write the LLM cache" in err

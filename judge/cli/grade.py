@@ -45,7 +45,7 @@ def add_parser(subparsers: Any) -> None:
                                        "as JSON Lines here")
     p.add_argument("--trace", help="JSON Lines trace of every call (default CACHE/trace.jsonl)")
     p.add_argument("--format", choices=("table", "markdown", "json", "html"), default="table")
-    p.add_argument("--concurrency", type=int, default=4, help="solutions graded at once (default 4)")
+    p.add_argument("--concurrency", type=int, default=4, help="solutions graded at once, and the bound on requests in flight (default 4)")
     p.add_argument("--max-reasks", type=int, default=2, help="re-asks after an invalid reply (default 2)")
     p.add_argument("--timeout", type=float, default=120.0, help="seconds per request (default 120)")
     p.add_argument("--retries", type=int, default=4, help="retries on 429/5xx/timeouts (default 4)")

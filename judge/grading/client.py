@@ -79,6 +79,10 @@ class LLMResponseError(LLMError):
     """The endpoint answered, but not with something usable; the message has the raw text."""
 
 
+class LLMCacheError(LLMError):
+    """The answer cache cannot be written (the answer would not be replayable)."""
+
+
 def default_cache_dir() -> Path:
     """``$JUDGE_LLM_CACHE`` or ``~/.cache/judge/llm``."""
     env = os.environ.get(ENV_CACHE)
@@ -172,6 +176,15 @@ def cache_key(base_url: str, payload: Mapping[str, Any]) -> str:
     return request_key({"base_url": base_url.rstrip("/"), "request": payload})
 
 
+def _json_bytes(value: Any) -> bytes:
+    """UTF-8 JSON; text holding a lone surrogate (from a candidate's output) is written with
+    JSON escapes instead, which every server and file accepts."""
+    try:
+        return json.dumps(value, ensure_ascii=False, sort_keys=True).encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(value, ensure_ascii=True, sort_keys=True).encode("ascii")
+
+
 class _Retry(Exception):
     """One attempt failed in a way worth retrying; ``after`` is the server's Retry-After."""
 
@@ -244,12 +257,15 @@ class ChatClient:
         path = self._cache_path(key)
         if path is None:
             return
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump({"base_url": self.config.base_url, "request": payload, "text": text}, fh,
-                      ensure_ascii=False, sort_keys=True)
-        os.replace(tmp, path)
+        record = _json_bytes({"base_url": self.config.base_url, "request": payload, "text": text})
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(record)
+            os.replace(tmp, path)
+        except OSError as exc:  # a cache that cannot be written breaks the promise of a replay
+            raise LLMCacheError(f"cannot write the LLM cache at {path.parent}: {exc.strerror or exc}") from None
 
     def forget(self, key: str) -> None:
         """Drop one cached answer (used when the answer turned out unusable)."""
@@ -289,7 +305,7 @@ class ChatClient:
     def post(self, payload: Mapping[str, Any]) -> tuple[str, dict[str, Any] | None]:
         """Send one request body (no cache) with the retry policy; (content, usage)."""
         cfg = self.config
-        body = json.dumps(payload, ensure_ascii=False).encode("utf-8", "surrogatepass")
+        body = _json_bytes(payload)
         attempts = 1 + cfg.max_retries
         last = "no attempt made"
         for attempt in range(attempts):
