@@ -92,3 +92,23 @@ def test_bad_client_settings_are_usage_errors(tmp_path, capsys, flag, value, say
                  "--cache", str(tmp_path / "c"), flag, value])
     err = capsys.readouterr().err
     assert code == 2 and says in err and "Traceback" not in err and "--offline" not in err
+
+
+def test_a_lone_surrogate_in_a_solution_is_graded_cached_and_replayed(tmp_path, capsys):
+    sys.path.insert(0, str(Path(__file__).parent))
+    from proof_server import ScriptedServer
+
+    srv = ScriptedServer()
+    try:
+        problems = write(tmp_path / "p.jsonl", [json.dumps(GOOD_PROBLEM).encode()])
+        solutions = write(tmp_path / "s.jsonl", [b'{"problem_id": "P", "solution_id": "s", '
+                                                 b'"solution": "1 = 1 \\ud800 #grade=5"}'])
+        argv = ["grade", str(problems), str(solutions), "--model", "m", "--cache", str(tmp_path / "c"),
+                "--workflow", "single", "--output", str(tmp_path / "o.jsonl"), "--base-url", srv.base_url]
+        assert main(argv) == 0
+        assert main(argv + ["--offline"]) == 0 and srv.count() == 1  # the cache entry reads back
+        err = capsys.readouterr().err
+        assert "Traceback" not in err
+        assert json.loads((tmp_path / "o.jsonl").read_text().splitlines()[0])["grade"] == 5.0
+    finally:
+        srv.close()

@@ -88,6 +88,17 @@ def _canonical(obj: Any) -> str:
     return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
+def _dumps_text(record: Any) -> str:
+    """A cache or trace record as text a UTF-8 file can hold: a lone surrogate from a
+    solution's text or id is written as a JSON escape (it reads back as the same string)."""
+    text = json.dumps(record, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = json.dumps(record, ensure_ascii=True, sort_keys=True, separators=(",", ":"))
+    return text
+
+
 @dataclass
 class StepStats:
     calls: int = 0          # requests sent to the server (after a cache miss)
@@ -169,7 +180,7 @@ class Engine:
             path.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
             with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump(record, fh, ensure_ascii=False, sort_keys=True)
+                fh.write(_dumps_text(record))
             os.replace(tmp, path)
         except OSError as exc:
             raise StepError(step, "cache_write", f"cannot write the cache at {path.parent}: "
@@ -193,7 +204,7 @@ class Engine:
             if record["outcome"] == "error":
                 st.errors += 1
             if self._trace_fh is not None:
-                self._trace_fh.write(_canonical(record) + "\n")
+                self._trace_fh.write(_dumps_text(record) + "\n")
                 self._trace_fh.flush()
 
     def total(self) -> StepStats:
@@ -217,7 +228,7 @@ class Engine:
         if s.max_tokens is not None:
             body["max_tokens"] = s.max_tokens
         key = self._key(body)
-        prompt_hash = hashlib.sha256(_canonical(messages).encode("utf-8")).hexdigest()[:16]
+        prompt_hash = hashlib.sha256(_canonical(messages).encode("utf-8", "surrogatepass")).hexdigest()[:16]
         rec = {"time": round(time.time(), 3), "step": step, **where, "attempt": attempt, "key": key,
                "prompt_hash": prompt_hash, "model": s.llm.model, "template": template,
                "template_version": template_version(template) if template else None}
@@ -244,7 +255,7 @@ class Engine:
         latency = time.monotonic() - start
         stored = dict(body)  # the schema is long and repeated: keep its hash (it is in the key anyway)
         if fmt is not None:
-            stored["response_format"] = "sha256:" + hashlib.sha256(_canonical(fmt).encode()).hexdigest()[:16]
+            stored["response_format"] = "sha256:" + hashlib.sha256(_canonical(fmt).encode("utf-8", "surrogatepass")).hexdigest()[:16]
         self._trace({**rec, "cache_hit": False, "outcome": "reply", "tokens_in": usage.get("prompt_tokens"),
                      "tokens_out": usage.get("completion_tokens"), "latency_s": round(latency, 3)})
         self._put(step, key, {"base_url": self.client.config.base_url, "request": stored, "reply": text,
