@@ -26,6 +26,7 @@ import json
 import os
 import re
 import sys
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Callable, Iterator
@@ -118,8 +119,8 @@ def read_json(path: str | Path, *, max_bytes: int = MAX_JSON_BYTES,
     try:
         with handle:
             raw = handle.read(max_bytes + 1)
-    except (OSError, EOFError, gzip.BadGzipFile) as exc:
-        raise InputError([Issue(file, "cannot read: %s" % exc)]) from None
+    except (OSError, EOFError, gzip.BadGzipFile, zlib.error) as exc:
+        raise InputError([Issue(file, "cannot read: %s" % _read_error(exc))]) from None
     if len(raw) > max_bytes:
         raise InputError([Issue(file, "larger than the limit of %d bytes" % max_bytes)])
     try:
@@ -210,8 +211,13 @@ def read_lines(path: str | Path, *, max_line_bytes: int = MAX_LINE_BYTES,
                             file, "nested deeper than %d levels" % max_depth, location=where,
                             line=number))
                 yield line
-    except (OSError, EOFError, gzip.BadGzipFile) as exc:
-        raise InputError([Issue(file, "cannot read: %s" % exc)]) from None
+    except (OSError, EOFError, gzip.BadGzipFile, zlib.error) as exc:
+        raise InputError([Issue(file, "cannot read: %s" % _read_error(exc))]) from None
+
+
+def _read_error(exc: BaseException) -> str:
+    """Why a file could not be read; a gzip header followed by corrupt data says so."""
+    return "corrupt gzip data (%s)" % exc if isinstance(exc, zlib.error) else str(exc)
 
 
 def _size(count: int) -> str:

@@ -9,6 +9,7 @@ one and the test fails on it. A few cases also run the real ``judge`` executable
 
 from __future__ import annotations
 
+import gzip
 import json
 import re
 import subprocess
@@ -125,6 +126,17 @@ def bad_inputs(files):
         ("aime missing outputs", ["aime", TASKS, "/nonexistent/o.jsonl"], INPUT, r"/nonexistent/o\.jsonl: cannot read"),
         ("score results gzip corrupt", ["score", CODE_SPEC, files("c.jsonl", b"\x1f\x8b\x08\x00garbage")], INPUT,
          r"c\.jsonl: cannot read"),
+    ]
+    deflate = gzip.compress(b'{"id": "s0", "grade": 1}\n' * 40)[:10] + b"\x00garbage" * 8  # a header, no stream
+    cases += [
+        ("score results corrupt deflate", ["score", CODE_SPEC, files("d1.jsonl", deflate)], INPUT,
+         r"d1\.jsonl: cannot read: corrupt gzip data"),
+        ("aime outputs corrupt deflate", ["aime", TASKS, files("d2.jsonl", deflate)], INPUT,
+         r"d2\.jsonl: cannot read: corrupt gzip data"),
+        ("agreement corrupt deflate", ["agreement", files("d3.jsonl", deflate), p], INPUT,
+         r"d3\.jsonl:1: not UTF-8 \(byte 0x8b at column 2\)"),  # grades are plain text (JSON Lines or CSV)
+        ("match reference corrupt deflate", ["match", files("d4.json", deflate), sol], INPUT,
+         r"d4\.json: cannot read: corrupt gzip data"),
     ]
     return cases
 
