@@ -440,3 +440,28 @@ def test_an_unwritable_cache_is_an_error_not_a_traceback(server, tmp_path, capsy
                  "--llm-base-url", server.base_url])
     err = capsys.readouterr().err
     assert code == 3 and "Traceback" not in err and "cannot write the LLM cache" in err
+
+
+@pytest.mark.parametrize("action,kind", [("truncated", "unavailable"), ("drop", "unavailable"),
+                                         ("garbage", "bad_response"), ("500", "unavailable")])
+def test_judge_grade_against_a_broken_server_reports_and_counts_each_solution(server, tmp_path, capsys, action, kind):
+    """End to end through `judge grade`: every reply broken the same way; each solution's
+    result is a grading error of the right kind, counted in the summary, no traceback."""
+    from judge.cli.main import main
+
+    server.script = [action] * 100
+    problems = tmp_path / "p.jsonl"
+    problems.write_text(json.dumps({"problem_id": "P", "statement": "Show 1 = 1.", "references": ["Trivial."]}) + "\n")
+    solutions = tmp_path / "s.jsonl"
+    solutions.write_text("".join(json.dumps({"problem_id": "P", "solution_id": f"s{i}", "solution": "1 = 1"}) + "\n"
+                                 for i in range(2)))
+    out = tmp_path / "o.jsonl"
+    code = main(["grade", str(problems), str(solutions), "--model", "m", "--base-url", server.base_url,
+                 "--cache", str(tmp_path / "c"), "--workflow", "single", "--retries", "1", "--output", str(out),
+                 "--format", "json"])
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.err and code == 4
+    lines = [json.loads(x) for x in out.read_text().splitlines()]
+    assert [(x["solution_id"], x["status"], x["error_kind"]) for x in lines] == [("s0", "error", kind), ("s1", "error", kind)]
+    summary = json.loads(captured.out)
+    assert summary["steps"]["grade-single"]["errors"] == 2
