@@ -64,10 +64,18 @@ class FakeChatServer:
                     outer.max_in_flight = max(outer.max_in_flight, outer.in_flight)
                     if outer.release_at is not None and outer.in_flight >= outer.release_at:
                         outer.hold.set()
+                self.counted = True
                 try:
                     outer.hold.wait(5.0)
                     self._respond(action, body)
                 finally:
+                    self._leave()
+
+            def _leave(self):
+                # before the reply goes out: once the client has it, it may send the next
+                # request, which must not find this one still counted in flight
+                if getattr(self, "counted", False):
+                    self.counted = False
                     with outer._lock:
                         outer.in_flight -= 1
 
@@ -75,6 +83,7 @@ class FakeChatServer:
                 try:
                     if action in ("500", "429", "400"):
                         payload = b'{"error": {"message": "planned failure"}}'
+                        self._leave()
                         self.send_response(int(action))
                         if action == "429":
                             self.send_header("Retry-After", "0")
@@ -92,6 +101,7 @@ class FakeChatServer:
                             "choices": [{"index": 0, "finish_reason": "stop",
                                          "message": {"role": "assistant", "content": outer.reply(body)}}],
                         }).encode()
+                    self._leave()
                     self.send_response(200)
                     self.send_header("Content-Type", "application/json")
                     self.send_header("Content-Length", str(len(payload)))

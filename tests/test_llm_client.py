@@ -71,12 +71,13 @@ class BrokenServer:
                     outer.max_in_flight = max(outer.max_in_flight, outer.in_flight)
                 try:
                     outer.gate.wait(10)
+                finally:
+                    with outer._lock:  # before any reply goes out: once the client has it, it may
+                        outer.in_flight -= 1  # send the next request, which must not find this one counted
+                try:
                     self.act(action)
                 except (BrokenPipeError, ConnectionResetError):
                     pass
-                finally:
-                    with outer._lock:
-                        outer.in_flight -= 1
 
             def send(self, status: int, payload: bytes, headers: dict[str, str] | None = None,
                      length: int | None = None) -> None:
@@ -364,6 +365,12 @@ def test_the_equivalence_judge_goes_through_the_shared_client(server):
 def test_bad_settings_are_config_errors_naming_the_setting(field, value):
     with pytest.raises(LLMConfigError, match=field):
         LLMConfig(base_url="http://x", model="m", **{field: value})
+
+
+@pytest.mark.parametrize("base_url", ["ftp://host/v1", "localhost:8000/v1", "http:///v1", ""])
+def test_a_base_url_that_is_not_http_is_a_config_error(base_url):
+    with pytest.raises(LLMConfigError, match="base URL"):
+        LLMConfig(base_url=base_url, model="m")
 
 
 def test_close_then_reuse_opens_a_new_pool(server):

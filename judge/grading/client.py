@@ -130,6 +130,10 @@ class LLMConfig:
         for name, ok, wanted in checks:
             if not ok:
                 raise LLMConfigError(f"LLM {name} must be {wanted}, got {getattr(self, name)!r}")
+        if not (isinstance(self.base_url, str) and re.match(r"https?://[^/\s]", self.base_url)):
+            raise LLMConfigError(f"LLM base URL must start with http:// or https://, got {self.base_url!r}")
+        if not (isinstance(self.model, str) and self.model.strip()):
+            raise LLMConfigError(f"LLM model must be a non-empty name, got {self.model!r}")
 
     @classmethod
     def from_env(cls, *, base_url: str | None = None, model: str | None = None,
@@ -140,8 +144,6 @@ class LLMConfig:
         mdl = model or os.environ.get(ENV_MODEL)
         if not mdl:
             raise LLMConfigError(f"no LLM model configured: pass one or set {ENV_MODEL}")
-        if not re.match(r"https?://[^/\s]", url):
-            raise LLMConfigError(f"LLM base URL must start with http:// or https://, got {url!r}")
         key = api_key or os.environ.get(ENV_API_KEY) or os.environ.get(ENV_API_KEY_FALLBACK) or None
         cache = (Path(cache_dir).expanduser() if cache_dir else default_cache_dir()) if use_cache else None
         return cls(base_url=url, model=mdl, api_key=key, cache_dir=cache, **kwargs)
