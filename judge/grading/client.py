@@ -15,8 +15,9 @@ Behaviour, chosen so that scores are reproducible and a flaky server costs time,
   ``JUDGE_LLM_CACHE`` (default ``~/.cache/judge/llm``);
 * **bounded concurrency**: at most ``concurrency`` requests in flight per client, whatever
   the number of threads asking (waiting for a retry does not hold a slot);
-* **timeouts**: ``timeout_s`` per connect, per read and for the whole body of one attempt
-  (a server that trickles bytes is cut at the deadline, not kept alive by each byte);
+* **timeouts**: ``timeout_s`` per connect and per read, and a deadline of ``timeout_s`` for
+  the whole attempt checked as the body arrives (a server that trickles bytes is cut there,
+  not kept alive by each byte; the worst case is the deadline plus one read timeout);
 * **retries** (``max_retries`` after the first attempt) on HTTP 408, 429, 5xx, timeouts,
   refused or reset connections and truncated bodies, with exponential backoff
   ``min(max_backoff_s, backoff_s * 2**n)`` shortened by up to ``jitter`` (a fraction), so
@@ -343,11 +344,12 @@ class ChatClient:
 
     def _attempt(self, body: bytes) -> tuple[str, dict[str, Any] | None]:
         url = self.config.endpoint
+        deadline = time.monotonic() + self.config.timeout_s  # the whole attempt, headers included
         with self._lock:
             self._sent += 1
         try:
             with self._http().stream("POST", url, content=body, headers=self._headers()) as resp:
-                raw = self._read_body(resp)
+                raw = self._read_body(resp, deadline)
         except httpx.TimeoutException as exc:
             raise _Retry(f"timed out after {self.config.timeout_s:g} s ({type(exc).__name__})") from None
         except (httpx.TransportError, httpx.DecodingError) as exc:  # refused, reset, truncated, corrupt
@@ -362,9 +364,8 @@ class ChatClient:
             raise LLMResponseError(f"{url}: HTTP {resp.status_code}: {_snippet(raw)}")
         return parse_completion(raw, url)
 
-    def _read_body(self, resp: httpx.Response) -> bytes:
+    def _read_body(self, resp: httpx.Response, deadline: float) -> bytes:
         """The body, read within the attempt's deadline and the size cap."""
-        deadline = time.monotonic() + self.config.timeout_s
         length = resp.headers.get("Content-Length", "")
         if length.isdigit() and int(length) > MAX_RESPONSE_BYTES:
             raise LLMResponseError(f"{self.config.endpoint}: response of {length} bytes, more than "
@@ -376,7 +377,7 @@ class ChatClient:
             size += len(chunk)
             if size > MAX_RESPONSE_BYTES:
                 raise LLMResponseError(f"{self.config.endpoint}: response larger than {MAX_RESPONSE_BYTES} bytes")
-            if time.monotonic() > deadline:
+            if time.monotonic() > deadline and not (length.isdigit() and size >= int(length)):
                 raise httpx.ReadTimeout("the whole body took longer than the timeout")
         return b"".join(chunks)
 
