@@ -305,10 +305,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="gc: only containers of runs whose judge process is gone")
     p.set_defaults(func=cmd_sandbox)
 
-    from judge.cli import importing, scoring
+    from judge.cli import importing, scoring, serve
 
     scoring.register(sub)
     importing.register(sub)
+    serve.register(sub)
     return parser
 
 
