@@ -361,12 +361,14 @@ class PooledSandbox(Sandbox):
         return session
 
     def _discard(self, session: WorkerSession) -> None:
-        with self._lock:
-            self._live.discard(session)
+        # close (which kills everything the slot's uid owns) *before* freeing the slot: else
+        # a new worker started on the same slot meanwhile has its candidate killed
         try:
             session.transport.close()
         except Exception:
             pass
+        with self._lock:
+            self._live.discard(session)
 
     def run(self, job: Job) -> JobReport:
         with self._slots:

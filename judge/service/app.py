@@ -378,18 +378,25 @@ class BodyLimit:
                 return
         received = 0
         sent_response = False
+        too_large = False
 
         async def counting_receive() -> Any:
-            nonlocal received
+            nonlocal received, too_large
             message = await receive()
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
                 if received > self.max_bytes:
+                    too_large = True
                     raise _BodyTooLarge()
             return message
 
         async def tracking_send(message: Any) -> None:
             nonlocal sent_response
+            if too_large:  # whatever the app made of the aborted read, the answer is 413
+                if message["type"] == "http.response.start" and not sent_response:
+                    sent_response = True
+                    await _send_json(send, 413, self._too_large())
+                return
             if message["type"] == "http.response.start":
                 sent_response = True
             await send(message)
