@@ -33,6 +33,8 @@ from judge.sandbox import KINDS, Limits, Sandbox, open_sandbox
 Item = Union[tuple[Problem, str], tuple[Problem, str, dict[str, Any]], Candidate]
 
 _LIMIT_FIELDS = {f.name for f in dataclasses.fields(Limits)}
+#: where candidates are judged: this machine's sandbox, or actors on a Ray cluster
+EXECUTORS = ("local", "ray")
 
 
 def make_limits(limits: Limits | None = None, **overrides: Any) -> Limits:
@@ -61,7 +63,8 @@ class Judge:
     def __init__(self, sandbox: str | Sandbox = "auto", jobs: int = 1, *,
                  limits: Limits | None = None, test_isolation: str = "per-test",
                  fail_fast: bool = False, reference_timing: bool = True,
-                 isolation: str = "warm",
+                 isolation: str = "warm", executor: str = "local",
+                 ray_address: str | None = None,
                  notice: Callable[[str], None] | None = None, **limit_overrides: Any) -> None:
         if isinstance(sandbox, str) and sandbox not in KINDS:
             raise ValueError("sandbox must be one of %s or a Sandbox" % ", ".join(KINDS))
@@ -69,6 +72,12 @@ class Judge:
             raise ValueError("test_isolation must be one of %s" % ", ".join(TEST_ISOLATION))
         if jobs < 1:
             raise ValueError("jobs must be at least 1")
+        if executor not in EXECUTORS:
+            raise ValueError("executor must be one of %s" % ", ".join(EXECUTORS))
+        if executor == "ray" and not isinstance(sandbox, str):
+            raise ValueError("executor='ray' opens a sandbox on each node: give its kind")
+        self.executor_kind = executor
+        self.ray_address = ray_address
         self.jobs = jobs
         self.limits = make_limits(limits, **limit_overrides)
         self.test_isolation = test_isolation
@@ -95,6 +104,14 @@ class Judge:
         with self._lock:
             if self._closed:
                 raise RuntimeError("this Judge is closed")
+            if self._executor is None and self.executor_kind == "ray":
+                from judge.execution.ray_executor import RayExecutor
+
+                self._executor = RayExecutor(  # type: ignore[assignment]
+                    address=self.ray_address, sandbox=self._kind or "auto", jobs=self.jobs,
+                    limits=self.limits, notice=self._notice, options=dict(
+                        test_isolation=self.test_isolation, fail_fast=self.fail_fast,
+                        reference_timing=self.reference_timing, isolation=self.isolation))
             if self._executor is None:
                 if self._sandbox is None:
                     assert self._kind is not None
@@ -125,8 +142,11 @@ class Judge:
             self._closed = True
             pool, self._async_pool = self._async_pool, None
             sandbox, owns = self._sandbox, self._owns_sandbox
+            remote = self._executor if self.executor_kind == "ray" else None
         if pool is not None:
             pool.shutdown(wait=True, cancel_futures=True)
+        if remote is not None:
+            remote.close()  # type: ignore[attr-defined]
         if sandbox is not None and owns:
             sandbox.close()
 
@@ -179,14 +199,28 @@ class Judge:
         candidates already in ``previous`` (key -> results line) with the same problem and
         limits are skipped."""
         executor = self._ensure()
-        runner = BatchRunner(executor, self.jobs, output, previous, progress, on_issue)
+        runner = BatchRunner(executor, self._slots(executor), output, previous, progress,
+                             on_issue)
         return runner.run(items, source)
 
     def _runner(self, executor: Executor, progress: Progress | None = None) -> BatchRunner:
-        return BatchRunner(executor, self.jobs, progress=progress)
+        return BatchRunner(executor, self._slots(executor), progress=progress)
+
+    def _slots(self, executor: Executor) -> int:
+        """Candidates judged at once: ``jobs`` locally; every node's jobs with Ray."""
+        return int(getattr(executor, "slots", self.jobs))
+
+    @property
+    def backend_name(self) -> str:
+        """What judges: the sandbox's name, or ``ray (...)`` with the nodes' sandboxes."""
+        if self.executor_kind == "ray":
+            return self._ensure().name  # type: ignore[attr-defined]
+        return self.sandbox.name
 
     def describe(self) -> dict[str, Any]:
-        """The sandbox in force (back end and its isolation facts)."""
+        """The sandbox in force (back end and its isolation facts); with Ray, the nodes."""
+        if self.executor_kind == "ray":
+            return self._ensure().describe()  # type: ignore[attr-defined]
         return self.sandbox.describe()
 
 

@@ -1,0 +1,294 @@
+"""The Ray executor: judging spread over a Ray cluster, one warm sandbox pool per node.
+
+    judge run SUITE --solutions FILE --executor ray [--ray-address ADDR]
+    judge.Judge(executor="ray", ray_address="ray://...")
+
+One :class:`JudgeActor` per node owns a :class:`judge.Judge` (so a warm sandbox: Docker where
+the node has an engine, else the process sandbox, as ``--sandbox`` says) and judges up to
+``jobs`` candidates at once (a threaded actor). The driver keeps everything else of a run
+where it is: :class:`judge.execution.batch.BatchRunner` reads the candidates, bounds the work
+in flight, writes results in input order and skips what ``--resume`` already holds; it only
+sees :class:`RayExecutor` in place of the local :class:`~judge.execution.executor.Executor`.
+
+A node lost mid-run: its actor's calls fail with a Ray error, the actor is dropped and each
+of its candidates is sent to another actor (up to ``retries`` times); only when every retry
+failed is the candidate written as ``sandbox_error`` (our failure, never the candidate's).
+Each candidate is written exactly once because the writing stays on the driver.
+
+Process sandbox user ids: several nodes may share one machine (a laptop cluster), so each
+actor gets its own range of candidate uids, ``JUDGE_SANDBOX_UID_BASE`` (default 61000) +
+256 x (actor number + 1); no two actors of a run share a uid, so one actor's cleanup never
+kills another's candidates.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from typing import Any, Callable
+
+# judge.problem first: importing judge.execution.executor before it is an import cycle
+from judge.problem.model import Problem
+from judge.execution.executor import Submission
+from judge.execution.verdicts import CandidateResult, TestResult, Verdict
+from judge.sandbox.base import Limits
+
+#: candidate uids per actor (process sandbox as root): actor n uses base + STRIDE x (n + 1)
+UID_STRIDE = 256
+DEFAULT_RETRIES = 3
+START_TIMEOUT_S = 180.0
+
+
+def _ray() -> Any:
+    try:
+        import ray
+    except ImportError:
+        from judge.sandbox.base import SandboxUnavailable
+
+        raise SandboxUnavailable("the Ray executor needs the 'ray' extra: "
+                                 "pip install 'judge[ray]'") from None
+    return ray
+
+
+class JudgeActor:
+    """Runs on one node: a Judge with its warm sandbox. Made a Ray actor by
+    :func:`_actor_class` (so importing this module does not need Ray)."""
+
+    def __init__(self, sandbox: str, jobs: int, limits: Limits, options: dict[str, Any],
+                 uid_base: int) -> None:
+        os.environ["JUDGE_SANDBOX_UID_BASE"] = str(uid_base)
+        import sys
+
+        process_module = sys.modules.get("judge.sandbox.process")
+        if process_module is not None:  # imported before the variable was set
+            process_module.UID_BASE = uid_base  # type: ignore[attr-defined]
+        from judge.api import Judge
+
+        self.uid_base = uid_base
+        self.notes: list[str] = []
+        self.judge = Judge(sandbox, jobs, limits=limits, notice=self.notes.append, **options)
+        self.judge.open()
+        self._problems: dict[str, Problem] = {}
+        self._lock = threading.Lock()
+
+    def info(self) -> dict[str, Any]:
+        import ray
+
+        return {"node_id": ray.get_runtime_context().get_node_id(), "pid": os.getpid(),
+                "jobs": self.judge.jobs, "uid_base": self.uid_base,
+                "sandbox": self.judge.describe(), "notes": self.notes}
+
+    def judge_one(self, problem_box: list[Any], submission: Submission,
+                  meta: dict[str, Any]) -> CandidateResult:
+        """Judge one candidate. ``problem_box`` is ``[key, ObjectRef]``: the problem is
+        fetched from the object store once per actor, not sent with every candidate."""
+        key, ref = problem_box
+        problem = self._problems.get(key)
+        if problem is None:
+            import ray
+
+            problem = ray.get(ref)
+            with self._lock:
+                self._problems.setdefault(key, problem)
+        return self.judge.executor.judge(problem, submission, **meta)
+
+    def close(self) -> bool:
+        self.judge.close()
+        return True
+
+
+_ACTOR: Any = None
+
+
+def _actor_class() -> Any:
+    global _ACTOR
+    if _ACTOR is None:
+        _ACTOR = _ray().remote(JudgeActor)
+    return _ACTOR
+
+
+class _Member:
+    def __init__(self, handle: Any, node_id: str, jobs: int, number: int) -> None:
+        self.handle, self.node_id, self.jobs, self.number = handle, node_id, jobs, number
+        self.in_flight = 0
+        self.alive = True
+
+
+class RayExecutor:
+    """Stands in for the local Executor inside BatchRunner: ``judge()`` sends a candidate to
+    the least busy live actor and blocks for its result; infrastructure failures are retried
+    on another actor. Thread-safe; ``slots`` is how many candidates the cluster judges at
+    once (BatchRunner's ``jobs``)."""
+
+    def __init__(self, *, address: str | None = None, sandbox: str = "auto",
+                 jobs: int | None = None, limits: Limits | None = None,
+                 options: dict[str, Any] | None = None, retries: int = DEFAULT_RETRIES,
+                 notice: Callable[[str], None] = lambda message: None) -> None:
+        ray = _ray()
+        self.limits = limits or Limits()
+        self.sandbox_kind = sandbox
+        self.jobs = jobs
+        self.options = options or {}
+        self.retries = retries
+        self.notice = notice
+        self._owns_ray = False
+        if not ray.is_initialized():
+            kwargs: dict[str, Any] = {"log_to_driver": False}
+            if address is None and not os.environ.get("RAY_ADDRESS"):
+                kwargs["include_dashboard"] = False  # a private Ray for this run
+            ray.init(address=address, **kwargs)
+            self._owns_ray = True
+        self._uid_base = int(os.environ.get("JUDGE_SANDBOX_UID_BASE", "61000"))
+        self._lock = threading.Lock()
+        self._members: list[_Member] = []
+        self._numbers = 0
+        self._problem_refs: dict[int, tuple[Problem, list[Any]]] = {}
+        self._closed = False
+        self.retried = 0
+        self.lost_actors = 0
+        self._start_actors()
+
+    # ---- actors --------------------------------------------------------------------------
+
+    def _nodes(self) -> list[dict[str, Any]]:
+        ray = _ray()
+        return [n for n in ray.nodes() if n.get("Alive") and n.get("Resources", {}).get("CPU")]
+
+    def _start_actors(self) -> None:
+        ray = _ray()
+        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+        pending = []
+        for node in self._nodes():
+            jobs = self.jobs or max(1, int(node["Resources"]["CPU"]))
+            self._numbers += 1
+            number = self._numbers
+            handle = _actor_class().options(
+                num_cpus=0, max_concurrency=jobs, max_restarts=0,
+                scheduling_strategy=NodeAffinitySchedulingStrategy(node["NodeID"], soft=False),
+            ).remote(self.sandbox_kind, jobs, self.limits, self.options,
+                     self._uid_base + UID_STRIDE * number)
+            pending.append((_Member(handle, node["NodeID"], jobs, number),
+                            handle.info.remote()))
+        for member, info in pending:
+            try:
+                detail = ray.get(info, timeout=START_TIMEOUT_S)
+            except Exception as exc:  # noqa: BLE001 - a node that cannot judge is skipped
+                self.notice("ray: node %s cannot judge (%s); skipped" % (
+                    member.node_id[:12], _short(exc)))
+                ray.kill(member.handle)
+                continue
+            for note in detail.get("notes", []):
+                self.notice("ray node %s: %s" % (member.node_id[:12], note))
+            member.sandbox = detail.get("sandbox", {})  # type: ignore[attr-defined]
+            self._members.append(member)
+        if not self._members:
+            from judge.sandbox.base import SandboxUnavailable
+
+            raise SandboxUnavailable("no Ray node could open a sandbox")
+
+    @property
+    def slots(self) -> int:
+        """Candidates judged at once across the cluster (at start)."""
+        return sum(m.jobs for m in self._members) or 1
+
+    def describe(self) -> dict[str, Any]:
+        members = [m for m in self._members if m.alive]
+        kinds = sorted({getattr(m, "sandbox", {}).get("kind", "?") for m in members})
+        return {"kind": "ray", "nodes": len(members), "slots": sum(m.jobs for m in members),
+                "sandboxes": kinds, "retried": self.retried, "lost_actors": self.lost_actors}
+
+    @property
+    def name(self) -> str:
+        return "ray (%s)" % ", ".join(self.describe()["sandboxes"])
+
+    def _pick(self) -> _Member | None:
+        with self._lock:
+            live = [m for m in self._members if m.alive]
+            if not live:
+                return None
+            member = min(live, key=lambda m: m.in_flight / m.jobs)
+            member.in_flight += 1
+            return member
+
+    def _lost(self, member: _Member, exc: BaseException) -> None:
+        with self._lock:
+            if not member.alive:
+                return
+            member.alive = False
+            self.lost_actors += 1
+        self.notice("ray: lost the actor on node %s (%s); its candidates go to other nodes"
+                    % (member.node_id[:12], _short(exc)))
+
+    def _problem_box(self, problem: Problem) -> list[Any]:
+        """``[key, ObjectRef]`` for a problem, put in the object store once per run (the
+        problem object is kept with it, so its ``id`` cannot be reused by another)."""
+        entry = self._problem_refs.get(id(problem))
+        if entry is None:
+            with self._lock:
+                entry = self._problem_refs.get(id(problem))
+                if entry is None:
+                    box = ["%x-%s" % (id(problem), problem.identifier), _ray().put(problem)]
+                    entry = self._problem_refs[id(problem)] = (problem, box)
+        return entry[1]
+
+    # ---- judging -------------------------------------------------------------------------
+
+    def judge(self, problem: Problem, submission: Submission, **meta: Any) -> CandidateResult:
+        ray = _ray()
+        box = self._problem_box(problem)
+        errors: list[str] = []
+        for attempt in range(self.retries + 1):
+            member = self._pick()
+            if member is None:
+                errors.append("no live actor")
+                break
+            try:
+                return ray.get(member.handle.judge_one.remote(box, submission, meta))
+            except ray.exceptions.RayTaskError as exc:  # the judging code raised on the node
+                errors.append(_short(exc))
+                if attempt:
+                    self.retried += 1
+            except ray.exceptions.RayError as exc:  # actor, worker or node lost
+                self._lost(member, exc)
+                errors.append(_short(exc))
+                self.retried += 1
+            finally:
+                with self._lock:
+                    member.in_flight -= 1
+        message = "ray: not judged after %d attempts (%s)" % (len(errors), "; ".join(errors[-2:]))
+        tests = [TestResult(i, Verdict.SANDBOX_ERROR, 0.0, message)
+                 for i in range(len(problem.tests))] or [
+            TestResult(0, Verdict.SANDBOX_ERROR, 0.0, message)]
+        return CandidateResult(problem.identifier, Verdict.SANDBOX_ERROR, tests, "ray", 0.0,
+                               meta.get("model"), meta.get("prompt_id"), meta.get("sample"),
+                               message)
+
+    def close(self) -> None:
+        """Close every actor's sandbox, end the actors, and Ray itself when we started it."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            members = list(self._members)
+        ray = _ray()
+        closing = [(m, m.handle.close.remote()) for m in members if m.alive]
+        for member, ref in closing:
+            try:
+                ray.get(ref, timeout=60)
+            except Exception:  # noqa: BLE001 - a lost node has nothing left to close
+                pass
+        for member in members:
+            try:
+                ray.kill(member.handle)
+            except Exception:  # noqa: BLE001
+                pass
+        self._problem_refs.clear()
+        if self._owns_ray:
+            ray.shutdown()
+
+
+def _short(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return "%s: %s" % (type(exc).__name__, text[0][:200] if text else "")
