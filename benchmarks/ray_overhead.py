@@ -58,6 +58,9 @@ def main() -> int:
                         help="candidates judged at once in both runs (default: CPU count)")
     parser.add_argument("--sandbox", default="process", choices=("process", "docker"))
     parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--no-reference-timing", action="store_true",
+                        help="fixed time limits: leaves out the reference-solution timing "
+                             "that every node does for itself")
     parser.add_argument("--json-out", type=Path)
     args = parser.parse_args()
 
@@ -80,14 +83,17 @@ def main() -> int:
     reference = None
     try:
         for round_ in range(args.rounds):
-            seconds, rows = timed_run(suite, candidates, sandbox=args.sandbox, jobs=args.jobs)
+            timing = not args.no_reference_timing
+            seconds, rows = timed_run(suite, candidates, sandbox=args.sandbox, jobs=args.jobs,
+                                      reference_timing=timing)
             local_rates.append(len(rows) / seconds)
             reference = reference or signature(rows)
             same &= signature(rows) == reference
             print("round %d local: %d in %.1fs = %.1f/s" % (round_ + 1, len(rows), seconds,
                                                             local_rates[-1]), flush=True)
             seconds, rows = timed_run(suite, candidates, sandbox=args.sandbox, jobs=per_node,
-                                      executor="ray", ray_address=cluster.address)
+                                      executor="ray", ray_address=cluster.address,
+                                      reference_timing=timing)
             ray_rates.append(len(rows) / seconds)
             same &= signature(rows) == reference
             print("round %d ray:   %d in %.1fs = %.1f/s" % (round_ + 1, len(rows), seconds,

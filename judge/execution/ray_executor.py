@@ -36,6 +36,9 @@ from judge.sandbox.base import Limits
 
 #: candidate uids per actor (process sandbox as root): actor n uses base + STRIDE x (n + 1)
 UID_STRIDE = 256
+#: candidates in flight per sandbox worker: one judging and one already waiting inside the
+#: actor, so a worker never idles through the driver's round trip
+PIPELINE = 2
 DEFAULT_RETRIES = 3
 START_TIMEOUT_S = 180.0
 
@@ -137,7 +140,15 @@ class RayExecutor:
             kwargs: dict[str, Any] = {"log_to_driver": False}
             if address is None and not os.environ.get("RAY_ADDRESS"):
                 kwargs["include_dashboard"] = False  # a private Ray for this run
-            ray.init(address=address, **kwargs)
+            try:
+                _check_reachable(address or os.environ.get("RAY_ADDRESS"))
+                ray.init(address=address, **kwargs)
+            except Exception as exc:  # noqa: BLE001 - no cluster there: say so, exit 3
+                from judge.sandbox.base import SandboxUnavailable
+
+                raise SandboxUnavailable("cannot reach a Ray cluster at %s: %s" % (
+                    address or os.environ.get("RAY_ADDRESS") or "(local)", _short(exc))
+                ) from None
             self._owns_ray = True
         self._uid_base = int(os.environ.get("JUDGE_SANDBOX_UID_BASE", "61000"))
         self._lock = threading.Lock()
@@ -165,7 +176,7 @@ class RayExecutor:
             self._numbers += 1
             number = self._numbers
             handle = _actor_class().options(
-                num_cpus=0, max_concurrency=jobs, max_restarts=0,
+                num_cpus=0, max_concurrency=jobs * PIPELINE, max_restarts=0,
                 scheduling_strategy=NodeAffinitySchedulingStrategy(node["NodeID"], soft=False),
             ).remote(self.sandbox_kind, jobs, self.limits, self.options,
                      self._uid_base + UID_STRIDE * number)
@@ -190,13 +201,14 @@ class RayExecutor:
 
     @property
     def slots(self) -> int:
-        """Candidates judged at once across the cluster (at start)."""
-        return sum(m.jobs for m in self._members) or 1
+        """Candidates in flight across the cluster (at start): every node's jobs, times
+        ``PIPELINE``; the bound BatchRunner keeps."""
+        return PIPELINE * sum(m.jobs for m in self._members) or 1
 
     def describe(self) -> dict[str, Any]:
         members = [m for m in self._members if m.alive]
         kinds = sorted({getattr(m, "sandbox", {}).get("kind", "?") for m in members})
-        return {"kind": "ray", "nodes": len(members), "slots": sum(m.jobs for m in members),
+        return {"kind": "ray", "nodes": len(members), "jobs": sum(m.jobs for m in members),
                 "sandboxes": kinds, "retried": self.retried, "lost_actors": self.lost_actors}
 
     @property
@@ -287,6 +299,23 @@ class RayExecutor:
         self._problem_refs.clear()
         if self._owns_ray:
             ray.shutdown()
+
+
+def _check_reachable(address: str | None, timeout: float = 5.0) -> None:
+    """A ``host:port`` cluster address must accept a connection: ``ray.init`` would retry a
+    dead address for minutes. (``ray://``, ``auto`` and ``local`` are left to Ray.)"""
+    if not address or "://" in address or address in ("auto", "local"):
+        return
+    host, _, port = address.rpartition(":")
+    if not host or not port.isdigit():
+        raise ValueError("a Ray address is host:port or ray://host:port, got %r" % address)
+    import socket
+
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout).close()
+    except OSError as exc:
+        raise ConnectionError("nothing answers at %s (%s)" % (address, exc.strerror or exc)
+                              ) from None
 
 
 def _short(exc: BaseException) -> str:
