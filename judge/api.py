@@ -58,6 +58,10 @@ class Judge:
     (``time_limit_s``, ``memory_mb``, ``output_kb``...: see :class:`~judge.sandbox.Limits`)
     or a ``limits=`` object. Use it as a context manager, or call :meth:`close`: the sandbox
     (its processes and containers) is closed on exit, also after an exception.
+
+    ``executor="ray"`` (with ``ray_address``, else ``RAY_ADDRESS`` or a private local Ray)
+    judges on a Ray cluster instead: one actor per node owns a sandbox of ``jobs`` workers
+    (see :mod:`judge.execution.ray_executor`); everything else works the same.
     """
 
     def __init__(self, sandbox: str | Sandbox = "auto", jobs: int = 1, *,

@@ -19,7 +19,6 @@ import psutil
 import pytest
 
 os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")  # loopback only
-os.environ.setdefault("JUDGE_SANDBOX_UID_BASE", "66000")
 
 ray = pytest.importorskip("ray", reason="the 'ray' extra is part of the test extra")
 from ray.cluster_utils import Cluster  # noqa: E402
@@ -32,7 +31,9 @@ from judge.execution.resume import compact, load_previous  # noqa: E402
 from judge import jsonl  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
-UID_BASE = int(os.environ["JUDGE_SANDBOX_UID_BASE"])
+#: actors of a run use this base + 256 x (n + 1) (see judge/execution/ray_executor.py)
+UID_BASE = int(os.environ.get("JUDGE_SANDBOX_UID_BASE", "61000"))
+ACTOR_UIDS = (UID_BASE + 256, UID_BASE + 256 * 32)
 
 
 def start_cluster() -> Cluster:
@@ -103,7 +104,7 @@ def test_two_nodes_same_verdicts_as_local_in_order(cluster):
     assert signature(got) == signature(expected)
     assert {r["key"] for r in got} == {r["key"] for r in expected}
     # both actors judged (each node's sandbox workers ran under their own uid range)
-    assert uid_processes(UID_BASE, UID_BASE + 2000) == [], "candidate processes left"
+    assert uid_processes(*ACTOR_UIDS) == [], "candidate processes left"
 
 
 def test_resume_over_ray_judges_only_what_is_missing(cluster, tmp_path):
@@ -186,9 +187,9 @@ def test_node_killed_mid_run_every_candidate_written_once(tmp_path):
         assert info["lost_actors"] == 1 and info["nodes"] == 1 and info["retried"] >= 1
         assert any("lost the actor" in n for n in notes)
         deadline = time.monotonic() + 15
-        while uid_processes(UID_BASE, UID_BASE + 2000) and time.monotonic() < deadline:
+        while uid_processes(*ACTOR_UIDS) and time.monotonic() < deadline:
             time.sleep(0.2)
-        assert uid_processes(UID_BASE, UID_BASE + 2000) == [], "candidate processes left"
+        assert uid_processes(*ACTOR_UIDS) == [], "candidate processes left"
     finally:
         stop_cluster(cluster)
 

@@ -31,7 +31,6 @@ Server = service_load.Server
 
 TOKEN = "test-token-0123456789"
 AUTH = {"Authorization": "Bearer " + TOKEN}
-os.environ.setdefault("JUDGE_SANDBOX_UID_BASE", "66000")
 
 
 def hostile_problem(identifier: str = "serve_add") -> dict:
