@@ -33,6 +33,7 @@ _EXPORTS = {
     "TestResult": "judge.execution.verdicts",
     "InputError": "judge.errors",
     "Issue": "judge.errors",
+    "grade_proof": "judge.grading.proofs.api",
 }
 
 __all__ = sorted(_EXPORTS) + ["__version__"]

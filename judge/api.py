@@ -54,7 +54,9 @@ class Judge:
     ``sandbox`` is ``auto`` (Docker when an engine answers, else the process sandbox),
     ``process``, ``docker``, or an already open :class:`~judge.sandbox.Sandbox` (then the
     caller keeps ownership). ``jobs`` candidates run at once; ``isolation="fresh"`` starts
-    a new worker per candidate instead of reusing warm ones. Limits are keyword arguments
+    a new worker per candidate instead of reusing warm ones. As root, the process sandbox
+    refuses to run unisolated unless ``allow_unisolated=True`` (every result then says so).
+    Limits are keyword arguments
     (``time_limit_s``, ``memory_mb``, ``output_kb``...: see :class:`~judge.sandbox.Limits`)
     or a ``limits=`` object. Use it as a context manager, or call :meth:`close`: the sandbox
     (its processes and containers) is closed on exit, also after an exception.
@@ -67,8 +69,8 @@ class Judge:
     def __init__(self, sandbox: str | Sandbox = "auto", jobs: int = 1, *,
                  limits: Limits | None = None, test_isolation: str = "per-test",
                  fail_fast: bool = False, reference_timing: bool = True,
-                 isolation: str = "warm", executor: str = "local",
-                 ray_address: str | None = None,
+                 isolation: str = "warm", allow_unisolated: bool = False,
+                 executor: str = "local", ray_address: str | None = None,
                  notice: Callable[[str], None] | None = None, **limit_overrides: Any) -> None:
         if isinstance(sandbox, str) and sandbox not in KINDS:
             raise ValueError("sandbox must be one of %s or a Sandbox" % ", ".join(KINDS))
@@ -88,6 +90,7 @@ class Judge:
         self.fail_fast = fail_fast
         self.reference_timing = reference_timing
         self.isolation = isolation
+        self.allow_unisolated = allow_unisolated
         self._notice = notice or (lambda message: print(message, file=sys.stderr))
         self._kind = sandbox if isinstance(sandbox, str) else None
         self._sandbox: Sandbox | None = None if isinstance(sandbox, str) else sandbox
@@ -115,12 +118,14 @@ class Judge:
                     address=self.ray_address, sandbox=self._kind or "auto", jobs=self.jobs,
                     limits=self.limits, notice=self._notice, options=dict(
                         test_isolation=self.test_isolation, fail_fast=self.fail_fast,
-                        reference_timing=self.reference_timing, isolation=self.isolation))
+                        reference_timing=self.reference_timing, isolation=self.isolation,
+                        allow_unisolated=self.allow_unisolated))
             if self._executor is None:
                 if self._sandbox is None:
                     assert self._kind is not None
                     self._sandbox = open_sandbox(self._kind, self.jobs, self.isolation,
-                                                 notice=self._notice, limits=self.limits)
+                                                 notice=self._notice, limits=self.limits,
+                                                 allow_unisolated=self.allow_unisolated)
                 self._executor = Executor(self._sandbox, self.limits,
                                           reference_timing=self.reference_timing,
                                           stop_on_failure=self.fail_fast,
@@ -146,11 +151,11 @@ class Judge:
             self._closed = True
             pool, self._async_pool = self._async_pool, None
             sandbox, owns = self._sandbox, self._owns_sandbox
-            remote = self._executor if self.executor_kind == "ray" else None
+            executor, self._executor = self._executor, None
         if pool is not None:
             pool.shutdown(wait=True, cancel_futures=True)
-        if remote is not None:
-            remote.close()  # type: ignore[attr-defined]
+        if executor is not None:
+            executor.close()
         if sandbox is not None and owns:
             sandbox.close()
 
@@ -220,6 +225,13 @@ class Judge:
         if self.executor_kind == "ray":
             return self._ensure().name  # type: ignore[attr-defined]
         return self.sandbox.name
+
+    def isolation_facts(self) -> dict[str, Any]:
+        """The isolation in force (what every result's ``sandbox_isolation`` says); with Ray,
+        the weakest node's."""
+        if self.executor_kind == "ray":
+            return self._ensure().isolation()  # type: ignore[attr-defined]
+        return self.sandbox.isolation()
 
     def describe(self) -> dict[str, Any]:
         """The sandbox in force (back end and its isolation facts); with Ray, the nodes."""

@@ -73,29 +73,30 @@ def loads(text: str | bytes) -> Any:
         raise ValueError("invalid JSON: %s" % exc) from None
 
 
-def _read_lines(handle: IO[bytes], max_line_bytes: int) -> Iterator[tuple[bytes, bool, bool]]:
-    """(raw line, too long, ends with a newline) for each line, reading at most
-    ``max_line_bytes`` + 1 bytes of any line into memory."""
+def _read_lines(handle: IO[bytes], max_line_bytes: int) -> Iterator[tuple[bytes, int, bool]]:
+    """(raw line, size when too long else 0, ends with a newline) for each line, reading at
+    most ``max_line_bytes`` + 1 bytes of any line into memory."""
     while True:
         raw = handle.readline(max_line_bytes + 1)
         if not raw:
             return
         if len(raw) > max_line_bytes and not raw.endswith(b"\n"):
-            ended = False
+            ended, size = False, len(raw)
             while True:  # skip the rest of the over-long line without keeping it
                 rest = handle.readline(1 << 20)
+                size += len(rest)
                 if not rest:
                     break
                 if rest.endswith(b"\n"):
                     ended = True
                     break
-            yield raw[:64], True, ended
+            yield raw[:64], size, ended
             continue
-        yield raw, False, raw.endswith(b"\n")
+        yield raw, 0, raw.endswith(b"\n")
 
 
 def read_lines(path: str | Path, *, max_line_bytes: int = MAX_LINE_BYTES,
-               objects: bool = True) -> Iterator[Line]:
+               objects: bool = True, kind: str = "JSON Lines") -> Iterator[Line]:
     """Every non-blank line of ``path`` as a :class:`Line`, in order.
 
     With ``objects`` (the default) a line must hold a JSON object. Raises ``InputError`` only
@@ -109,14 +110,18 @@ def read_lines(path: str | Path, *, max_line_bytes: int = MAX_LINE_BYTES,
                                                             start=1):
                 if too_long:
                     yield Line(number, issue=Issue(
-                        file, "line longer than the limit of %d bytes: skipped" % max_line_bytes,
-                        line=number))
+                        file, "line of %d bytes is over the %s limit for a %s line (skipped)"
+                        % (too_long, _size(max_line_bytes), kind), line=number))
                     continue
                 if not raw.strip():
                     continue
                 yield _parse(raw, file, number, ended, objects)
     except (OSError, EOFError, gzip.BadGzipFile) as exc:
         raise InputError([Issue(file, "cannot read: %s" % exc)]) from None
+
+
+def _size(count: int) -> str:
+    return "%d KiB" % (count // 1024) if count % 1024 == 0 else "%d-byte" % count
 
 
 def _parse(raw: bytes, file: str, number: int, ended: bool, objects: bool) -> Line:

@@ -2,7 +2,12 @@
 # ensure-docker.sh - make sure a Docker engine answers, starting one if we can.
 #
 # Idempotent:
-#   * `docker info` already works                -> exit 0, nothing touched.
+#   * `docker info` already works                -> the engine is left alone; as root on
+#                                                   Debian/Ubuntu, what the image build needs
+#                                                   (debootstrap, for the offline base) is still
+#                                                   installed when missing (a failed install is a
+#                                                   warning: other bases may work, see
+#                                                   `judge sandbox build`); exit 0.
 #   * root on Debian/Ubuntu without dockerd      -> apt-get install docker.io (+ debootstrap,
 #                                                   used to build the sandbox base image offline).
 #   * dockerd installed but not running          -> start it detached (setsid nohup), log to
@@ -39,7 +44,32 @@ else
     NEED_CLIENT=0
 fi
 
+# What `judge sandbox build` needs beside the engine: debootstrap, for the offline base (the
+# last resort after JUDGE_BASE_IMAGE, a local base and a registry pull). Installed whenever we
+# can, also when Docker already runs: that is the most common machine.
+build_tools_ok() { command -v debootstrap >/dev/null 2>&1; }
+
+install_build_tools() {
+    build_tools_ok && return 0
+    if [ "$(id -u)" != 0 ]; then
+        say "warning: debootstrap is missing and we are not root: the offline base image cannot be built here (a local or pulled base still works)"
+        return 1
+    fi
+    if ! command -v apt-get >/dev/null 2>&1; then
+        say "warning: debootstrap is missing and this is not a Debian-like system: install it by hand, or set JUDGE_BASE_IMAGE"
+        return 1
+    fi
+    say "installing debootstrap with apt-get (needed to build the sandbox base image offline)"
+    export DEBIAN_FRONTEND=noninteractive
+    if ! { apt-get update -qq && apt-get install -y -qq --no-install-recommends debootstrap; } >/dev/null; then
+        say "warning: apt-get install debootstrap failed (is the Debian mirror reachable?)"
+        return 1
+    fi
+    build_tools_ok
+}
+
 if [ "$NEED_CLIENT" = 0 ] && docker_ok; then
+    install_build_tools || true
     report_versions
     exit 0
 fi
@@ -82,6 +112,7 @@ fi
 
 for ((i = 0; i < WAIT_S; i++)); do
     if docker_ok; then
+        install_build_tools || true
         report_versions
         exit 0
     fi

@@ -1,17 +1,66 @@
-"""Shared fixtures: the sandboxes under test.
+"""Shared fixtures: the sandboxes under test, and the rule that Docker tests are never
+skipped silently.
 
 ``sandbox_factory`` is parametrized over the process sandbox and the docker sandbox. Docker
-tests are skipped when no engine answers, unless ``JUDGE_REQUIRE_DOCKER=1`` (CI sets it),
-in which case a missing engine is a failure.
+tests (marker ``docker``) are skipped when no engine answers, unless Docker is *required*:
+``JUDGE_REQUIRE_DOCKER=1`` or ``CI=true`` (scripts/test.sh sets the former when an engine runs).
+Then a missing engine is a failure, and so is **any** skip of a docker-marked test, whatever
+skipped it (``pytest_runtest_makereport`` below turns the skip into a failure that shows the
+skip's reason). When ``JUDGE_TEST_SUMMARY`` names a file, the session writes there how many
+docker tests ran, passed and were skipped, for test.sh's final check.
 """
 
 from __future__ import annotations
 
+import json
 import os
 
 import pytest
 
-REQUIRE_DOCKER = os.environ.get("JUDGE_REQUIRE_DOCKER") == "1"
+REQUIRE_DOCKER = os.environ.get("JUDGE_REQUIRE_DOCKER") == "1" or os.environ.get("CI") == "true"
+
+_DOCKER_OUTCOMES: dict[str, str] = {}  # nodeid -> "passed" | "failed" | "skipped" (before any conversion)
+
+
+def _skip_reason(report) -> str:
+    longrepr = report.longrepr
+    if isinstance(longrepr, tuple) and len(longrepr) == 3:
+        return str(longrepr[2])
+    return str(longrepr)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    if item.get_closest_marker("docker") is None:
+        return
+    previous = _DOCKER_OUTCOMES.get(item.nodeid)
+    if report.skipped and not hasattr(report, "wasxfail"):
+        _DOCKER_OUTCOMES[item.nodeid] = "skipped"
+        if REQUIRE_DOCKER:
+            report.outcome = "failed"
+            report.longrepr = ("docker test skipped, but Docker tests are required here "
+                               "(JUDGE_REQUIRE_DOCKER=1 or CI=true): " + _skip_reason(report))
+    elif report.failed:
+        _DOCKER_OUTCOMES[item.nodeid] = "failed"
+    elif report.when == "call" and previous is None:
+        _DOCKER_OUTCOMES[item.nodeid] = "passed"
+
+
+def pytest_sessionfinish(session, exitstatus):
+    path = os.environ.get("JUDGE_TEST_SUMMARY")
+    if not path:
+        return
+    counts = {"passed": 0, "failed": 0, "skipped": 0}
+    for outcome in _DOCKER_OUTCOMES.values():
+        counts[outcome] += 1
+    summary = {"require_docker": REQUIRE_DOCKER, "exitstatus": int(exitstatus),
+               "collected": session.testscollected,
+               "docker": counts,
+               "docker_skipped": sorted(n for n, o in _DOCKER_OUTCOMES.items() if o == "skipped")}
+    with open(path, "w", encoding="utf-8") as handle:
+        json.dump(summary, handle, indent=1)
 
 
 def docker_or_skip() -> None:
@@ -51,3 +100,79 @@ def sandbox_factory(request):
 
             return ProcessSandbox(size=1)
     return make
+
+
+# ---- a listener the network tests start themselves ------------------------------------------
+
+class TcpListener:
+    """A TCP server on every IPv4 address of this host (port chosen by the kernel), accepting
+    and counting connections in a thread. Network tests point candidates at it *and* connect
+    to it from the test process, so they fail where isolation is missing instead of passing
+    because nothing listens."""
+
+    def __init__(self) -> None:
+        import socket
+        import threading
+
+        self._socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self._socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self._socket.bind(("0.0.0.0", 0))
+        self._socket.listen(64)
+        self.port = self._socket.getsockname()[1]
+        self.peers: list[tuple[str, int]] = []
+        self._lock = threading.Lock()
+        self._thread = threading.Thread(target=self._serve, name="test-listener", daemon=True)
+        self._thread.start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                conn, peer = self._socket.accept()
+            except OSError:
+                return
+            with self._lock:
+                self.peers.append(peer)
+            conn.close()
+
+    @staticmethod
+    def host_addresses() -> list[str]:
+        """127.0.0.1 first, then this host's other IPv4 addresses (e.g. the docker bridge's
+        gateway, which a container on the default network reaches)."""
+        import socket
+
+        import psutil
+
+        found = ["127.0.0.1"]
+        for addresses in psutil.net_if_addrs().values():
+            for address in addresses:
+                if address.family == socket.AF_INET and address.address not in found:
+                    found.append(address.address)
+        return found
+
+    def connect_from_here(self, host: str) -> None:
+        """The control: the same connection works from the test process (raises if not)."""
+        import socket
+        import time
+
+        before = len(self.peers)
+        socket.create_connection((host, self.port), timeout=2).close()
+        deadline = time.monotonic() + 2
+        while len(self.peers) == before and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert len(self.peers) > before, "the listener did not see the control connection"
+
+    def accepted(self) -> int:
+        with self._lock:
+            return len(self.peers)
+
+    def close(self) -> None:
+        self._socket.close()
+
+
+@pytest.fixture
+def tcp_listener():
+    listener = TcpListener()
+    try:
+        yield listener
+    finally:
+        listener.close()

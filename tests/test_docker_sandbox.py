@@ -204,7 +204,7 @@ def test_limits_are_applied(engine, sandbox):
         memory = sandbox.container_memory_mb() * 1024 * 1024
         assert host["Memory"] == memory and host["MemorySwap"] == memory  # no swap
         assert host["NanoCpus"] == int(sandbox.cpus * 1e9)
-        assert host["PidsLimit"] == 256
+        assert host["PidsLimit"] == sandbox.pids_limit == 64
         assert host["NetworkMode"] == "none" and config.get("NetworkDisabled") is True
         assert host["ReadonlyRootfs"] is True
         assert set(host["Tmpfs"]) == {"/work", "/tmp"}
@@ -250,28 +250,52 @@ def test_inside_the_container(sandbox):
     assert "DOCKER_HOST" not in env and not any("JUDGE" in name for name in env)
 
 
-def test_network_connect_fails_inside(sandbox):
-    report = sandbox.run(make_job("""
-        import socket
-        def f(n):
-            results = []
-            for target in [('1.1.1.1', 80), ('8.8.8.8', 53), ('172.17.0.1', 2375)]:
-                try:
-                    socket.create_connection(target, timeout=2).close()
-                    results.append('connected')
-                except OSError as exc:
-                    results.append(type(exc).__name__)
-            try:
-                socket.getaddrinfo('deb.debian.org', 80)
-                results.append('resolved')
-            except OSError as exc:
-                results.append(type(exc).__name__)
-            interfaces = [l.split(':')[0].strip() for l in open('/proc/net/dev').readlines()[2:]]
-            return [results, interfaces]
-    """))
-    results, interfaces = value(report)
-    assert "connected" not in results and "resolved" not in results
+NETWORK_PROBE = """
+import socket
+def f(n):
+    results = {}
+    for host in %r:
+        try:
+            socket.create_connection((host, %d), timeout=1).close()
+            results[host] = 'connected'
+        except OSError as exc:
+            results[host] = type(exc).__name__
+    for target in [('1.1.1.1', 80), ('8.8.8.8', 53)]:
+        try:
+            socket.create_connection(target, timeout=1).close()
+            results['%%s:%%d' %% target] = 'connected'
+        except OSError as exc:
+            results['%%s:%%d' %% target] = type(exc).__name__
+    try:
+        socket.getaddrinfo('deb.debian.org', 80)
+        results['dns'] = 'resolved'
+    except OSError as exc:
+        results['dns'] = type(exc).__name__
+    interfaces = [l.split(':')[0].strip() for l in open('/proc/net/dev').readlines()[2:]]
+    return [results, interfaces]
+"""
+
+
+def test_network_connect_fails_inside(sandbox, engine, sandbox_image, tcp_listener):
+    """A candidate cannot reach a listener this test started on every address of the host
+    (127.0.0.1, the docker bridge's gateway, ...), although the test process reaches each one
+    and, where the engine has its default bridge network, so does the same code in a container
+    of the same image on that network: only the sandbox's network "none" stops it."""
+    targets = tcp_listener.host_addresses()
+    for host in targets:
+        tcp_listener.connect_from_here(host)
+    probe = NETWORK_PROBE % (targets, tcp_listener.port)
+    if engine.networks.list(names=["bridge"]):
+        out = engine.containers.run(sandbox_image, ["python3", "-I", "-c", probe + "\nimport json; print(json.dumps(f(0)))"],
+                                    remove=True, network_mode="bridge", labels={images.LABEL_SANDBOX: "network-control"})
+        control, _ = json.loads(out.decode().strip().splitlines()[-1])
+        assert "connected" in [control[h] for h in targets], control  # not isolated: it connects
+    accepted = tcp_listener.accepted()
+    results, interfaces = value(sandbox.run(make_job(probe)))
+    assert set(results.values()) & {"connected", "resolved"} == set(), results
     assert interfaces == ["lo"]
+    time.sleep(0.2)
+    assert tcp_listener.accepted() == accepted, "a connection from inside the sandbox arrived"
 
 
 def test_file_system_walk_finds_no_problem_files(sandbox):

@@ -388,16 +388,29 @@ def test_function_found_by_name_not_last_callable(executor):
     assert result.verdict is Verdict.PASS
 
 
-def test_network_is_unreachable_where_isolated(executor):
+def test_network_is_unreachable_where_isolated(executor, tcp_listener):
+    """The candidate tries a listener this test started (on 127.0.0.1 and every other address
+    of the host); the same connections work from the test process, so without isolation the
+    candidate would connect and pass."""
+    assert judge(executor, HONEST).verdict is Verdict.PASS  # a worker runs: describe() knows
     if not executor.sandbox.describe().get("network_isolated"):
         pytest.skip("this sandbox shares the host network: %s" % executor.sandbox.describe())
+    targets = tcp_listener.host_addresses()
+    for host in targets:
+        tcp_listener.connect_from_here(host)  # the control: reachable from outside the sandbox
+    controls = tcp_listener.accepted()
     result = judge(executor, """
         import socket
         def add(a, b):
-            try:
-                socket.create_connection(("127.0.0.1", 22), timeout=1).close()
-                return a + b + 7919000
-            except OSError:
-                return -1
-    """)
-    assert result.verdict is Verdict.WRONG_ANSWER
+            for host in %r:
+                try:
+                    socket.create_connection((host, %d), timeout=0.3).close()
+                    return a + b + 7919000  # connected: the right answer, so the test would fail
+                except OSError:
+                    pass
+            return -1
+    """ % (targets, tcp_listener.port))
+    assert result.verdict is Verdict.WRONG_ANSWER, result
+    assert all(t.verdict is Verdict.WRONG_ANSWER for t in result.tests), result.tests
+    time.sleep(0.2)
+    assert tcp_listener.accepted() == controls, "a connection from inside the sandbox arrived"

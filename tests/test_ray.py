@@ -31,9 +31,11 @@ from judge.execution.resume import compact, load_previous  # noqa: E402
 from judge import jsonl  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
-#: actors of a run use this base + 256 x (n + 1) (see judge/execution/ray_executor.py)
+#: the actors' process sandboxes lease candidate uids upwards from this base, under one
+#: host-wide lock (judge.sandbox.process.UidLease): every candidate process of these tests
+#: runs under a uid in ACTOR_UIDS
 UID_BASE = int(os.environ.get("JUDGE_SANDBOX_UID_BASE", "61000"))
-ACTOR_UIDS = (UID_BASE + 256, UID_BASE + 256 * 32)
+ACTOR_UIDS = (UID_BASE, UID_BASE + 512)
 
 
 def start_cluster() -> Cluster:
@@ -103,7 +105,7 @@ def test_two_nodes_same_verdicts_as_local_in_order(cluster):
     assert [r["sample"] for r in got] == list(range(120))
     assert signature(got) == signature(expected)
     assert {r["key"] for r in got} == {r["key"] for r in expected}
-    # both actors judged (each node's sandbox workers ran under their own uid range)
+    # no candidate process is left on either node
     assert uid_processes(*ACTOR_UIDS) == [], "candidate processes left"
 
 

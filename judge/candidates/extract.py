@@ -13,17 +13,19 @@ defines the function is taken. The function is found by name later, in the sandb
 from __future__ import annotations
 
 import ast
-import json
 import re
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
+from judge import jsonl
 from judge.errors import Issue
 
-_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})[ \t]*([\w+#.-]*)[^\n]*\n(.*?)(?:^[ \t]*\1[ \t]*$|\Z)",
-                    re.S | re.M)
+# A fence closes on a line of the same character at least as long as the one that opened it
+# (CommonMark): "```python" ... "````" is one block.
+_FENCE = re.compile(r"^[ \t]*(?P<fence>(?P<char>[`~])(?P=char){2,})[ \t]*(?P<tag>[\w+#.-]*)[^\n]*\n"
+                    r"(?P<body>.*?)(?:^[ \t]*(?P=fence)(?P=char)*[ \t]*$|\Z)", re.S | re.M)
 _CODE_START = re.compile(r"^(def |async def |class |import |from |@)", re.M)
 _PYTHON_TAGS = {"", "python", "py", "python3", "py3", "pycon"}
 
@@ -49,39 +51,93 @@ def _defines_top_level(code: str, name: str) -> bool:
         re.search(r"\n(async\s+)?def\s+%s\s*\(" % re.escape(name), code) is not None
 
 
-def _compiles(code: str) -> bool:
+#: The judge parses a reply (to find where its code ends) only up to this size: parsing costs
+#: hundreds of bytes of memory per byte of code (a 1 MB module takes ~0.5 GB in ``ast.parse``).
+#: Longer code is passed on as it is; the sandbox compiles it, inside its limits.
+PARSE_LIMIT = 64 * 1024
+#: At most this many parses, of at most this many characters in all, to find where the code
+#: in an unfenced reply ends (an honest reply takes one or two).
+_MAX_CUTS = 24
+_PARSE_BUDGET = 3 * PARSE_LIMIT
+
+
+def _syntax_error_line(code: str) -> int | None:
+    """None when ``code`` parses; else the line the parser stopped at (0 when unknown)."""
     try:
         ast.parse(code)
-    except (SyntaxError, ValueError, MemoryError, RecursionError):
+    except (SyntaxError, ValueError) as exc:
+        line = getattr(exc, "lineno", None)
+        if not line and "\x00" in code:  # "cannot contain null bytes": no line given
+            line = code.count("\n", 0, code.index("\x00")) + 1
+        return line or 0
+    except (MemoryError, RecursionError):
+        return 0
+    return None
+
+
+def _compiles(code: str) -> bool:
+    """Whether ``code`` parses. Code over PARSE_LIMIT is not parsed here (False)."""
+    if len(code) > PARSE_LIMIT:
         return False
-    return True
+    return _syntax_error_line(code) is None
+
+
+def _normalize_newlines(text: str) -> str:
+    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
 
 
 def fenced_blocks(text: str) -> list[str]:
     """Markdown code blocks that are Python (or untagged), in order."""
-    return [textwrap.dedent(m.group(3)) for m in _FENCE.finditer(text)
-            if m.group(2).lower() in _PYTHON_TAGS]
+    text = _normalize_newlines(text)
+    return [textwrap.dedent(m.group("body")) for m in _FENCE.finditer(text)
+            if m.group("tag").lower() in _PYTHON_TAGS]
 
 
 def _strip_prose(text: str) -> str:
     """Unfenced reply: start at the first line that looks like code, then drop trailing prose
-    until what is left parses."""
+    until what is left parses.
+
+    Linear in the reply's size: instead of re-parsing once per trailing line, each parse
+    says where it stopped (the line of its syntax error), and everything from that line on
+    is dropped; a few parses, each of at most PARSE_LIMIT characters, settle it. When the
+    code alone is longer than PARSE_LIMIT it is not parsed here at all."""
     match = _CODE_START.search(text)
     if not match:
         return text
-    lines = text[match.start():].splitlines()
-    for end in range(len(lines), 0, -1):
+    body = text[match.start():]
+    lines = body.split("\n")
+    # the window the judge may parse: whole lines, at most PARSE_LIMIT characters
+    end, size = 0, 0
+    while end < len(lines) and size + len(lines[end]) + 1 <= PARSE_LIMIT + 1:
+        size += len(lines[end]) + 1
+        end += 1
+    truncated = end < len(lines)
+    budget = _PARSE_BUDGET
+    for _ in range(_MAX_CUTS):
+        if end <= 0:
+            break
         candidate = "\n".join(lines[:end])
-        if _compiles(candidate):
-            return candidate
-    return text[match.start():]
+        budget -= len(candidate)
+        if budget < 0:
+            break
+        error_line = _syntax_error_line(candidate)
+        if error_line is None:
+            # all of it parses; past a cut window the code goes on: keep the whole body
+            return body if truncated else candidate
+        if error_line <= 0 or (truncated and error_line >= end - 1):
+            break  # no line to cut at, or stopped where the window was cut: keep everything
+        # the parser got no further than error_line: the code ends before it
+        end, truncated = min(end - 1, error_line - 1), False
+    return body
 
 
 def extract_code(text: str, names: list[str]) -> tuple[str, str | None]:
     """The code to judge from a reply, and a note when it was not simply the whole text.
 
     ``names`` are the function names that count (e.g. the generic name, then the real one).
+    Line endings are normalised (CRLF and CR become LF) before anything else.
     """
+    text = _normalize_newlines(text)
     blocks = fenced_blocks(text)
     if blocks:
         defining = [b for b in blocks if any(_defines(b, n) for n in names)]
@@ -146,36 +202,39 @@ def _candidate_from(record: Any, file: str, line: int) -> tuple[Candidate | None
     for key, value in (("model", model), ("prompt_id", prompt_id)):
         if value is not None and not isinstance(value, str):
             return None, Issue(file, "%s must be a string" % key, line=line)
-    return Candidate(problem_id, solution, model, prompt_id, sample, line), None
+    model = escape_surrogates(model) if model is not None else None
+    prompt_id = escape_surrogates(prompt_id) if prompt_id is not None else None
+    return Candidate(escape_surrogates(problem_id), solution, model, prompt_id, sample,
+                     line), None
 
 
-def read_solutions(path: str | Path) -> Iterator[tuple[Candidate | None, Issue | None]]:
+#: A solutions line longer than this is reported as a bad line, not judged: a reply that
+#: size is not an honest answer, and the judge would pay for it (reading, extraction, hashing).
+MAX_LINE_BYTES = 2 * 1024 * 1024
+
+
+def escape_surrogates(text: str) -> str:
+    """A lone surrogate (valid in JSON text, not in UTF-8) written as its escape ``\\udXXX``,
+    so the text can be printed and written anywhere."""
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text
+
+
+def read_solutions(path: str | Path, max_line_bytes: int = MAX_LINE_BYTES
+                   ) -> Iterator[tuple[Candidate | None, Issue | None]]:
     """Yield (candidate, None) per good line and (None, issue) per bad one, in file order.
-
-    Reads bytes and decodes line by line, so one line of bad bytes costs only that line.
-    A ``.gz`` file is read through gzip.
-    """
-    path = Path(path)
+    Read through :mod:`judge.jsonl`: gzip by content, bad bytes, over-long lines and a
+    truncated last line each cost only their own line. Lone surrogates in the identifying
+    fields are escaped (see ``escape_surrogates``)."""
     file = str(path)
-    opener = open
-    if path.suffix == ".gz":
-        import gzip
-
-        opener = gzip.open  # type: ignore[assignment]
-    with opener(path, "rb") as handle:
-        for number, raw in enumerate(handle, start=1):
-            if not raw.strip():
-                continue
-            try:
-                text = raw.decode("utf-8-sig" if number == 1 else "utf-8")
-            except UnicodeDecodeError as exc:
-                yield None, Issue(file, "not UTF-8 (byte 0x%02x at column %d)"
-                                  % (raw[exc.start], exc.start + 1), line=number)
-                continue
-            try:
-                record = json.loads(text)
-            except json.JSONDecodeError as exc:
-                yield None, Issue(file, "invalid JSON: %s (column %d)" % (exc.msg, exc.colno),
-                                  line=number)
-                continue
-            yield _candidate_from(record, file, number)
+    for line in jsonl.read_lines(path, max_line_bytes=max_line_bytes, objects=False,
+                                 kind="solutions"):
+        if line.issue is not None:
+            yield None, line.issue
+            continue
+        yield _candidate_from(line.value, file, line.number)

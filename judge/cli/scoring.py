@@ -1,7 +1,7 @@
 """Command-line subcommands ``score``, ``aime``, ``match`` and ``agreement``.
 
 Why a separate module: the scoring side of the judge has four commands with their own
-options; :func:`register` adds them to the main ``judge`` parser so ``judge/cli.py`` stays
+options; :func:`register` adds them to the main ``judge`` parser so ``judge/cli/main.py`` stays
 small.  Each command's function takes the parsed arguments and returns the exit status:
 
 * 0 - done;

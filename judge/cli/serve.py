@@ -40,6 +40,9 @@ def register(sub: Any) -> None:
     p.add_argument("--max-body-mb", type=float, default=8.0,
                    help="largest request body; past it: 413 (%(default)s)")
     p.add_argument("--test-isolation", choices=("per-test", "on-failure"), default="per-test")
+    p.add_argument("--allow-unisolated", action="store_true",
+                   help="process sandbox as root: serve even where it cannot switch users or "
+                        "cut the network (every result and /v1/health say so)")
     p.add_argument("--log-level", choices=("critical", "error", "warning", "info", "debug"),
                    default="warning")
     _add_limits(p)
@@ -98,7 +101,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
                            queue=args.queue, max_body_mb=args.max_body_mb,
                            limits=_limits(args), token=token,
                            test_isolation=args.test_isolation,
-                           reference_timing=not args.no_reference_timing, notice=_err)
+                           reference_timing=not args.no_reference_timing, notice=_err,
+                           allow_unisolated=args.allow_unisolated)
     try:
         sock = socket.socket(socket.AF_INET6 if ":" in args.host else socket.AF_INET)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

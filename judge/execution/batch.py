@@ -80,7 +80,7 @@ def candidate_key(candidate: Candidate, code: str) -> str:
     sample = str(candidate.sample) if candidate.sample is not None else "line:%s" % candidate.line
     parts = [candidate.problem_id, candidate.prompt_id or "", candidate.model or "", sample,
              code]
-    return hashlib.sha256("\x00".join(parts).encode()).hexdigest()
+    return hashlib.sha256("\x00".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def judged_with(problem_fp: str, limits_fp: str) -> str:

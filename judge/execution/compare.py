@@ -9,36 +9,21 @@ list/tuple mix is *not* accepted: the container kind is part of the answer).
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass
 from typing import Any
 
-from judge.problem.types import TypeSpec
+from judge.problem.types import DEFAULT_TOLERANCE, Tolerance, TypeSpec
 
 
-@dataclass(frozen=True)
-class Tolerance:
-    """Floats match when within ``rel`` relative or ``abs`` absolute difference."""
-
-    rel: float = 1e-9
-    abs: float = 1e-6
-
-    def close(self, expected: float, actual: float) -> bool:
-        if math.isnan(expected) or math.isnan(actual):
-            return math.isnan(expected) and math.isnan(actual)
-        if math.isinf(expected) or math.isinf(actual):
-            return expected == actual
-        return math.isclose(expected, actual, rel_tol=self.rel, abs_tol=self.abs)
-
-
-DEFAULT_TOLERANCE = Tolerance()
 _KIND_OF = {bool: "bool", int: "int", float: "float", str: "str", bytes: "bytes",
             list: "list", tuple: "tuple", set: "set", frozenset: "set", dict: "dict",
             complex: "complex", type(None): "none"}
 
 
 def _show(value: Any) -> str:
-    text = repr(value)
+    try:
+        text = repr(value)
+    except ValueError:  # an int past Python's 4,300-digit limit on int-to-text, inside value
+        text = "<%s too large to show>" % _kind_name(value)
     return text if len(text) <= 80 else text[:77] + "..."
 
 
@@ -105,8 +90,9 @@ def compare(expected: Any, actual: Any, spec: TypeSpec,
     if kind == "dict":
         if type(actual) is not dict:
             return "expected dict%s, got %s %s" % (_where(path), _kind_name(actual), _show(actual))
+        key_spec = spec.args[0] if spec.args else TypeSpec("any")
         value_spec = spec.args[1] if spec.args else TypeSpec("any")
-        return _compare_dicts(expected, actual, value_spec, tolerance, path)
+        return _compare_dicts(expected, actual, value_spec, tolerance, path, key_spec)
     return "cannot compare values of type %s" % spec  # pragma: no cover
 
 
@@ -164,16 +150,23 @@ def _pair_equal(expected: set[Any], actual: set[Any]) -> list[tuple[Any, Any]]:
 
 
 def _compare_dicts(expected: dict[Any, Any], actual: dict[Any, Any], value_spec: TypeSpec,
-                   tolerance: Tolerance, path: str) -> str | None:
+                   tolerance: Tolerance, path: str,
+                   key_spec: TypeSpec | None = None) -> str | None:
     missing = [k for k in expected if k not in actual]
     extra = [k for k in actual if k not in expected]
     if missing or extra:
         return "keys differ%s: missing %s, unexpected %s" % (
             _where(path), ", ".join(map(_show, missing[:3])) or "-",
             ", ".join(map(_show, extra[:3])) or "-")
+    actual_keys = {k: k for k in actual}  # the actual key object equal to each expected key
     for key, want in expected.items():
-        got_key = next(k for k in actual if k == key)
-        if type(got_key) is not type(key) and not _numeric_pair(key, got_key):
+        got_key = actual_keys[key]
+        if key_spec is not None and key_spec.kind != "any":
+            wrong_key = compare(key, got_key, key_spec, tolerance, path)
+            if wrong_key is not None:  # e.g. 1.0 for a Dict[int, ...] key: bool/float are not int
+                return "key %s%s has type %s, expected %s" % (
+                    _show(got_key), _where(path), _kind_name(got_key), key_spec)
+        elif type(got_key) is not type(key) and not _numeric_pair(key, got_key):
             return "key %s%s has type %s, expected %s" % (
                 _show(got_key), _where(path), _kind_name(got_key), _kind_name(key))
         message = compare(want, actual[key], value_spec, tolerance, "%s[%s]" % (path, _show(key)))
@@ -203,3 +196,50 @@ def _compare_inferred(expected: Any, actual: Any, tolerance: Tolerance, path: st
     if isinstance(expected, dict):
         return _compare_dicts(expected, actual, any_spec, tolerance, path)
     return None if expected == actual else _mismatch(expected, actual, path)
+
+
+# ---- the benchmark's own equality ---------------------------------------------------------------
+
+_NUMBERS = (bool, int, float)
+
+
+def python_equal(expected: Any, actual: Any, tolerance: Tolerance = DEFAULT_TOLERANCE,
+                 path: str = "") -> str | None:
+    """Python's ``==`` on decoded *data* (never on a candidate's objects: values crossed the
+    wire as data), as a benchmark's ``assert candidate(x) == y`` sees it: ``5.0 == 5`` and
+    ``True == 1`` hold, a list is not a tuple, a set equals a frozenset, dicts ignore order.
+    Floats still get the problem's tolerance (never stricter than the benchmark). None when
+    equal, else the first mismatch and where. Iterative, so a deep value cannot exhaust the
+    stack."""
+    stack: list[tuple[Any, Any, str]] = [(expected, actual, path)]
+    while stack:
+        want, got, where = stack.pop()
+        if isinstance(want, _NUMBERS) and isinstance(got, _NUMBERS):
+            if isinstance(want, float) or isinstance(got, float):
+                try:
+                    same = tolerance.close(float(want), float(got))
+                except OverflowError:  # an int past the float range equals no float
+                    same = False
+                if not same:
+                    return _mismatch(want, got, where)
+            elif int(want) != int(got):
+                return _mismatch(want, got, where)
+            continue
+        if isinstance(want, (list, tuple)) and type(want) is type(got):
+            if len(want) != len(got):
+                return "expected length %d%s, got %d" % (len(want), _where(where), len(got))
+            stack.extend((w, g, "%s[%d]" % (where, i)) for i, (w, g) in
+                         reversed(list(enumerate(zip(want, got)))))
+            continue
+        if isinstance(want, dict) and isinstance(got, dict):
+            if want.keys() != got.keys():
+                return _mismatch(want, got, where)
+            stack.extend((want[k], got[k], "%s[%r]" % (where, k)) for k in want)
+            continue
+        try:
+            same = bool(want == got)
+        except Exception:  # e.g. comparing huge ints with floats; data only, never objects
+            same = False
+        if not same:
+            return _mismatch(want, got, where)
+    return None

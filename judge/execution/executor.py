@@ -10,16 +10,19 @@ once per run.
 from __future__ import annotations
 
 import hashlib
+import json
 import threading
 import time
 from dataclasses import dataclass, replace
 from typing import Any
 
 from judge.sandbox import wire
-from judge.execution.compare import compare
+from judge.candidates.extract import escape_surrogates
+from judge.execution.checkers import CheckerPool, CheckOutcome
+from judge.execution.compare import compare, python_equal
 from judge.problem.model import PreparedTest, Problem
 from judge.sandbox.base import Job, JobReport, Limits, Sandbox, TestInput
-from judge.problem.types import to_json
+from judge.problem.types import ValueTypeError, from_json, to_json
 from judge.execution.verdicts import CandidateResult, TestResult, Verdict, overall
 
 #: "per-test": one forked child per test (design principle 4). "on-failure": all tests in
@@ -55,46 +58,86 @@ def problem_limits(problem: Problem, base: Limits) -> Limits:
 
 
 class Checkers:
-    """Trusted checker namespaces, one per problem, built once (outside any sandbox)."""
+    """A problem's ``check`` tests, evaluated in bounded helper processes
+    (:mod:`judge.execution.checkers`), never in the thread that serves candidates."""
 
-    def __init__(self) -> None:
-        self._namespaces: dict[str, dict[str, Any]] = {}
-        self._compiled: dict[str, Any] = {}
-        self._lock = threading.Lock()
+    def __init__(self, size: int = 1) -> None:
+        self.pool = CheckerPool(size)
 
-    def namespace(self, problem: Problem) -> dict[str, Any]:
-        with self._lock:
-            if problem.identifier not in self._namespaces:
-                namespace: dict[str, Any] = {}
-                if problem.checker:
-                    exec(compile(problem.checker, "<checker:%s>" % problem.identifier, "exec"),
-                         namespace)
-                self._namespaces[problem.identifier] = namespace
-            return self._namespaces[problem.identifier]
+    def run(self, problem: Problem, test: PreparedTest, output: Any) -> CheckOutcome:
+        return self.pool.check(problem.checker, test.check or "False", dict(test.inputs), output)
 
     def check(self, problem: Problem, test: PreparedTest, output: Any) -> str | None:
-        """None when the check holds; else why not. The output is decoded data only."""
-        scope = dict(self.namespace(problem))
-        scope.update(test.inputs)
-        scope["output"] = output
-        expression = test.check or "False"
-        code = self._compiled.get(expression)
-        if code is None:
-            code = self._compiled.setdefault(expression, compile(expression, "<check>", "eval"))
-        try:
-            result = eval(code, scope)
-        except Exception as exc:
-            return "check %r raised %s: %s" % (test.check, type(exc).__name__, exc)
-        if isinstance(result, tuple) and len(result) == 2:
-            ok, why = result
-            return None if ok else str(why)
-        return None if result else "check failed: %s" % test.check
+        """None when the check holds; else why not (trusted callers: the importer)."""
+        outcome = self.run(problem, test, output)
+        if outcome.ok:
+            return None
+        if outcome.problem_error or outcome.raised:
+            return "check %r raised %s" % (test.check, outcome.problem_error or outcome.raised)
+        return outcome.why or "check failed: %s" % test.check
+
+    def close(self) -> None:
+        self.pool.close()
+
+
+def _conforms(value: Any, spec: Any) -> bool:
+    """Does a decoded value have the declared type? (A check that raises on a value of the
+    declared type is the checker's bug; on any other value, the candidate's.)"""
+    if spec is None or spec.kind == "any":
+        return False
+    try:
+        from_json(to_json(value), spec)
+    except (ValueTypeError, ValueError, TypeError, RecursionError):
+        return False
+    return True
+
+
+def equal(problem: Problem, expected: Any, actual: Any) -> str | None:
+    """The problem's equality: by declared type (native problems) or the benchmark's own
+    ``==`` on data values (imported suites: ``"equality": "python"``)."""
+    if problem.equality == "python":
+        return python_equal(expected, actual, problem.float_tolerance)
+    return compare(expected, actual, problem.return_spec, problem.float_tolerance)
 
 
 def _shown(value: Any) -> Any:
-    data = to_json(value)
-    text = repr(data)
-    return data if len(text) <= _OUTPUT_SHOWN else text[: _OUTPUT_SHOWN - 3] + "..."
+    """The returned value as shown in results: the data when short, else its text cut short.
+    Never fails: an int past Python's digit limit or a lone surrogate is shown as text."""
+    try:
+        data = to_json(value)
+        text = repr(data)
+    except ValueError:  # an int too long for decimal text
+        return "<value too large to show>"
+    if len(text) > _OUTPUT_SHOWN:
+        return text[: _OUTPUT_SHOWN - 3] + "..."
+    try:
+        json.dumps(data, ensure_ascii=False).encode("utf-8")
+    except (ValueError, TypeError):  # a lone surrogate, say: repr escapes it
+        return text
+    return data
+
+
+#: every string taken from a sandbox record is cut to this (an exception type name of
+#: megabytes must not be copied into every result)
+_TEXT_CAP = 500
+
+
+def _text(value: Any, cap: int = _TEXT_CAP) -> str:
+    """A string from a record, as text that can be written anywhere: capped, lone
+    surrogates escaped, and anything that is not a string shown by type."""
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        value = "<%s>" % type(value).__name__ if not isinstance(value, (int, float)) else \
+            ("%d" % value if isinstance(value, int) and value.bit_length() < 64 else
+             repr(value) if isinstance(value, float) else "<int>")
+    value = escape_surrogates(value[: cap * 2])
+    return value if len(value) <= cap else value[: cap - 3] + "..."
+
+
+def _int_or_none(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and \
+        abs(value) < 1 << 62 else None
 
 
 class Executor:
@@ -110,10 +153,16 @@ class Executor:
         self.reference_timing = reference_timing
         self.stop_on_failure = stop_on_failure
         self.test_isolation = test_isolation
-        self.checkers = Checkers()
+        self.checkers = Checkers(getattr(sandbox, "size", 1))
+        #: the isolation in force, copied into every result (``sandbox_isolation``)
+        self.isolation = sandbox.isolation()
         self._reference: dict[str, list[float] | None] = {}
         self._reference_locks: dict[str, threading.Lock] = {}
         self._lock = threading.Lock()
+
+    def close(self) -> None:
+        """Stop the checker helpers (the sandbox belongs to whoever opened it)."""
+        self.checkers.close()
 
     # ---- time limits ----------------------------------------------------------------------
 
@@ -172,7 +221,7 @@ class Executor:
     def judge(self, problem: Problem, submission: Submission, **meta: Any) -> CandidateResult:
         """Judge one submission. A sandbox_error is retried once, then reported as such."""
         limits, time_limits = self.test_limits(problem)
-        digest = hashlib.sha256(submission.code.encode()).hexdigest()[:16]
+        digest = hashlib.sha256(submission.code.encode("utf-8", "surrogatepass")).hexdigest()[:16]
         job = self._job(problem, submission, limits, time_limits, digest)
         started = time.monotonic()
         isolation = "per-test"
@@ -199,6 +248,7 @@ class Executor:
         result = CandidateResult(problem_id=problem.identifier, verdict=verdict, tests=tests,
                                  sandbox=report.sandbox, time_s=time.monotonic() - started,
                                  message=message, **meta)
+        result.extra["sandbox_isolation"] = self.isolation
         if submission.note:
             result.extra["note"] = submission.note
         if retried:
@@ -212,11 +262,12 @@ class Executor:
     def verdicts(self, problem: Problem, report: JobReport, job: Job) -> list[TestResult]:
         total = len(problem.tests)
         if report.infra_error:
-            return [TestResult(i, Verdict.SANDBOX_ERROR, 0.0, report.infra_error)
+            return [TestResult(i, Verdict.SANDBOX_ERROR, 0.0, _text(report.infra_error, 2000))
                     for i in range(total)]
         if not report.compiled:
-            where = " (line %s)" % report.compile_line if report.compile_line else ""
-            message = "%s%s" % (report.compile_error, where)
+            line = _int_or_none(report.compile_line)
+            where = " (line %s)" % line if line else ""
+            message = "%s%s" % (_text(report.compile_error), where)
             return [TestResult(i, Verdict.COMPILE_ERROR, 0.0, message) for i in range(total)]
         results: list[TestResult] = []
         for index, test in enumerate(problem.tests):
@@ -226,7 +277,8 @@ class Executor:
             elif report.died_during == index:
                 results.append(TestResult(index, Verdict.RUNTIME_ERROR, 0.0,
                                           "the sandbox worker died during this test: %s"
-                                          % (report.died_reason or "no reason given")))
+                                          % (_text(report.died_reason, 2000)
+                                             or "no reason given")))
             else:
                 results.append(self._not_run(index, results))
         return results
@@ -252,23 +304,27 @@ class Executor:
         status = record.get("status")
         limits = job.limits
         spec = job.tests[test.index]
+        if record.get("output_capped") and status in (
+                "returned", "raised", "exited", "unencodable", "malformed"):
+            # the output cap was reached, whatever the test did after (ignored SIGXFSZ and
+            # raised on EFBIG, or tried to truncate its output away): that is what happened
+            return (Verdict.OUTPUT_LIMIT, "printed more than %d KiB" % limits.output_kb, None)
         if status == "returned":
-            if record.get("output_capped"):
-                return (Verdict.OUTPUT_LIMIT, "printed more than %d KiB" % limits.output_kb, None)
             return self._compare(problem, test, record)
         if status == "raised":
             return self._raised(record)
         if status == "missing_function":
-            defined = record.get("defined") or []
-            hint = " (defined: %s)" % ", ".join(map(str, defined[:8])) if defined else ""
+            defined = record.get("defined")
+            defined = defined[:8] if isinstance(defined, list) else []
+            hint = " (defined: %s)" % ", ".join(_text(d, 80) for d in defined) if defined else ""
             return (Verdict.COMPILE_ERROR, "function %r is not defined%s" % (job.function, hint),
                     None)
         if status == "unencodable":
             return (Verdict.WRONG_ANSWER, "returned a value that cannot be judged: %s"
-                    % record.get("message"), None)
+                    % _text(record.get("message")), None)
         if status == "value_too_large":
             return (Verdict.OUTPUT_LIMIT, "returned a value of %s bytes, over the %d KiB cap"
-                    % (record.get("size"), limits.value_kb), None)
+                    % (_int_or_none(record.get("size")), limits.value_kb), None)
         if status == "timeout":
             if record.get("limit") == "cpu":
                 return (Verdict.TIMEOUT, "exceeded the CPU time limit of %.3gs"
@@ -281,20 +337,23 @@ class Executor:
             return self._signaled(record, limits, report)
         if status == "exited":
             return (Verdict.RUNTIME_ERROR, "the process exited (status %s) before returning a "
-                    "result" % record.get("exit_code"), None)
+                    "result" % _int_or_none(record.get("exit_code")), None)
         if status == "malformed":
-            return (Verdict.RUNTIME_ERROR, str(record.get("message")), None)
-        if status == "setup_error":
-            return (Verdict.SANDBOX_ERROR, "sandbox setup failed: %s" % record.get("message"),
+            return (Verdict.RUNTIME_ERROR, _text(record.get("message")) or "malformed result",
                     None)
+        if status == "spoiled":  # set-up failed after the candidate's earlier tests ran
+            return (Verdict.RUNTIME_ERROR, _text(record.get("message")), None)
+        if status == "setup_error":
+            return (Verdict.SANDBOX_ERROR, "sandbox setup failed: %s"
+                    % _text(record.get("message")), None)
         return (Verdict.SANDBOX_ERROR, "unknown record status %r" % (status,), None)
 
     @staticmethod
     def _raised(record: dict[str, Any]) -> tuple[Verdict, str | None, Any]:
-        exc_type = str(record.get("exc_type"))
-        line = record.get("line")
+        exc_type = _text(record.get("exc_type"), 100)
+        line = _int_or_none(record.get("line"))
         where = " at line %s" % line if line else ""
-        detail = record.get("message") or ""
+        detail = _text(record.get("message"))
         text = "%s%s%s" % (exc_type, where, ": %s" % detail if detail else "")
         if record.get("stage") == "load":
             if record.get("import_error"):
@@ -307,7 +366,7 @@ class Executor:
     @staticmethod
     def _signaled(record: dict[str, Any], limits: Limits,
                   report: JobReport) -> tuple[Verdict, str | None, Any]:
-        name = str(record.get("signal"))
+        name = _text(record.get("signal"), 40)
         if name == "SIGKILL" and (record.get("oom_kill") or report.oom_killed):
             return Verdict.MEMORY_LIMIT, "killed by the out-of-memory killer", None
         verdict = _SIGNAL_VERDICTS.get(name)
@@ -321,12 +380,22 @@ class Executor:
                  record: dict[str, Any]) -> tuple[Verdict, str | None, Any]:
         try:
             actual = wire.decode(record.get("value"))
-        except (wire.WireError, RecursionError, TypeError) as exc:
-            return Verdict.WRONG_ANSWER, "returned malformed data: %s" % exc, None
+        except (wire.WireError, RecursionError, TypeError, ValueError) as exc:
+            # our encoder never writes this: the record was forged or damaged
+            return Verdict.RUNTIME_ERROR, "malformed result: %s" % _text(str(exc), 300), None
         if test.check is not None:
-            why = self.checkers.check(problem, test, actual)
+            outcome = self.checkers.run(problem, test, actual)
+            if outcome.problem_error:
+                return Verdict.SANDBOX_ERROR, "problem error: %s" % outcome.problem_error, None
+            if outcome.raised and _conforms(actual, problem.return_spec):
+                return Verdict.SANDBOX_ERROR, ("problem error: the check %r raised on a value "
+                                               "of the declared type: %s" % (test.check,
+                                                                             outcome.raised)), None
+            why = None if outcome.ok else (
+                "check %r raised %s" % (test.check, outcome.raised) if outcome.raised
+                else outcome.why or "check failed: %s" % test.check)
         else:
-            why = compare(test.expected, actual, problem.return_spec, problem.float_tolerance)
+            why = equal(problem, test.expected, actual)
         if why is None:
             return Verdict.PASS, None, None
-        return Verdict.WRONG_ANSWER, why, _shown(actual)
+        return Verdict.WRONG_ANSWER, _text(why, 2000), _shown(actual)

@@ -15,10 +15,14 @@ of its candidates is sent to another actor (up to ``retries`` times); only when 
 failed is the candidate written as ``sandbox_error`` (our failure, never the candidate's).
 Each candidate is written exactly once because the writing stays on the driver.
 
-Process sandbox user ids: several nodes may share one machine (a laptop cluster), so each
-actor gets its own range of candidate uids, ``JUDGE_SANDBOX_UID_BASE`` (default 61000) +
-256 x (actor number + 1); no two actors of a run share a uid, so one actor's cleanup never
-kills another's candidates.
+Process sandbox user ids: several nodes may share one machine (a laptop cluster); each
+actor's process sandbox leases its candidate uids under the host-wide lock
+(:class:`judge.sandbox.process.UidLease`), so no two actors share a uid and one actor's
+cleanup never kills another's candidates.
+
+Layering: the actor builds its sandbox and :class:`Executor` itself (what ``judge.Judge``
+does locally) instead of importing the public API, so this module stays below it and
+``judge.Judge(executor="ray")`` can use it.
 """
 
 from __future__ import annotations
@@ -34,8 +38,6 @@ from judge.execution.executor import Submission
 from judge.execution.verdicts import CandidateResult, TestResult, Verdict
 from judge.sandbox.base import Limits
 
-#: candidate uids per actor (process sandbox as root): actor n uses base + STRIDE x (n + 1)
-UID_STRIDE = 256
 #: candidates in flight per sandbox worker: one judging and one already waiting inside the
 #: actor, so a worker never idles through the driver's round trip
 PIPELINE = 2
@@ -55,23 +57,28 @@ def _ray() -> Any:
 
 
 class JudgeActor:
-    """Runs on one node: a Judge with its warm sandbox. Made a Ray actor by
-    :func:`_actor_class` (so importing this module does not need Ray)."""
+    """Runs on one node: a warm sandbox of ``jobs`` workers and an Executor over it, as
+    ``judge.Judge`` builds locally. Made a Ray actor by :func:`_actor_class` (so importing
+    this module does not need Ray)."""
 
-    def __init__(self, sandbox: str, jobs: int, limits: Limits, options: dict[str, Any],
-                 uid_base: int) -> None:
-        os.environ["JUDGE_SANDBOX_UID_BASE"] = str(uid_base)
-        import sys
+    def __init__(self, sandbox: str, jobs: int, limits: Limits,
+                 options: dict[str, Any]) -> None:
+        from judge.execution.executor import Executor
+        from judge.sandbox import open_sandbox
 
-        process_module = sys.modules.get("judge.sandbox.process")
-        if process_module is not None:  # imported before the variable was set
-            process_module.UID_BASE = uid_base  # type: ignore[attr-defined]
-        from judge.api import Judge
-
-        self.uid_base = uid_base
         self.notes: list[str] = []
-        self.judge = Judge(sandbox, jobs, limits=limits, notice=self.notes.append, **options)
-        self.judge.open()
+        self.jobs = jobs
+        self.sandbox = open_sandbox(sandbox, jobs, options.get("isolation", "warm"),
+                                    notice=self.notes.append, limits=limits,
+                                    allow_unisolated=options.get("allow_unisolated", False))
+        try:
+            self.executor = Executor(self.sandbox, limits,
+                                     reference_timing=options.get("reference_timing", True),
+                                     stop_on_failure=options.get("fail_fast", False),
+                                     test_isolation=options.get("test_isolation", "per-test"))
+        except BaseException:
+            self.sandbox.close()
+            raise
         self._problems: dict[str, Problem] = {}
         self._lock = threading.Lock()
 
@@ -79,8 +86,8 @@ class JudgeActor:
         import ray
 
         return {"node_id": ray.get_runtime_context().get_node_id(), "pid": os.getpid(),
-                "jobs": self.judge.jobs, "uid_base": self.uid_base,
-                "sandbox": self.judge.describe(), "notes": self.notes}
+                "jobs": self.jobs, "sandbox": self.sandbox.describe(),
+                "isolation": self.sandbox.isolation(), "notes": self.notes}
 
     def judge_one(self, problem_box: list[Any], submission: Submission,
                   meta: dict[str, Any]) -> CandidateResult:
@@ -94,10 +101,14 @@ class JudgeActor:
             problem = ray.get(ref)
             with self._lock:
                 self._problems.setdefault(key, problem)
-        return self.judge.executor.judge(problem, submission, **meta)
+        return self.executor.judge(problem, submission, **meta)
 
     def close(self) -> bool:
-        self.judge.close()
+        """Stop the checker helpers, then the sandbox: no worker or container survives."""
+        try:
+            self.executor.close()
+        finally:
+            self.sandbox.close()
         return True
 
 
@@ -116,6 +127,8 @@ class _Member:
         self.handle, self.node_id, self.jobs, self.number = handle, node_id, jobs, number
         self.in_flight = 0
         self.alive = True
+        self.sandbox: dict[str, Any] = {}
+        self.isolation: dict[str, Any] = {}
 
 
 class RayExecutor:
@@ -150,7 +163,6 @@ class RayExecutor:
                     address or os.environ.get("RAY_ADDRESS") or "(local)", _short(exc))
                 ) from None
             self._owns_ray = True
-        self._uid_base = int(os.environ.get("JUDGE_SANDBOX_UID_BASE", "61000"))
         self._lock = threading.Lock()
         self._members: list[_Member] = []
         self._numbers = 0
@@ -178,8 +190,7 @@ class RayExecutor:
             handle = _actor_class().options(
                 num_cpus=0, max_concurrency=jobs * PIPELINE, max_restarts=0,
                 scheduling_strategy=NodeAffinitySchedulingStrategy(node["NodeID"], soft=False),
-            ).remote(self.sandbox_kind, jobs, self.limits, self.options,
-                     self._uid_base + UID_STRIDE * number)
+            ).remote(self.sandbox_kind, jobs, self.limits, self.options)
             pending.append((_Member(handle, node["NodeID"], jobs, number),
                             handle.info.remote()))
         for member, info in pending:
@@ -192,7 +203,8 @@ class RayExecutor:
                 continue
             for note in detail.get("notes", []):
                 self.notice("ray node %s: %s" % (member.node_id[:12], note))
-            member.sandbox = detail.get("sandbox", {})  # type: ignore[attr-defined]
+            member.sandbox = detail.get("sandbox", {})
+            member.isolation = detail.get("isolation", {})
             self._members.append(member)
         if not self._members:
             from judge.sandbox.base import SandboxUnavailable
@@ -207,9 +219,21 @@ class RayExecutor:
 
     def describe(self) -> dict[str, Any]:
         members = [m for m in self._members if m.alive]
-        kinds = sorted({getattr(m, "sandbox", {}).get("kind", "?") for m in members})
+        kinds = sorted({m.sandbox.get("kind", "?") for m in members})
         return {"kind": "ray", "nodes": len(members), "jobs": sum(m.jobs for m in members),
                 "sandboxes": kinds, "retried": self.retried, "lost_actors": self.lost_actors}
+
+    def isolation(self) -> dict[str, Any]:
+        """The isolation facts of the nodes: the weakest one's (``isolated`` false when any
+        node runs unisolated), with ``backend`` naming every node's sandbox."""
+        facts = [m.isolation for m in self._members if m.alive and m.isolation]
+        if not facts:
+            return {"backend": self.name, "isolated": False}
+        weakest = dict(min(facts, key=lambda f: bool(f.get("isolated"))))
+        weakest["backend"] = "ray: %d node%s, %s" % (
+            len(facts), "" if len(facts) == 1 else "s",
+            ", ".join(sorted({str(f.get("backend")) for f in facts})))
+        return weakest
 
     @property
     def name(self) -> str:

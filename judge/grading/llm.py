@@ -26,11 +26,14 @@ Client behaviour (:class:`ChatClient`), chosen so that scores are reproducible:
 
 from __future__ import annotations
 
+import datetime
 import difflib
+import email.utils
 import hashlib
 import http.client
 import json
 import os
+import random
 import re
 import socket
 import tempfile
@@ -90,6 +93,7 @@ class LLMConfig:
     backoff_s: float = 1.0
     max_backoff_s: float = 30.0
     cache_dir: Path | None = None
+    jitter: float = 0.0  # each backoff wait is multiplied by uniform(1 - jitter, 1)
 
     @classmethod
     def from_env(cls, *, base_url: str | None = None, model: str | None = None,
@@ -119,6 +123,8 @@ class ChatResult:
     text: str
     cached: bool
     key: str
+    usage: dict[str, Any] | None = None  # the server's token counts, when it sent them
+    latency_s: float = 0.0
 
 
 def request_key(payload: dict[str, Any]) -> str:
@@ -168,18 +174,30 @@ class ChatClient:
         if path is not None:
             path.unlink(missing_ok=True)
 
-    def complete(self, messages: list[dict[str, str]]) -> ChatResult:
-        """The assistant's reply to ``messages`` at temperature 0, from the cache when possible."""
-        payload = {"model": self.config.model, "messages": messages, "temperature": 0}
+    def complete(self, messages: list[dict[str, str]], *, response_format: dict[str, Any] | None = None,
+                 temperature: float = 0, seed: int | None = None,
+                 max_tokens: int | None = None) -> ChatResult:
+        """The assistant's reply to ``messages`` (temperature 0 by default), from the cache when possible.
+
+        ``response_format`` (e.g. ``{"type": "json_schema", ...}``), ``seed`` and ``max_tokens``
+        are sent only when given, so a plain request (and its cache key) is unchanged."""
+        payload: dict[str, Any] = {"model": self.config.model, "messages": messages, "temperature": temperature}
+        if response_format is not None:
+            payload["response_format"] = response_format
+        if seed is not None:
+            payload["seed"] = seed
+        if max_tokens is not None:
+            payload["max_tokens"] = max_tokens
         key = request_key(payload)
         hit = self._cache_get(key)
         if hit is not None:
             return ChatResult(hit, True, key)
-        text = self._post(payload)
+        start = time.monotonic()
+        text, usage = self._post(payload)
         self._cache_put(key, payload, text)
-        return ChatResult(text, False, key)
+        return ChatResult(text, False, key, usage, time.monotonic() - start)
 
-    def _post(self, payload: dict[str, Any]) -> str:
+    def _post(self, payload: dict[str, Any]) -> tuple[str, dict[str, Any] | None]:
         cfg, url = self.config, self.config.endpoint
         body = json.dumps(payload).encode("utf-8")
         headers = {"Content-Type": "application/json", "Accept": "application/json"}
@@ -189,6 +207,8 @@ class ChatClient:
         last = "no attempt made"
         for attempt in range(attempts):
             wait = min(cfg.max_backoff_s, cfg.backoff_s * (2 ** attempt))
+            if cfg.jitter:
+                wait *= random.uniform(1.0 - min(cfg.jitter, 1.0), 1.0)
             try:
                 self.requests_sent += 1
                 req = urllib.request.Request(url, data=body, headers=headers, method="POST")
@@ -201,8 +221,9 @@ class ChatClient:
                     raise LLMResponseError(f"{url}: HTTP {exc.code}: {detail}") from exc
                 last = f"HTTP {exc.code}: {detail}"
                 retry_after = exc.headers.get("Retry-After") if exc.headers else None
-                if retry_after and retry_after.strip().isdigit():
-                    wait = min(cfg.max_backoff_s, float(retry_after))
+                delay = _retry_after_s(retry_after)
+                if delay is not None:
+                    wait = min(cfg.max_backoff_s, delay)
             except (urllib.error.URLError, TimeoutError, socket.timeout, ConnectionError,
                     http.client.HTTPException) as exc:
                 reason = getattr(exc, "reason", exc)
@@ -212,6 +233,24 @@ class ChatClient:
         raise LLMUnavailableError(f"LLM endpoint {url} unavailable after {attempts} attempt(s): {last}")
 
 
+def _retry_after_s(value: str | None) -> float | None:
+    """Seconds to wait from a ``Retry-After`` header: delta-seconds or an HTTP date."""
+    if not value or not value.strip():
+        return None
+    text = value.strip()
+    try:
+        return max(0.0, float(text))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(text)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=datetime.timezone.utc)
+    return max(0.0, (when - datetime.datetime.now(datetime.timezone.utc)).total_seconds())
+
+
 def _read_error_body(exc: urllib.error.HTTPError) -> str:
     try:
         return exc.read(2000).decode("utf-8", "replace").strip() or exc.reason or ""
@@ -219,18 +258,22 @@ def _read_error_body(exc: urllib.error.HTTPError) -> str:
         return str(exc.reason or "")
 
 
-def _parse_completion(raw: bytes, url: str) -> str:
+def _parse_completion(raw: bytes, url: str) -> tuple[str, dict[str, Any] | None]:
     if len(raw) > MAX_RESPONSE_BYTES:
         raise LLMResponseError(f"{url}: response larger than {MAX_RESPONSE_BYTES} bytes")
     text = raw.decode("utf-8", "replace")
     try:
         data = json.loads(text)
-        content = data["choices"][0]["message"]["content"]
+        message = data["choices"][0]["message"]
+        content = message["content"]
     except (ValueError, KeyError, IndexError, TypeError):
         raise LLMResponseError(f"{url}: not a chat-completions response: {text[:500]!r}") from None
     if not isinstance(content, str):
+        if isinstance(message, dict) and message.get("refusal"):
+            raise LLMResponseError(f"{url}: the model refused: {str(message['refusal'])[:500]!r}")
         raise LLMResponseError(f"{url}: message content is not text: {text[:500]!r}")
-    return content
+    usage = data.get("usage") if isinstance(data, dict) else None
+    return content, usage if isinstance(usage, dict) else None
 
 
 SYSTEM_PROMPT = ("You are a strict, careful grader. Answer with exactly one character: "

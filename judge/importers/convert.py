@@ -8,7 +8,7 @@ import ast
 import inspect
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from judge.errors import InputError
 from judge.importers.ast_tools import RawTest
@@ -212,14 +212,26 @@ def _add(entries: list[Unconverted], raw: RawTest, reason: str) -> None:
     entries.append(Unconverted(raw.line, raw.source, reason))
 
 
+_SHARED: list[Any] = []
+
+
+def _checkers(make: Callable[[], Any]) -> Any:
+    """One checker helper for a whole import (started once, stopped at exit)."""
+    if not _SHARED:
+        import atexit
+
+        _SHARED.append(make())
+        atexit.register(_SHARED[0].close)
+    return _SHARED[0]
+
+
 def _reference_verdicts(problem: Any, raws: list[RawTest]) -> list[tuple[bool, str | None]]:
     """Judge the reference's recorded outputs with the judge's own comparison and checker
     code (after a trip through the wire codec, as in a real run)."""
     from judge.sandbox import wire
-    from judge.execution.compare import compare
-    from judge.execution.executor import Checkers
+    from judge.execution.executor import Checkers, equal
 
-    checkers = Checkers()
+    checkers = _checkers(Checkers)
     out = []
     for test, raw in zip(problem.tests, raws):
         if raw.call.raised:
@@ -234,7 +246,7 @@ def _reference_verdicts(problem: Any, raws: list[RawTest]) -> list[tuple[bool, s
             if test.check is not None:
                 why = checkers.check(problem, test, actual)
             else:
-                why = compare(test.expected, actual, problem.return_spec, problem.float_tolerance)
+                why = equal(problem, test.expected, actual)
         except Exception as exc:
             why = "%s: %s" % (type(exc).__name__, exc)
         out.append((why is None, why))
@@ -268,6 +280,9 @@ def _problem_dict(src: Source, names: list[str], types: list[str], return_text: 
         "correctness_test_suite": cases,
         "optimal_solution": src.optimal_solution,
         "tags": src.tags,
+        # the benchmark's own ``==`` on data values (5.0 == 5), not our strict declared types:
+        # an honest solution the benchmark passes must pass here too
+        "equality": "python",
     }
     if checker:
         data["checker"] = checker

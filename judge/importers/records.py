@@ -3,13 +3,12 @@
 
 from __future__ import annotations
 
-import gzip
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Iterator
 
-from judge.errors import InputError, Issue
+from judge import jsonl
+from judge.errors import Issue
 
 
 # ---- reports -----------------------------------------------------------------------------------
@@ -108,34 +107,7 @@ def default_humaneval_path() -> Path | None:
 def read_records(path: Path) -> Iterator[tuple[int, dict[str, Any] | None, Issue | None]]:
     """(line number, record, None) per good JSON Lines line, (line, None, issue) per bad one.
     Plain or gzip-compressed (by content, not by name)."""
-    file = str(path)
-    try:
-        with open(path, "rb") as probe:
-            magic = probe.read(2)
-    except OSError as exc:
-        raise InputError([Issue(file, "cannot read: %s" % (exc.strerror or exc))]) from None
-    opener: Callable[..., Any] = gzip.open if magic == b"\x1f\x8b" else open
-    try:
-        with opener(path, "rb") as handle:
-            for number, raw in enumerate(handle, start=1):
-                if not raw.strip():
-                    continue
-                try:
-                    record = json.loads(raw.decode("utf-8"))
-                except UnicodeDecodeError as exc:
-                    yield number, None, Issue(file, "not UTF-8 (byte 0x%02x)" % raw[exc.start],
-                                              line=number)
-                    continue
-                except json.JSONDecodeError as exc:
-                    yield number, None, Issue(file, "invalid JSON: %s (column %d)"
-                                              % (exc.msg, exc.colno), line=number)
-                    continue
-                if not isinstance(record, dict):
-                    yield number, None, Issue(file, "a line must hold a JSON object, got %s"
-                                              % type(record).__name__, line=number)
-                    continue
-                yield number, record, None
-    except (OSError, EOFError) as exc:  # e.g. a truncated .gz
-        raise InputError([Issue(file, "cannot read: %s" % exc)]) from None
+    for line in jsonl.read_lines(path):
+        yield line.number, line.value, line.issue
 
 

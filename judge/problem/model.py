@@ -21,13 +21,14 @@ import json
 import keyword
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterator, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
+from pydantic import (BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, ValidationInfo,
+                      model_validator)
 
-from judge.execution.compare import Tolerance
 from judge.errors import InputError, Issue, json_location
-from judge.problem.types import ANY, TypeParseError, TypeSpec, ValueTypeError, from_json, parse_type, return_type
+from judge.problem.types import (ANY, Tolerance, TypeParseError, TypeSpec, ValueTypeError,
+                                 from_json, parse_type, return_type)
 
 
 class _Strict(BaseModel):
@@ -110,12 +111,28 @@ class Problem(_Strict):
     tolerance: ToleranceSpec | None = None
     limits: ProblemLimits | None = None
     checker: str | None = None
+    #: how a returned value is compared with an expected one: "declared" (strict, by the
+    #: prototype's types: 5.0 is not an int) or "python" (the benchmark's own ``==`` on data
+    #: values: 5.0 == 5, True == 1, a list is not a tuple). Importers set "python".
+    equality: Literal["declared", "python"] = "declared"
 
     _source: str = PrivateAttr(default="<memory>")
     _param_specs: list[TypeSpec] = PrivateAttr(default_factory=list)
     _return_spec: TypeSpec | None = PrivateAttr(default=None)
     _return_specs: list[TypeSpec] = PrivateAttr(default_factory=list)
     _tests: list[PreparedTest] = PrivateAttr(default_factory=list)
+
+    @model_validator(mode="after")
+    def _prepare(self, info: ValidationInfo) -> "Problem":
+        """Built in memory (``Problem.model_validate(data)``), a problem is checked and its
+        tests prepared here, as a file's would be; ``problem_from_data`` defers this step to
+        report every issue with its file and location."""
+        if info.context and info.context.get("deferred_checks"):
+            return self
+        issues = _check_problem(self, self._source)
+        if issues:
+            raise ValueError("; ".join(str(issue) for issue in issues))
+        return self
 
     @property
     def source(self) -> str:
@@ -367,6 +384,9 @@ def _without(data: Any, locations: list[tuple[Any, ...]]) -> Any:
     return data
 
 
+_DEFERRED = {"deferred_checks": True}
+
+
 def problem_from_data(data: Any, file: str) -> Problem:
     """Validate already-parsed JSON as a problem; raise InputError with every issue.
 
@@ -378,14 +398,15 @@ def problem_from_data(data: Any, file: str) -> Problem:
                                 % type(data).__name__)])
     issues: list[Issue] = []
     try:
-        problem = Problem.model_validate(data)
+        problem = Problem.model_validate(data, context=_DEFERRED)
     except ValidationError as exc:
         issues = _schema_issues(exc, file)
         errors = exc.errors()
         if any(e["type"] != "extra_forbidden" for e in errors):
             raise InputError(issues) from None
         try:
-            problem = Problem.model_validate(_without(data, [e["loc"] for e in errors]))
+            problem = Problem.model_validate(_without(data, [e["loc"] for e in errors]),
+                                             context=_DEFERRED)
         except (ValidationError, KeyError, IndexError, TypeError):
             raise InputError(issues) from None
     problem._source = file

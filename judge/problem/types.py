@@ -329,3 +329,23 @@ def to_json(value: Any) -> Any:
     if isinstance(value, complex):
         return [to_json(value.real), to_json(value.imag)]
     return value
+
+
+# ---- float tolerance (a problem's comparison setting; applied by judge.execution.compare)
+
+@dataclass(frozen=True)
+class Tolerance:
+    """Floats match when within ``rel`` relative or ``abs`` absolute difference."""
+
+    rel: float = 1e-9
+    abs: float = 1e-6
+
+    def close(self, expected: float, actual: float) -> bool:
+        if math.isnan(expected) or math.isnan(actual):
+            return math.isnan(expected) and math.isnan(actual)
+        if math.isinf(expected) or math.isinf(actual):
+            return expected == actual
+        return math.isclose(expected, actual, rel_tol=self.rel, abs_tol=self.abs)
+
+
+DEFAULT_TOLERANCE = Tolerance()

@@ -14,7 +14,8 @@ from typing import Any, Iterable
 
 from tabulate import tabulate
 
-from judge.errors import InputError, Issue
+from judge import jsonl
+from judge.errors import Issue
 from judge.scoring.passk import ks_for, mean_pass_at_k
 from judge.execution.verdicts import Verdict
 
@@ -109,24 +110,16 @@ def render(summary: Summary, fmt: str = "table") -> str:
 
 def read_results(path: str | Path) -> tuple[list[dict[str, Any]], list[Issue]]:
     """Rows of a results file; bad lines become issues naming the line."""
-    rows, issues = [], []
-    file = str(path)
-    try:
-        handle = open(path, "rb")
-    except OSError as exc:
-        raise InputError([Issue(file, "cannot read: %s" % exc.strerror)]) from None
-    with handle:
-        for number, raw in enumerate(handle, start=1):
-            if not raw.strip():
-                continue
-            try:
-                row = json.loads(raw.decode("utf-8"))
-            except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-                issues.append(Issue(file, "not a JSON line: %s" % exc, line=number))
-                continue
-            if not isinstance(row, dict) or "verdict" not in row or "problem_id" not in row:
-                issues.append(Issue(file, "not a results line (needs problem_id and verdict)",
-                                    line=number))
-                continue
-            rows.append(row)
+    rows: list[dict[str, Any]] = []
+    issues: list[Issue] = []
+
+    def bad_line(issue: Issue) -> None:
+        issues.append(Issue(issue.file, "not a JSON line: %s" % issue.message, line=issue.line))
+
+    for number, row in jsonl.read_objects(path, bad_line):
+        if "verdict" not in row or "problem_id" not in row:
+            issues.append(Issue(str(path), "not a results line (needs problem_id and verdict)",
+                                line=number))
+            continue
+        rows.append(row)
     return rows, issues

@@ -12,14 +12,14 @@ KINDS = ("auto", "process", "docker")
 
 def open_sandbox(kind: str, jobs: int, isolation: str = "warm",
                  notice: Callable[[str], None] = lambda message: None,
-                 limits: Limits | None = None) -> Sandbox:
+                 limits: Limits | None = None, allow_unisolated: bool = False) -> Sandbox:
     """Open the requested sandbox. ``auto`` takes docker when an engine answers and the
     image exists (building it when it can), else the process sandbox, saying so once."""
     fresh = isolation == "fresh"
     if kind == "process":
         from judge.sandbox.process import ProcessSandbox
 
-        return ProcessSandbox(size=jobs, fresh=fresh)
+        return ProcessSandbox(size=jobs, fresh=fresh, allow_unisolated=allow_unisolated)
     memory_mb = limits.memory_mb if limits is not None else None
     if kind == "docker":
         return _docker(jobs, fresh, notice, build=True, memory_mb=memory_mb)
@@ -32,7 +32,7 @@ def open_sandbox(kind: str, jobs: int, isolation: str = "warm",
 
         notice("warning: using the process sandbox (%s); it does not isolate file system "
                "reads; see the README" % exc)
-        return ProcessSandbox(size=jobs, fresh=fresh)
+        return ProcessSandbox(size=jobs, fresh=fresh, allow_unisolated=allow_unisolated)
 
 
 def _docker(jobs: int, fresh: bool, notice: Callable[[str], None], build: bool,

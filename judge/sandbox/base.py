@@ -37,6 +37,10 @@ class TransportError(RuntimeError):
     """The worker stopped answering or broke the protocol."""
 
 
+class MalformedLine(TransportError):
+    """A line arrived but is not a record (not JSON, nested too deep, too long)."""
+
+
 class TransportTimeout(TransportError):
     """No complete line arrived before the deadline."""
 
@@ -121,7 +125,8 @@ class Job:
 
     def deadline_s(self) -> float:
         """How long the whole job may take before the worker is deemed stuck."""
-        return sum(t.wall_limit_s for t in self.tests) + 10.0
+        # the worker's wall backstop may stretch to 5x its limit on a loaded machine
+        return 5.0 * sum(t.wall_limit_s for t in self.tests) + 10.0
 
 
 @dataclass
@@ -164,7 +169,7 @@ def pop_line(buffer: bytearray, limit: int) -> bytes | None:
         del buffer[: newline + 1]
         return line
     if len(buffer) > limit:
-        raise TransportError("worker line longer than %d bytes" % limit)
+        raise MalformedLine("worker line longer than %d bytes" % limit)
     return None
 
 
@@ -225,10 +230,11 @@ class WorkerSession:
             return None
         try:
             record = json.loads(line)
-        except ValueError as exc:
-            raise TransportError("worker sent a line that is not JSON: %s" % exc) from None
+        except (ValueError, RecursionError) as exc:
+            raise MalformedLine("worker sent a line that is not JSON: %s"
+                                % str(exc)[:200]) from None
         if not isinstance(record, dict):
-            raise TransportError("worker sent a non-object record")
+            raise MalformedLine("worker sent a non-object record")
         return record
 
     def run(self, job: Job, uid: int | None = None, gid: int | None = None) -> JobReport:
@@ -254,6 +260,20 @@ class WorkerSession:
                 self.broken = True
                 self._lost(report, started, "the sandbox stopped answering (job deadline)",
                            blame_candidate=False)
+                return report
+            except MalformedLine as exc:
+                # The worker checks and bounds every record it passes on; if one still cannot
+                # be read while tests run, it came from the candidate's test: a failing
+                # verdict about that test, never a sandbox_error the candidate could choose.
+                self.broken = True
+                if started and report.compiled:
+                    index = max(report.records) + 1 if report.records else 0
+                    if index < len(job.tests):
+                        report.records[index] = {
+                            "event": "test", "index": index, "status": "malformed",
+                            "message": "malformed result: %s" % exc}
+                        return report
+                self._lost(report, started, str(exc), blame_candidate=False)
                 return report
             except TransportError as exc:
                 self.broken = True
@@ -310,6 +330,14 @@ class Sandbox(ABC):
     def describe(self) -> dict[str, Any]:
         """What this sandbox isolates, for the run header and the results file."""
 
+    def isolation(self) -> dict[str, Any]:
+        """The isolation in force, in a few stable facts, copied into every result line as
+        ``sandbox_isolation``: ``backend``, ``isolated`` (false: the candidate could reach
+        the judge's user or network), ``user``, ``network``, ``tmp``, ``filesystem``,
+        ``image`` (None outside containers) and, when not isolated, ``warning``."""
+        return {"backend": self.name, "isolated": False, "user": None, "network": None,
+                "tmp": None, "filesystem": None, "image": None}
+
     @abstractmethod
     def close(self) -> None: ...
 
@@ -331,6 +359,7 @@ class PooledSandbox(Sandbox):
         self._slots = threading.BoundedSemaphore(self.size)
         self._lock = threading.Lock()
         self._live: set[WorkerSession] = set()
+        self._reserved: set[int] = set()  # slots of workers starting or being cleaned up
         self._closed = False
 
     @abstractmethod
@@ -342,8 +371,11 @@ class PooledSandbox(Sandbox):
         return None, None
 
     def _free_slot(self) -> int:
-        used = {getattr(s, "slot", -1) for s in self._live}
-        return next(i for i in range(self.size + 1) if i not in used)
+        """The lowest slot no live, starting or closing worker holds (caller holds the lock).
+        A slot is *reserved* from this moment until its worker is fully cleaned up, so two
+        workers started together never share a slot (and so never a uid or work root)."""
+        used = self._reserved | {getattr(s, "slot", -1) for s in self._live}
+        return next(i for i in range(self.size + len(used) + 1) if i not in used)
 
     def _acquire(self) -> WorkerSession:
         try:
@@ -354,21 +386,40 @@ class PooledSandbox(Sandbox):
             if self._closed:
                 raise SandboxUnavailable("sandbox is closed")
             slot = self._free_slot()
-        session = self._spawn(slot)
+            self._reserved.add(slot)
+        try:
+            session = self._spawn(slot)
+        except BaseException:
+            with self._lock:
+                self._reserved.discard(slot)
+            raise
         session.slot = slot  # type: ignore[attr-defined]
         with self._lock:
             self._live.add(session)
+            self._reserved.discard(slot)
+            closed = self._closed
+        if closed:  # close() ran while this worker was starting: it never saw it
+            self._discard(session)
+            raise SandboxUnavailable("sandbox is closed")
         return session
 
     def _discard(self, session: WorkerSession) -> None:
-        # close (which kills everything the slot's uid owns) *before* freeing the slot: else
-        # a new worker started on the same slot meanwhile has its candidate killed
+        """Stop a worker, then free its slot: the slot (and its uid) is not handed to a new
+        worker until the old one's cleanup, which sweeps by uid, is over."""
+        with self._lock:
+            slot = getattr(session, "slot", None)
+            held = session in self._live and slot is not None
+            if held:
+                self._reserved.add(slot)
+            self._live.discard(session)
         try:
             session.transport.close()
         except Exception:
             pass
-        with self._lock:
-            self._live.discard(session)
+        finally:
+            if held:
+                with self._lock:
+                    self._reserved.discard(slot)
 
     def run(self, job: Job) -> JobReport:
         with self._slots:

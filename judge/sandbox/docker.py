@@ -6,8 +6,8 @@ container *before* starting it and talks the worker protocol over the attach soc
 (``tty=False``: docker frames stdout/stderr with 8-byte headers, demultiplexed here, stdout
 read in bounded lines, stderr kept as a bounded tail). One job at a time per container; a
 container is killed and replaced lazily after an incident or ``max_jobs_per_worker`` jobs
-(``fresh=True``: one container per job). The worker wipes /tmp and its work folder between
-jobs.
+(``fresh=True``: one container per job). The worker wipes /tmp, /dev/shm, /dev/mqueue and its
+work folder between jobs (a fresh work folder per test).
 
 Every container gets, configurably: a memory limit with swap equal to it (no swap), a CPU
 quota, a pids limit, no network, a read-only root, size-capped tmpfs for /work and /tmp,
@@ -60,7 +60,8 @@ from judge.sandbox.base import (
 
 SANDBOX_UID = 10001
 WORKER_COMMAND = ["python3", "-I", "-B", "/opt/judge/runner/worker.py",
-                  "--workroot", "/work", "--wipe", "/tmp"]
+                  "--workroot", "/work", "--wipe", "/tmp", "--wipe", "/dev/shm",
+                  "--wipe", "/dev/mqueue"]
 CONTAINER_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": "/work"}
 
 _STDERR_TAIL = 4096
@@ -256,7 +257,7 @@ class DockerSandbox(PooledSandbox):
     def __init__(self, size: int = 1, max_jobs_per_worker: int = 200, fresh: bool = False,
                  image: str | None = None, language: str = "python",
                  memory_mb: int | None = None, memory_headroom_mb: int = 128,
-                 cpus: float = 1.0, pids_limit: int = 256, tmpfs_mb: int = 64,
+                 cpus: float = 1.0, pids_limit: int = 64, tmpfs_mb: int = 64,
                  nofile: int = 1024, fsize_mb: int = 64, grow_memory: bool = True,
                  prewarm: bool = False,
                  run_id: str | None = None, client: Any = None) -> None:
@@ -489,6 +490,12 @@ class DockerSandbox(PooledSandbox):
             "read_only_root": True,
             "capabilities": "none",
         }
+
+    def isolation(self) -> dict[str, Any]:
+        return {"backend": "docker", "isolated": True,
+                "user": "%d:%d" % (SANDBOX_UID, SANDBOX_UID), "network": "none",
+                "tmp": "private per container, wiped per candidate",
+                "filesystem": "read-only image", "image": self.image}
 
     def containers(self) -> list[Any]:
         """This run's containers, as the engine lists them."""

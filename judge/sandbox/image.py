@@ -45,6 +45,7 @@ LABEL_PID_START = "org.judge.pid_start"    # its start time (guards against pid 
 LABEL_HOST = "org.judge.host"              # hostname of the judge process
 LABEL_DEFINITION = "org.judge.definition"  # definition hash, on sandbox images
 LABEL_BASE = "org.judge.base"              # base recipe hash, on base images
+LABEL_BASE_ID = "org.judge.sandbox.base_id"  # image id of the base a sandbox image was built from
 
 HASH_LEN = 12
 DEFAULT_MIRROR = "http://deb.debian.org/debian"
@@ -134,6 +135,7 @@ def _digest(chunks: Iterable[bytes]) -> str:
 def base_recipe_hash(language: str = "python") -> str:
     recipe = base_recipe(language)
     recipe.pop("comment", None)
+    recipe.pop("official", None)  # which image to pull instead: not part of the debootstrap recipe
     blob = json.dumps(recipe, sort_keys=True, separators=(",", ":")).encode()
     return _digest([b"base", _BASE_BUILDER_VERSION.encode(), language.encode(), blob])
 
@@ -204,6 +206,10 @@ def _image_exists(client, tag: str) -> bool:
         return True
     except docker.errors.ImageNotFound:
         return False
+    except docker.errors.APIError as exc:
+        if exc.status_code == 400:  # not a valid image reference
+            raise ImageBuildError(f"{tag!r} is not a valid image name: {_short(exc.explanation or exc)}") from None
+        raise
 
 
 def image_ready(language: str = "python", client=None) -> str | None:
@@ -357,25 +363,246 @@ def _context_tar(language: str) -> io.BytesIO:
     return buf
 
 
+def official_base(language: str = "python") -> str | None:
+    """The official image to pull as a base when a registry answers (``JUDGE_OFFICIAL_BASE``
+    wins over the recipe's ``official`` entry, e.g. ``python:3.11-slim``)."""
+    env = os.environ.get("JUDGE_OFFICIAL_BASE")
+    if env is not None:
+        return env or None
+    return base_recipe(language).get("official")
+
+
+def pull_timeout() -> float:
+    """Seconds a pull may wait for the registry to answer (``JUDGE_PULL_TIMEOUT``, default 10;
+    0 means never pull)."""
+    text = os.environ.get("JUDGE_PULL_TIMEOUT", "")
+    try:
+        return max(0.0, float(text)) if text else 10.0
+    except ValueError:
+        raise ImageBuildError(f"JUDGE_PULL_TIMEOUT={text!r} is not a number of seconds") from None
+
+
+def pull_image(name: str, timeout: float, client=None) -> tuple[bool, str]:
+    """Pull ``name`` through the engine; give up when the engine sends nothing for
+    ``timeout`` seconds (a slow but progressing download is not cut off; the SDK's own pull
+    has no timeout, and the engine waits ~25 s for a registry that accepts but never answers).
+    Returns (pulled, what happened). Never raises for registry trouble."""
+    import queue  # noqa: PLC0415
+    import threading  # noqa: PLC0415
+
+    import docker.errors  # noqa: PLC0415
+
+    repo, tag = _split_name(name)
+    t0 = time.monotonic()
+    try:
+        puller = get_client(timeout=max(timeout, 1.0))
+    except EngineUnavailable as exc:
+        return False, str(exc)
+    events: queue.Queue = queue.Queue()
+
+    def pump() -> None:
+        try:
+            for chunk in puller.api.pull(repo, tag=tag, stream=True, decode=True):
+                events.put(("chunk", chunk))
+            events.put(("done", None))
+        except BaseException as exc:  # noqa: BLE001 - handed to the waiting thread
+            events.put(("error", exc))
+
+    threading.Thread(target=pump, name=f"pull {name}", daemon=True).start()
+    try:
+        while True:
+            try:
+                kind, item = events.get(timeout=timeout)
+            except queue.Empty:
+                return False, f"registry unreachable (no answer within {timeout:g} s)"
+            if kind == "done":
+                break
+            if kind == "error":
+                if isinstance(item, docker.errors.APIError):
+                    text = getattr(item, "explanation", None) or str(item)
+                    return False, f"registry unreachable ({_short(str(text))}) after {time.monotonic() - t0:.1f} s"
+                return False, f"pull failed ({type(item).__name__}: {_short(item)})"
+            if isinstance(item, dict) and item.get("error"):
+                return False, f"registry refused ({_short(item['error'])}) after {time.monotonic() - t0:.1f} s"
+    finally:
+        puller.close()  # a pump still blocked on a silent engine is a daemon thread: left behind
+    if client is not None and not _image_exists(client, name):
+        return False, "pull reported success but the image is not present"
+    return True, f"pulled in {time.monotonic() - t0:.1f} s"
+
+
+def _split_name(name: str) -> tuple[str, str]:
+    """'host:5000/repo:tag' -> ('host:5000/repo', 'tag'); no tag means 'latest'."""
+    if "@" in name:
+        return name, ""
+    head, _, last = name.rpartition("/")
+    if ":" in last:
+        last, _, tag = last.partition(":")
+        return (f"{head}/{last}" if head else last), tag
+    return name, "latest"
+
+
+def _image_id(client, name: str) -> str | None:
+    import docker.errors  # noqa: PLC0415
+
+    try:
+        return client.images.get(name).id
+    except docker.errors.ImageNotFound:
+        return None
+    except docker.errors.APIError:
+        return None
+
+
+def _check_base(client, name: str, language: str) -> None:
+    """A base that did not come from our own recipe must run the recipe's check (python3 of
+    the right version with the modules the worker needs). The check container is always
+    removed, also when it cannot even start."""
+    check = base_recipe(language).get("check")
+    if not check:
+        return
+    container = None
+    try:
+        container = client.containers.create(name, ["python3", "-I", "-c", check], network_mode="none",
+                                             labels={LABEL_SANDBOX: "base-check"})
+        container.start()
+        status = container.wait(timeout=120).get("StatusCode")
+        if status != 0:
+            output = container.logs(stdout=True, stderr=True).decode(errors="replace").strip()
+            raise ImageBuildError(f"base image {name} is not usable: its python3 check exited {status}: "
+                                  f"{_short(output.splitlines()[-1] if output else 'no output')} "
+                                  f"(it needs python3 with: {check})")
+    except ImageBuildError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - no python3 in the image, engine trouble, ...
+        raise ImageBuildError(f"base image {name} is not usable: {_short(exc)} "
+                              f"(it needs python3 with: {check})") from None
+    finally:
+        if container is not None:
+            remove_containers(client, [container])
+
+
+def choose_base(language: str = "python", progress: Progress = print, client=None,
+                rebuild_base: bool = False) -> str:
+    """Pick the base image, in this order, saying one line per step tried:
+
+    1. ``JUDGE_BASE_IMAGE`` (a local image, pulled if absent; an explicit choice that fails is
+       an error, not a fall-through);
+    2. a base already present: our recipe's ``judge-base-<language>:<hash>``, or the official
+       image pulled earlier (skipped with ``rebuild_base``);
+    3. the official image (``python:3.11-slim``) pulled when a registry answers within
+       ``JUDGE_PULL_TIMEOUT`` seconds;
+    4. the offline debootstrap build (needs root and debootstrap).
+
+    Raises ImageBuildError listing what was tried when none works."""
+    own = client is None
+    client = client or get_client(timeout=600)
+    tried: list[str] = []
+
+    def step(what: str, result: str) -> None:
+        line = f"{what}: {result}"
+        tried.append(line)
+        progress(f"base {len(tried)}. {line}")
+
+    try:
+        ours = base_tag(language)
+        official = official_base(language)
+        env = os.environ.get("JUDGE_BASE_IMAGE", "").strip()
+        if env:
+            if _image_exists(client, env):
+                step(f"JUDGE_BASE_IMAGE={env}", "present locally: using it")
+            else:
+                timeout = pull_timeout()
+                ok, how = pull_image(env, timeout, client) if timeout else (False, "pulling disabled")
+                step(f"JUDGE_BASE_IMAGE={env}", ("not local, " + how + ": using it") if ok
+                     else f"not a local image and not pulled: {how}")
+                if not ok:
+                    raise ImageBuildError(
+                        f"JUDGE_BASE_IMAGE={env} is not a local image and could not be pulled ({how}); "
+                        "name an image listed by `docker images`, or unset JUDGE_BASE_IMAGE")
+            _check_base(client, env, language)
+            return env
+        step("JUDGE_BASE_IMAGE", "not set")
+
+        if rebuild_base:
+            step("local base", "skipped (--rebuild-base)")
+        else:
+            local = [name for name in (ours, official) if name and _image_exists(client, name)]
+            if local:
+                step(f"local base {local[0]}", "present: using it (skipping debootstrap)")
+                if local[0] != ours:
+                    _check_base(client, local[0], language)
+                return local[0]
+            step(f"local base {ours}" + (f" or {official}" if official else ""), "not present")
+
+        timeout = pull_timeout()
+        if not official:
+            step("pull official image", "none configured")
+        elif not timeout:
+            step(f"pull {official}", "skipped (JUDGE_PULL_TIMEOUT=0)")
+        else:
+            t0 = time.monotonic()
+            ok, how = pull_image(official, timeout, client)
+            step(f"pull {official}", how)
+            if ok:
+                try:
+                    _check_base(client, official, language)
+                    return official
+                except ImageBuildError as exc:
+                    step(f"check {official}", f"unusable ({exc}); falling through")
+            elif time.monotonic() - t0 > timeout + 5:
+                progress("  (the pull took long to fail; JUDGE_PULL_TIMEOUT=0 skips it)")
+
+        reason = debootstrap_available()
+        if reason:
+            step("debootstrap build", f"cannot run: {reason}")
+            raise ImageBuildError(
+                f"no base image for the sandbox ({len(tried)} ways tried, see `judge sandbox build`); "
+                "fix one: run `bash scripts/ensure-docker.sh` as root (installs debootstrap), "
+                "make a registry reachable, or set JUDGE_BASE_IMAGE to a local image with python3.11")
+        t0 = time.monotonic()
+        tag = build_base(language, progress, force=rebuild_base, client=client)
+        step("debootstrap build", f"built {tag} in {time.monotonic() - t0:.1f} s")
+        return tag
+    finally:
+        if own:
+            client.close()
+
+
 def build_image(language: str = "python", progress: Progress = print, force: bool = False,
-                base_image: str | None = None, client=None) -> str:
+                base_image: str | None = None, client=None, repository: str | None = None,
+                rebuild_base: bool = False) -> str:
     """Build the sandbox image for ``language`` if the current definition's tag is missing
-    (or ``force``); returns the tag. Needs no registry: the base is built with debootstrap
-    (see ``build_base``) unless ``base_image`` names an image already present locally.
+    (or ``force``); returns the tag. The base is ``base_image`` when given, else the first
+    that works of ``choose_base``'s order. An existing image is reused unless ``force``, or
+    ``JUDGE_BASE_IMAGE`` names a base other than the one it was built from.
+    ``repository`` replaces ``judge-sandbox-<language>`` (tests build beside the real tag).
     Raises EngineUnavailable or ImageBuildError with the reason."""
     own = client is None
     client = client or get_client(timeout=600)
     try:
         tag = image_tag(language)
-        if not force and _image_exists(client, tag):
-            progress(f"sandbox image {tag} is up to date")
-            return tag
+        if repository:
+            tag = f"{repository}:{tag.partition(':')[2]}"
+        if not force and not rebuild_base and _image_exists(client, tag):
+            env = base_image or os.environ.get("JUDGE_BASE_IMAGE", "").strip()
+            built_from = (client.images.get(tag).labels or {}).get(LABEL_BASE_ID)
+            wanted = _image_id(client, env) if env else None
+            if not env or (wanted and wanted == built_from):
+                progress(f"sandbox image {tag} is up to date" + (f" (built from {env})" if env else ""))
+                return tag
+            progress(f"sandbox image {tag} was built from another base than {env}: rebuilding")
         t0 = time.monotonic()
-        base = base_image or os.environ.get("JUDGE_BASE_IMAGE") or build_base(language, progress, client=client)
+        if base_image:
+            if not _image_exists(client, base_image):
+                raise ImageBuildError(f"base image {base_image} is not present locally")
+            base = base_image
+        else:
+            base = choose_base(language, progress, client=client, rebuild_base=rebuild_base)
         t1 = time.monotonic()
         progress(f"building {tag} from {base}")
         repo, _, version = tag.partition(":")
-        labels = {LABEL_SANDBOX: language, LABEL_DEFINITION: version, f"{LABEL_SANDBOX}.base_image": base}
+        labels = {LABEL_SANDBOX: language, LABEL_DEFINITION: version, f"{LABEL_SANDBOX}.base_image": base,
+                  LABEL_BASE_ID: _image_id(client, base) or ""}
         stream = client.api.build(fileobj=_context_tar(language), custom_context=True, tag=tag,
                                   buildargs={"BASE_IMAGE": base}, labels=labels, network_mode="none",
                                   rm=True, forcerm=True, pull=False, decode=True)
@@ -427,6 +654,7 @@ class DoctorReport:
     base_tag: str | None = None
     base_built: bool = False
     base_builder_problem: str | None = None                          # why debootstrap cannot run
+    env_base: str | None = None                                      # JUDGE_BASE_IMAGE and its state
     run_containers: list[dict] = dataclasses.field(default_factory=list)  # {"name", "run", "status", "stale"}
     next_steps: list[str] = dataclasses.field(default_factory=list)
 
@@ -450,6 +678,8 @@ class DoctorReport:
             state = "present" if self.base_built else (
                 "missing, can be built" if not self.base_builder_problem else f"missing, cannot build: {self.base_builder_problem}")
             lines.append(f"  base image:    {self.base_tag} ({state})")
+        if self.env_base:
+            lines.append(f"  JUDGE_BASE_IMAGE: {self.env_base}")
         if self.images:
             lines.append("  judge images:")
             for im in self.images:
@@ -502,12 +732,23 @@ def doctor(language: str = "python") -> DoctorReport:
             labels = c.labels or {}
             report.run_containers.append({"name": c.name, "run": labels.get(LABEL_RUN), "status": c.status,
                                           "stale": not owner_alive(labels)})
+        env_base = os.environ.get("JUDGE_BASE_IMAGE", "").strip()
+        if env_base:
+            try:
+                report.env_base = f"{env_base} ({'present' if _image_exists(client, env_base) else 'NOT PRESENT'})"
+            except ImageBuildError as exc:
+                report.env_base = f"{env_base} (invalid: {exc})"
         if report.wanted_tag and not report.built:
-            if report.base_built or not report.base_builder_problem or os.environ.get("JUDGE_BASE_IMAGE"):
+            if report.base_built or env_base:
                 report.next_steps.append("build the image: judge sandbox build")
             else:
-                report.next_steps.append(f"the base image cannot be built: {report.base_builder_problem}; or set "
-                                         "JUDGE_BASE_IMAGE to a local image with python3.11")
+                official = official_base(language)
+                report.next_steps.append(
+                    "build the image: judge sandbox build; it takes the first base that works of: "
+                    "JUDGE_BASE_IMAGE (unset), a local base (none), "
+                    + (f"{official} pulled when a registry answers, " if official else "")
+                    + ("a debootstrap build" if not report.base_builder_problem
+                       else f"a debootstrap build (not possible here: {report.base_builder_problem})"))
         if any(c["stale"] for c in report.run_containers):
             report.next_steps.append("remove containers left over by dead runs: judge sandbox gc")
         if sum(not im["current"] for im in report.images) and report.built:

@@ -4,10 +4,13 @@ Docker engine answers.
 What it does (see the README for what it does not):
 - each worker starts with an empty environment (no variable of the judge's reaches it), in
   a new session, as a child subreaper, non-dumpable;
-- as root, each worker slot runs its candidates as its own unprivileged user id
-  (``JUDGE_SANDBOX_UID_BASE`` + slot, default 61000), so a candidate cannot signal, ptrace or
-  read the worker, and RLIMIT_NPROC really bounds a fork bomb; and the worker moves into an
-  empty network namespace, so candidates have no network;
+- as root, each worker slot runs its candidates as its own unprivileged user id (the first
+  free one from ``JUDGE_SANDBOX_UID_BASE``, default 61000, leased under a host-wide file
+  lock), so a candidate cannot signal, ptrace or read the worker, and RLIMIT_NPROC really
+  bounds a fork bomb; the worker moves into an empty network namespace (no network) and a
+  private mount and IPC namespace (its own /tmp, /var/tmp, /dev/shm, wiped per candidate).
+  Where any of that fails as root, the sandbox refuses to start unless told
+  ``allow_unisolated``;
 - per test (in the worker): CPU, file-size, open-file, core and process rlimits, a memory
   watcher over the whole process tree, a wall-clock backstop, a capped stdout/stderr file, a
   fresh working directory removed afterwards, and every leftover process killed;
@@ -17,11 +20,13 @@ What it does (see the README for what it does not):
 
 from __future__ import annotations
 
+import fcntl
 import os
 import select
 import subprocess
 import sys
 import tempfile
+import textwrap
 import time
 from pathlib import Path
 from typing import Any
@@ -40,6 +45,14 @@ from judge.sandbox.base import (
 )
 
 UID_BASE = int(os.environ.get("JUDGE_SANDBOX_UID_BASE", "61000"))
+#: where uid leases are locked (one file per uid); root-only, so only /run is expected
+LOCK_DIR = os.environ.get("JUDGE_SANDBOX_LOCK_DIR", "/run/judge-sandbox")
+#: directories private to each worker (tmpfs in its own mount namespace), wiped per candidate
+PRIVATE_DIRS = ("/tmp", "/var/tmp", "/dev/shm", "/dev/mqueue")
+
+
+def _uid_base() -> int:
+    return int(os.environ.get("JUDGE_SANDBOX_UID_BASE", str(UID_BASE)))
 _STDERR_TAIL = 4096
 
 
@@ -114,8 +127,9 @@ def kill_tree(pid: int, uid: int | None) -> int:
     """
     victims: list[psutil.Process] = []
     try:
-        root = psutil.Process(pid)
-        victims = root.children(recursive=True) + [root]
+        if pid > 0:
+            root = psutil.Process(pid)
+            victims = root.children(recursive=True) + [root]
     except psutil.Error:
         pass
     if uid is not None:
@@ -145,27 +159,50 @@ def _clean_env() -> dict[str, str]:
 
 
 class ProcessSandbox(PooledSandbox):
-    """Warm local worker processes, ``size`` of them."""
+    """Warm local worker processes, ``size`` of them.
+
+    As root it isolates or refuses: every worker gets its own unprivileged uid (taken under
+    a host-wide lock, see ``UidLease``), an empty network namespace and private /tmp,
+    /var/tmp, /dev/shm (and /dev/mqueue where it exists), wiped between candidates. When
+    any of that cannot be had, the constructor raises SandboxUnavailable, unless
+    ``allow_unisolated=True``: then candidates run as the judge's user with its network, and
+    ``isolation()`` (copied into every result) says so.
+    """
 
     name = "process"
 
     def __init__(self, size: int = 1, max_jobs_per_worker: int = 500, fresh: bool = False,
-                 python: str | None = None, switch_user: bool | None = None) -> None:
+                 python: str | None = None, switch_user: bool | None = None,
+                 allow_unisolated: bool = False, uid_base: int | None = None,
+                 lock_dir: str | None = None) -> None:
         if not sys.platform.startswith("linux"):
             raise SandboxUnavailable("the process sandbox needs Linux (/proc, prctl)")
         super().__init__(size, max_jobs_per_worker, fresh)
         self.python = python or sys.executable
+        self.uid_base = uid_base if uid_base is not None else _uid_base()
+        self.lock_dir = lock_dir or LOCK_DIR
+        self.allow_unisolated = allow_unisolated
         self._dir = Path(tempfile.mkdtemp(prefix="judge-process-"))
         self._worker_path = self._dir / "worker.py"
         self._worker_path.write_text(render_worker())
         self._worker_path.chmod(0o644)
         self._dir.chmod(0o755)
         is_root = os.geteuid() == 0
+        if switch_user is False and is_root and not allow_unisolated:
+            raise SandboxUnavailable("switch_user=False as root runs candidates as root: "
+                                     "pass allow_unisolated=True to mean it")
         self.switch_user = is_root if switch_user is None else (switch_user and is_root)
         self.user_probe_error: str | None = None
+        self._leases: dict[int, UidLease] = {}
         if self.switch_user:
             self._choose_python_for_user(explicit=python is not None)
-        self._network_isolated: bool | None = None
+            if not self.switch_user and not allow_unisolated:
+                self._cleanup_dir()
+                raise SandboxUnavailable(
+                    "the process sandbox cannot isolate candidates here: %s. Refusing to run "
+                    "them as root with the host's network (use --sandbox docker, or "
+                    "--allow-unisolated to run unisolated anyway)" % self.user_probe_error)
+        self._network_isolated: bool | None = True if self.switch_user else False
 
     def _choose_python_for_user(self, explicit: bool) -> None:
         """Pick an interpreter whose standard library the sandbox uid can read: the judge's
@@ -181,31 +218,68 @@ class ProcessSandbox(PooledSandbox):
                 return
             errors.append(error)
         self.switch_user = False
-        self.user_probe_error = "; ".join(errors)
+        self.user_probe_error = "; ".join(errors) or "no usable Python interpreter"
 
     def _probe_user(self, python: str) -> str | None:
-        """Can a test child, switched to an unprivileged uid, still import the standard
-        library? (Not when the interpreter lives under an unreadable home directory.) The
-        probe does exactly what a child does: start as root, drop to the uid, import."""
-        uid = UID_BASE
-        script = ("import os; os.setgroups([]); os.setresgid(%d, %d, %d); "
-                  "os.setresuid(%d, %d, %d); import fractions, email.mime.text" % ((uid,) * 6))
+        """Can a worker enter empty network, mount and IPC namespaces with private /tmp, and
+        can a test child, switched to an unprivileged uid, still import the standard library?
+        (Not when the interpreter lives under an unreadable home directory.) The probe does
+        what a worker and its child do: start as root, unshare, mount, drop to the uid,
+        import."""
+        uid = self.uid_base
+        script = textwrap.dedent("""\
+            import ctypes, os, sys
+            libc = ctypes.CDLL(None, use_errno=True)
+            if libc.unshare(0x40000000) != 0:
+                sys.stderr.write("cannot enter an empty network namespace (errno %d)"
+                                 % ctypes.get_errno())
+                sys.exit(10)
+            if (libc.unshare(0x00020000 | 0x08000000) != 0
+                    or libc.mount(b"none", b"/", None, 0x4000 | 0x40000, None) != 0
+                    or libc.mount(b"tmpfs", b"/tmp", b"tmpfs", 6, b"mode=1777,size=1m") != 0):
+                sys.stderr.write("cannot make a private /tmp (mount namespace, errno %d)"
+                                 % ctypes.get_errno())
+                sys.exit(11)
+            os.setgroups([]); os.setresgid(UID, UID, UID); os.setresuid(UID, UID, UID)
+            import fractions, email.mime.text
+            """).replace("UID", str(uid))
         try:
             subprocess.run([python, "-I", "-c", script], env=_clean_env(), check=True,
                            timeout=30, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                            cwd="/")
-        except (subprocess.CalledProcessError, OSError, subprocess.TimeoutExpired) as exc:
-            detail = getattr(exc, "stderr", b"") or b""
-            return "uid %d cannot import the standard library of %s (%s): candidates run as " \
-                   "the judge's user" % (uid, python, detail.decode(errors="replace")[-200:]
-                                          or exc)
+        except subprocess.CalledProcessError as exc:
+            detail = (exc.stderr or b"").decode(errors="replace")[-200:].strip()
+            if exc.returncode in (10, 11):
+                return "%s: %s" % (python, detail)
+            return "uid %d cannot import the standard library of %s (%s)" % (
+                uid, python, detail or "exit status %d" % exc.returncode)
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            return "cannot run %s: %s" % (python, exc)
         return None
+
+    def _uid_for(self, slot: int) -> int:
+        """The uid of a slot: leased once per sandbox under a host-wide lock, so two pools
+        (in one judge or two) never share one; kept until ``close``."""
+        with self._lock:
+            lease = self._leases.get(slot)
+            if lease is None:
+                taken = {lease.uid for lease in self._leases.values()}
+                lease = UidLease.take(self.uid_base, self.lock_dir, skip=taken)
+                self._leases[slot] = lease
+            return lease.uid
 
     def _spawn(self, slot: int) -> WorkerSession:
         workroot = self._dir / ("slot-%d" % slot)
         command = [self.python, "-I", str(self._worker_path), "--workroot", str(workroot)]
+        uid = None
         if self.switch_user:
-            command.append("--isolate-network")
+            try:
+                uid = self._uid_for(slot)
+            except SandboxUnavailable as exc:
+                raise TransportError(str(exc)) from None
+            command += ["--isolate-network", "--private-tmp"]
+            for directory in PRIVATE_DIRS:
+                command += ["--wipe", directory]
         stderr_file = tempfile.TemporaryFile(dir=self._dir)
         try:
             process = subprocess.Popen(
@@ -214,7 +288,6 @@ class ProcessSandbox(PooledSandbox):
         except OSError as exc:
             stderr_file.close()
             raise TransportError("cannot start %s: %s" % (self.python, exc)) from None
-        uid = UID_BASE + slot if self.switch_user else None
         transport = PipeTransport(process, stderr_file, uid)
         session = WorkerSession(transport, self.name)
         try:
@@ -222,12 +295,28 @@ class ProcessSandbox(PooledSandbox):
         except TransportError:
             transport.close()
             raise
-        self._network_isolated = bool(hello.get("network_isolated"))
+        if self.switch_user and not (hello.get("network_isolated") and hello.get("private_tmp")):
+            transport.close()  # the probe said yes, the worker says no: never run unisolated
+            raise TransportError("the worker could not isolate itself (network: %s, private "
+                                 "/tmp: %s)" % (hello.get("network_isolated"),
+                                                hello.get("private_tmp")))
+        session.uid = uid  # type: ignore[attr-defined]
         return session
 
     def _job_identity(self, session: WorkerSession) -> tuple[int | None, int | None]:
         uid = getattr(session.transport, "uid", None)
         return uid, uid
+
+    def isolation(self) -> dict[str, Any]:
+        if self.switch_user:
+            return {"backend": "process", "isolated": True,
+                    "user": "own uid per worker (from %d)" % self.uid_base,
+                    "network": "none", "tmp": "private per worker, wiped per candidate",
+                    "filesystem": "host (read)", "image": None}
+        return {"backend": "process", "isolated": False,
+                "user": "the judge's (uid %d)" % os.geteuid(), "network": "host",
+                "tmp": "shared with the host", "filesystem": "host (read/write)", "image": None,
+                "warning": "unisolated: " + (self.user_probe_error or "not running as root")}
 
     def describe(self) -> dict[str, Any]:
         return {
@@ -237,12 +326,121 @@ class ProcessSandbox(PooledSandbox):
             "user_note": self.user_probe_error,
             "network_isolated": self._network_isolated,
             "filesystem_isolated": False,
+            "uids": sorted(lease.uid for lease in self._leases.values()),
+            "isolation": self.isolation(),
         }
 
     def close(self) -> None:
         super().close()
-        import shutil
+        with self._lock:
+            leases = list(self._leases.values())
+            self._leases.clear()
+        for lease in leases:
+            lease.release()
+        self._cleanup_dir()
 
-        shutil.rmtree(self._dir, ignore_errors=True)
+    def _cleanup_dir(self) -> None:
+        remove_tree(str(self._dir))
+
+
+def remove_tree(path: str) -> None:
+    """Remove a tree candidates may have built (a worker that died mid-test leaves its work
+    directory): iteratively and relative to directory descriptors, so neither a tree nested
+    thousands deep (``shutil.rmtree`` recurses) nor a path past PATH_MAX can stop it."""
+    flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
+    try:
+        fd = os.open(path, flags)
+    except OSError:
+        return
+    depth, entered = 0, set()
+    try:
+        while True:
+            child = None
+            try:
+                names = os.listdir(fd)
+            except OSError:
+                names = []
+            for name in names:
+                try:
+                    os.unlink(name, dir_fd=fd)
+                    continue
+                except OSError:
+                    pass
+                try:
+                    os.rmdir(name, dir_fd=fd)
+                    continue
+                except OSError:
+                    pass
+                try:
+                    opened = os.open(name, flags, dir_fd=fd)
+                except OSError:
+                    continue
+                key = os.fstat(opened)[1:3]
+                if key in entered:  # entered before and still not empty: leave it
+                    os.close(opened)
+                    continue
+                entered.add(key)
+                child = opened
+                break
+            if child is not None:
+                os.close(fd)
+                fd, depth = child, depth + 1
+            elif depth == 0:
+                break
+            else:
+                parent = os.open("..", os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+                os.close(fd)
+                fd, depth = parent, depth - 1
+    finally:
+        os.close(fd)
+    try:
+        os.rmdir(path)
+    except OSError:
+        pass
+
+
+class UidLease:
+    """One candidate uid, held through an exclusive ``flock`` on ``<lock_dir>/uid-<uid>.lock``
+    for as long as a sandbox may run candidates as it. Another pool, in this judge or in
+    another judge on the host, finds the lock taken and moves on to the next uid; a judge
+    that died leaves no lock (the kernel drops it), and whatever its uid still runs is
+    killed when the uid is leased again."""
+
+    RANGE = 4096
+
+    def __init__(self, uid: int, fd: int) -> None:
+        self.uid = uid
+        self._fd: int | None = fd
+
+    @classmethod
+    def take(cls, base: int, lock_dir: str, skip: set[int] = frozenset()) -> "UidLease":
+        try:
+            os.makedirs(lock_dir, mode=0o755, exist_ok=True)
+        except OSError as exc:
+            raise SandboxUnavailable("cannot create the uid lock folder %s: %s"
+                                     % (lock_dir, exc)) from None
+        for uid in range(base, base + cls.RANGE):
+            if uid in skip:
+                continue
+            path = os.path.join(lock_dir, "uid-%d.lock" % uid)
+            try:
+                fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+            except OSError as exc:
+                raise SandboxUnavailable("cannot open the uid lock %s: %s" % (path, exc)) from None
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                os.close(fd)
+                continue
+            kill_tree(-1, uid)  # leftovers of a judge that died holding this uid
+            return cls(uid, fd)
+        raise SandboxUnavailable("no free candidate uid in %d-%d (every one is leased by a "
+                                 "running judge; see %s)" % (base, base + cls.RANGE - 1,
+                                                             lock_dir))
+
+    def release(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
 
 

@@ -6,7 +6,10 @@ back into plain Python values it builds itself. So whatever object the candidate
 (one with an ``__eq__`` that is always true, say) arrives at the comparison as inert data.
 
 Encoding (both directions use the same tags):
-    None, bool, int, str, finite float  -> themselves
+    None, bool, str, finite float        -> themselves
+    int                                  -> itself; {"$int": "<hex>"} past BIG_INT_BITS bits
+                                            (decimal text of a big int costs quadratic time,
+                                            and Python refuses it past 4,300 digits)
     list                                 -> JSON array
     NaN / inf / -inf                     -> {"$float": "nan" | "inf" | "-inf"}
     tuple                                -> {"$tuple": [...]}
@@ -22,8 +25,14 @@ with nothing but a Python interpreter.
 
 import base64
 import math
+import re
 
 MAX_DEPTH = 100
+#: ints longer than this travel as hexadecimal text (linear both ways, no digit limit)
+BIG_INT_BITS = 3000
+#: a set or dict whose elements share one hash value this often is refused: building it
+#: would cost quadratic time (hash flooding), and honest data never gets near it
+MAX_EQUAL_HASHES = 8
 
 
 class WireError(ValueError):
@@ -74,7 +83,27 @@ def _type_name(value):
     return name if module in ("builtins", None, "") else "%s.%s" % (module, name)
 
 
+def _check_hashes(items):
+    """Refuse elements that share one hash value more than MAX_EQUAL_HASHES times (a set of
+    ``k * (2**61 - 1)`` all hash to 0: each insertion would compare against all the others)."""
+    counts = {}
+    for item in items:
+        key = hash(item)
+        seen = counts.get(key, 0) + 1
+        if seen > MAX_EQUAL_HASHES:
+            raise WireError("more than %d elements share one hash value (hash flooding)"
+                            % MAX_EQUAL_HASHES)
+        counts[key] = seen
+
+
+def _encode_int(value):
+    if value.bit_length() > BIG_INT_BITS:
+        return {"$int": "%x" % value}
+    return value
+
+
 def _set_items(items, depth):
+    _check_hashes(items)
     encoded = [encode(item, depth + 1) for item in items]
     try:
         return sorted(encoded, key=repr)
@@ -87,8 +116,10 @@ def encode(value, depth=0):
     if depth > MAX_DEPTH:
         raise WireError("value nested deeper than %d levels (or self-referential)" % MAX_DEPTH)
     kind = type(value)
-    if value is None or kind is bool or kind is int or kind is str:
+    if value is None or kind is bool or kind is str:
         return value
+    if kind is int:
+        return _encode_int(value)
     if kind is float:
         return _encode_float(value)
     if kind is list:
@@ -96,6 +127,7 @@ def encode(value, depth=0):
     if kind is tuple:
         return {"$tuple": [encode(item, depth + 1) for item in value]}
     if kind is dict:
+        _check_hashes(value)
         return {"$dict": [[encode(k, depth + 1), encode(v, depth + 1)] for k, v in value.items()]}
     if kind is set or kind is frozenset:
         return {"$set": _set_items(value, depth)}
@@ -106,6 +138,7 @@ def encode(value, depth=0):
     return encode(_plain(value), depth + 1)
 
 
+_HEX = re.compile(r"-?[0-9a-f]+")
 _FLOATS = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
 
 
@@ -141,14 +174,21 @@ def _decode_tagged(tag, body, depth):
     if tag == "$tuple":
         return tuple(decode(item, depth + 1) for item in body)
     if tag == "$set":
-        return {_hashable(decode(item, depth + 1)) for item in body}
+        items = [_hashable(decode(item, depth + 1)) for item in body]
+        _check_hashes(items)
+        return set(items)
     if tag == "$dict":
-        out = {}
+        pairs = []
         for pair in body:
             if not isinstance(pair, list) or len(pair) != 2:
                 raise WireError("$dict entries must be [key, value] pairs")
-            out[_hashable(decode(pair[0], depth + 1))] = decode(pair[1], depth + 1)
-        return out
+            pairs.append((_hashable(decode(pair[0], depth + 1)), decode(pair[1], depth + 1)))
+        _check_hashes([key for key, _ in pairs])
+        return dict(pairs)
+    if tag == "$int":
+        if not isinstance(body, str) or not _HEX.fullmatch(body):
+            raise WireError("$int must hold hexadecimal text")
+        return int(body, 16)
     if tag == "$bytes":
         if not isinstance(body, str):
             raise WireError("$bytes must hold base64 text")

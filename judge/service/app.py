@@ -102,6 +102,7 @@ class ServiceConfig:
     token: str | None = None
     test_isolation: str = "per-test"
     reference_timing: bool = True
+    allow_unisolated: bool = False
     notice: Callable[[str], None] = field(default=lambda message: log.warning("%s", message))
 
 
@@ -147,6 +148,7 @@ class JudgeService:
             judge = Judge(self.config.sandbox, self.config.jobs, limits=self.config.limits,
                           test_isolation=self.config.test_isolation,
                           reference_timing=self.config.reference_timing,
+                          allow_unisolated=self.config.allow_unisolated,
                           notice=self.config.notice)
             try:
                 judge.open()
@@ -543,6 +545,11 @@ def create_app(config: ServiceConfig) -> FastAPI:
 
 
 def _version() -> str:
-    from judge import __version__
+    """The installed package's version (the package metadata: no import of the package root,
+    which re-exports the layers above)."""
+    from importlib.metadata import PackageNotFoundError, version
 
-    return __version__
+    try:
+        return version("judge")
+    except PackageNotFoundError:
+        return "unknown"
