@@ -71,9 +71,10 @@ def main() -> int:
     candidates = batch(suite, args.candidates)[: args.candidates]
     per_node = max(1, args.jobs // 2)
     started = time.perf_counter()
+    store = 100 * 2**20  # per node: only problems travel through the object store
     cluster = Cluster(initialize_head=True, head_node_args={
-        "num_cpus": per_node, "include_dashboard": False})
-    cluster.add_node(num_cpus=per_node)
+        "num_cpus": per_node, "include_dashboard": False, "object_store_memory": store})
+    cluster.add_node(num_cpus=per_node, object_store_memory=store)
     cluster.wait_for_nodes()
     print("2-node Ray cluster on %s up in %.1fs; %d candidates; %s sandbox; %d at once "
           "(local: jobs %d; ray: 2 nodes x jobs %d)" % (

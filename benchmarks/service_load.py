@@ -84,6 +84,24 @@ def cli_verdicts(suite: str, rows: list[dict[str, Any]], sandbox: str, jobs: int
     return found
 
 
+def api_rate(suite: str, rows: list[dict[str, Any]], sandbox: str, jobs: int) -> float:
+    """Candidates/s of the in-process API on the same candidates: ``judge.Judge`` opened
+    (warm) before the clock starts, ``judge_many`` with ``jobs`` at once; the baseline the
+    service's rate is compared with (what HTTP, JSON and admission cost)."""
+    sys.path.insert(0, str(ROOT))
+    from judge.problem.model import load_suite
+    from judge.api import Judge
+
+    by_id = load_suite(suite).by_id
+    items = [(by_id[r["problem_id"]], r["solution"], {"model": r["model"],
+                                                     "sample": r["sample"]}) for r in rows]
+    with Judge(sandbox, jobs) as judge:
+        list(judge.judge_many(items[: jobs * 2]))  # warm: workers up, references timed
+        started = time.monotonic()
+        done = sum(1 for _ in judge.judge_many(items))
+        return done / (time.monotonic() - started)
+
+
 # ---- the server ---------------------------------------------------------------------------
 
 @dataclass
@@ -259,6 +277,7 @@ def main() -> int:
         t0 = time.monotonic()
         reference = cli_verdicts(args.suite, rows, args.sandbox, args.jobs, Path(tmp))
         cli_seconds = time.monotonic() - t0
+    in_process = api_rate(args.suite, rows, args.sandbox, args.jobs)
     server = Server.start([args.suite, "--sandbox", args.sandbox, "--jobs", str(args.jobs),
                            "--queue", str(args.queue)])
     server.sample_memory()
@@ -275,6 +294,9 @@ def main() -> int:
         result.retries_429, len(result.errors)))
     print("  `judge run` on the same candidates: %.1fs (%.1f/s, includes start-up)" % (
         cli_seconds, len(rows) / cli_seconds))
+    rate = len(result.answers) / result.seconds
+    print("  in-process API (judge.Judge.judge_many, warm, same jobs): %.1f/s; service / API "
+          "= %.2f" % (in_process, rate / in_process))
     print("  verdicts equal to `judge run`: %d/%d" % (len(rows) - len(problems), len(rows)))
     print("  server RSS after warm-up %.1f MiB, peak afterwards %.1f MiB (growth %.1f MiB)" % (
         start / 2**20, peak / 2**20, (peak - start) / 2**20))

@@ -38,10 +38,14 @@ UID_BASE = int(os.environ.get("JUDGE_SANDBOX_UID_BASE", "61000"))
 ACTOR_UIDS = (UID_BASE, UID_BASE + 512)
 
 
+#: each node's object store (problems only travel through it): small, on a shared machine
+OBJECT_STORE = 100 * 2**20
+
+
 def start_cluster() -> Cluster:
-    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1,
-                                                            "include_dashboard": False})
-    cluster.add_node(num_cpus=1)
+    cluster = Cluster(initialize_head=True, head_node_args={
+        "num_cpus": 1, "include_dashboard": False, "object_store_memory": OBJECT_STORE})
+    cluster.add_node(num_cpus=1, object_store_memory=OBJECT_STORE)
     cluster.wait_for_nodes()
     return cluster
 
