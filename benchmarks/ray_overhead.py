@@ -38,12 +38,17 @@ from judge.execution.batch import with_problems  # noqa: E402
 from throughput import batch, load_problems  # noqa: E402
 
 
-def timed_run(suite: Suite, candidates: list, **judge_args) -> tuple[float, list[dict]]:
+def timed_run(suite: Suite, candidates: list, **judge_args) -> tuple[float, float, list[dict]]:
+    """(seconds end to end, seconds of which opening: the sandbox, or Ray's actors with
+    theirs, results)."""
     started = time.perf_counter()
     with Judge(**judge_args) as judge:
+        judge.open()
+        opened = time.perf_counter() - started
         outcome = judge.run(with_problems(suite, ((c, None) for c in candidates)),
                             source="bench")
-    return time.perf_counter() - started, outcome.results
+        seconds = time.perf_counter() - started
+    return seconds, opened, outcome.results
 
 
 def signature(rows: list[dict]) -> list[tuple]:
@@ -81,24 +86,29 @@ def main() -> int:
               cluster.address, time.perf_counter() - started, len(candidates), args.sandbox,
               args.jobs, args.jobs, per_node))
     local_rates, ray_rates, same = [], [], True
+    local_steady: list[float] = []
+    ray_steady: list[float] = []
     reference = None
     try:
         for round_ in range(args.rounds):
             timing = not args.no_reference_timing
-            seconds, rows = timed_run(suite, candidates, sandbox=args.sandbox, jobs=args.jobs,
-                                      reference_timing=timing)
+            seconds, opened, rows = timed_run(suite, candidates, sandbox=args.sandbox,
+                                              jobs=args.jobs, reference_timing=timing)
             local_rates.append(len(rows) / seconds)
+            local_steady.append(len(rows) / (seconds - opened))
             reference = reference or signature(rows)
             same &= signature(rows) == reference
-            print("round %d local: %d in %.1fs = %.1f/s" % (round_ + 1, len(rows), seconds,
-                                                            local_rates[-1]), flush=True)
-            seconds, rows = timed_run(suite, candidates, sandbox=args.sandbox, jobs=per_node,
-                                      executor="ray", ray_address=cluster.address,
-                                      reference_timing=timing)
+            print("round %d local: %d in %.1fs = %.1f/s (open %.1fs)" % (
+                round_ + 1, len(rows), seconds, local_rates[-1], opened), flush=True)
+            seconds, opened, rows = timed_run(suite, candidates, sandbox=args.sandbox,
+                                              jobs=per_node, executor="ray",
+                                              ray_address=cluster.address,
+                                              reference_timing=timing)
             ray_rates.append(len(rows) / seconds)
+            ray_steady.append(len(rows) / (seconds - opened))
             same &= signature(rows) == reference
-            print("round %d ray:   %d in %.1fs = %.1f/s" % (round_ + 1, len(rows), seconds,
-                                                            ray_rates[-1]), flush=True)
+            print("round %d ray:   %d in %.1fs = %.1f/s (open %.1fs)" % (
+                round_ + 1, len(rows), seconds, ray_rates[-1], opened), flush=True)
     finally:
         ray.shutdown()
         cluster.shutdown()
@@ -106,9 +116,14 @@ def main() -> int:
     ratio = remote / local
     print("median local %.1f/s, ray %.1f/s: ratio %.2f (target >= 0.8: %s); verdicts equal: %s"
           % (local, remote, ratio, "met" if ratio >= 0.8 else "MISSED", same))
+    steady = statistics.median(ray_steady) / statistics.median(local_steady)
+    print("after opening (local sandbox; ray actors and their sandboxes): local %.1f/s, "
+          "ray %.1f/s: ratio %.2f" % (statistics.median(local_steady),
+                                      statistics.median(ray_steady), steady))
     if args.json_out:
         args.json_out.write_text(json.dumps({"local": local_rates, "ray": ray_rates,
-                                             "ratio": ratio, "same_verdicts": same}))
+                                             "ratio": ratio, "steady_ratio": steady,
+                                             "same_verdicts": same}))
     return 0 if same else 1
 
 

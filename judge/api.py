@@ -134,9 +134,11 @@ class Judge:
 
     @property
     def sandbox(self) -> Sandbox:
-        """The open sandbox (opening it if needed)."""
+        """The open sandbox (opening it if needed). With ``executor="ray"`` each node owns
+        its own, so there is none here: see :meth:`describe`."""
         self._ensure()
-        assert self._sandbox is not None
+        if self._sandbox is None:
+            raise RuntimeError("executor='ray': the sandboxes are on the nodes (describe())")
         return self._sandbox
 
     @property

@@ -236,3 +236,34 @@ def test_no_ray_cluster_is_a_clear_error(tmp_path):
                          env={**os.environ, "RAY_gcs_rpc_server_connect_timeout_s": "5"})
     assert run.returncode == 3, run.stderr
     assert "Traceback" not in run.stderr and "ray" in run.stderr.lower()
+
+
+@pytest.mark.docker
+def test_hostile_candidates_in_docker_on_two_nodes_same_as_local(cluster):
+    """Each node's actor opens its own Docker sandbox: the holdout-style hostile candidates get
+    the verdicts a local Docker run gives, and no container of either node survives."""
+    from conftest import docker_or_skip
+
+    docker_or_skip()
+    import docker
+
+    from test_service import HOSTILE, hostile_problem
+
+    problem = problem_from_data(hostile_problem("ray_hostile_add"), "<ray-hostile>")
+    items = [(problem, code, {"model": name, "sample": 0}) for name, code in HOSTILE.items()]
+    with Judge("docker", 1) as local:
+        expected = [(r.verdict.value, [t.verdict.value for t in r.tests])
+                    for r in local.judge_many(items)]
+    with Judge("docker", 1, executor="ray", ray_address=cluster.address) as remote:
+        info = remote.describe()
+        got = [(r.verdict.value, [t.verdict.value for t in r.tests])
+               for r in remote.judge_many(items)]
+    assert info["nodes"] == 2 and info["sandboxes"] == ["docker"]
+    assert dict(zip(HOSTILE, got)) == dict(zip(HOSTILE, expected))
+    assert "sandbox_error" not in {verdict for verdict, _ in got}
+    runs = {s["run_id"] for s in info["node_sandboxes"]}
+    assert len(runs) == 2, "one Docker sandbox per node"
+    client = docker.from_env()
+    left = [c.name for run in runs for c in client.containers.list(
+        all=True, filters={"label": "org.judge.run=%s" % run})]
+    assert left == [], "containers left: %s" % left

@@ -274,13 +274,40 @@ def test_413_body_too_large(server):
 # ---- hostile candidates: the same verdicts as `judge run` ----------------------------------------
 
 def test_hostile_candidates_same_verdicts_as_cli(server, suite_dir, tmp_path):
+    check_hostile(server, suite_dir, tmp_path, "process")
+
+
+@pytest.mark.docker
+def test_hostile_candidates_in_docker_same_verdicts_as_cli(suite_dir, tmp_path):
+    """The same through `judge serve --sandbox docker`: one warm container pool."""
+    from conftest import docker_or_skip
+
+    docker_or_skip()
+    srv = Server.start([str(suite_dir), "--sandbox", "docker", "--jobs", "2"],
+                       env={"JUDGE_API_TOKEN": TOKEN})
+    try:
+        assert httpx.get(srv.url + "/v1/health", headers=AUTH).json()["sandbox"] == "docker"
+        check_hostile(srv, suite_dir, tmp_path, "docker")
+    finally:
+        code, log, alive = srv.stop()
+    assert alive == [] and "sandbox closed" in log and "Traceback" not in log, log
+    import docker
+
+    left = docker.from_env().containers.list(
+        all=True, filters={"label": "org.judge.pid=%d" % srv.process.pid})
+    assert left == [], "containers of the server left: %s" % [c.name for c in left]
+
+
+def check_hostile(server, suite_dir, tmp_path, sandbox: str) -> None:
+    """Every hostile candidate, one request each and as one batch: the verdicts of
+    `judge run --sandbox SANDBOX` on the same candidates."""
     names = list(HOSTILE)
     solutions = tmp_path / "hostile.jsonl"
     solutions.write_text("".join(json.dumps({"problem_id": "serve_add", "solution": HOSTILE[n],
                                              "model": n, "sample": 0}) + "\n" for n in names))
     output = tmp_path / "cli.jsonl"
     run = subprocess.run([sys.executable, "-m", "judge", "run", str(suite_dir), "--solutions",
-                          str(solutions), "--output", str(output), "--sandbox", "process",
+                          str(solutions), "--output", str(output), "--sandbox", sandbox,
                           "--jobs", "1"], capture_output=True, text=True, timeout=600, cwd=ROOT)
     assert run.returncode in (0, 1), run.stderr  # 1: the empty solution is reported
     cli = {row["model"]: row for row in map(json.loads, output.read_text().splitlines())}

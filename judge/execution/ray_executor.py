@@ -221,7 +221,8 @@ class RayExecutor:
         members = [m for m in self._members if m.alive]
         kinds = sorted({m.sandbox.get("kind", "?") for m in members})
         return {"kind": "ray", "nodes": len(members), "jobs": sum(m.jobs for m in members),
-                "sandboxes": kinds, "retried": self.retried, "lost_actors": self.lost_actors}
+                "sandboxes": kinds, "retried": self.retried, "lost_actors": self.lost_actors,
+                "node_sandboxes": [dict(m.sandbox, node_id=m.node_id) for m in members]}
 
     def isolation(self) -> dict[str, Any]:
         """The isolation facts of the nodes: the weakest one's (``isolated`` false when any
