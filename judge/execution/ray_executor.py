@@ -42,6 +42,8 @@ from judge.sandbox.base import Limits
 #: actor, so a worker never idles through the driver's round trip
 PIPELINE = 2
 DEFAULT_RETRIES = 3
+#: an actor's answer when it was sent a problem key it has not been given yet
+NEED_PROBLEM = "need-problem"
 START_TIMEOUT_S = 180.0
 
 
@@ -89,18 +91,20 @@ class JudgeActor:
                 "jobs": self.jobs, "sandbox": self.sandbox.describe(),
                 "isolation": self.sandbox.isolation(), "notes": self.notes}
 
-    def judge_one(self, problem_box: list[Any], submission: Submission,
-                  meta: dict[str, Any]) -> CandidateResult:
-        """Judge one candidate. ``problem_box`` is ``[key, ObjectRef]``: the problem is
-        fetched from the object store once per actor, not sent with every candidate."""
-        key, ref = problem_box
-        problem = self._problems.get(key)
-        if problem is None:
-            import ray
-
-            problem = ray.get(ref)
+    def judge_one(self, key: str, problem: Problem | None, submission: Submission,
+                  meta: dict[str, Any]) -> CandidateResult | str:
+        """Judge one candidate. The driver sends each problem to an actor once (``problem``)
+        and afterwards only its ``key``; a key this actor has not seen yet (two calls
+        overtook each other) answers :data:`NEED_PROBLEM` and the driver sends it again
+        with the problem. No ObjectRef travels inside the arguments: a nested one makes
+        every call a reference-counting round trip with the driver."""
+        if problem is not None:
             with self._lock:
                 self._problems.setdefault(key, problem)
+        else:
+            problem = self._problems.get(key)
+            if problem is None:
+                return NEED_PROBLEM
         return self.executor.judge(problem, submission, **meta)
 
     def close(self) -> bool:
@@ -129,6 +133,8 @@ class _Member:
         self.alive = True
         self.sandbox: dict[str, Any] = {}
         self.isolation: dict[str, Any] = {}
+        #: keys of the problems this actor has been sent
+        self.problems: set[str] = set()
 
 
 class RayExecutor:
@@ -166,7 +172,7 @@ class RayExecutor:
         self._lock = threading.Lock()
         self._members: list[_Member] = []
         self._numbers = 0
-        self._problem_refs: dict[int, tuple[Problem, list[Any]]] = {}
+        self._problem_keys: dict[int, tuple[Problem, str]] = {}
         self._closed = False
         self.retried = 0
         self.lost_actors = 0
@@ -258,23 +264,34 @@ class RayExecutor:
         self.notice("ray: lost the actor on node %s (%s); its candidates go to other nodes"
                     % (member.node_id[:12], _short(exc)))
 
-    def _problem_box(self, problem: Problem) -> list[Any]:
-        """``[key, ObjectRef]`` for a problem, put in the object store once per run (the
-        problem object is kept with it, so its ``id`` cannot be reused by another)."""
-        entry = self._problem_refs.get(id(problem))
+    def _problem_key(self, problem: Problem) -> str:
+        """A key for a problem, unique in this run (the problem object is kept with it, so
+        its ``id`` cannot be reused by another)."""
+        entry = self._problem_keys.get(id(problem))
         if entry is None:
             with self._lock:
-                entry = self._problem_refs.get(id(problem))
-                if entry is None:
-                    box = ["%x-%s" % (id(problem), problem.identifier), _ray().put(problem)]
-                    entry = self._problem_refs[id(problem)] = (problem, box)
+                entry = self._problem_keys.setdefault(
+                    id(problem), (problem, "%x-%s" % (id(problem), problem.identifier)))
         return entry[1]
+
+    def _call(self, member: _Member, key: str, problem: Problem, submission: Submission,
+              meta: dict[str, Any]) -> CandidateResult:
+        """One candidate on one actor, sending the problem along the first time."""
+        ray = _ray()
+        with self._lock:
+            first = key not in member.problems
+            member.problems.add(key)
+        answer = ray.get(member.handle.judge_one.remote(
+            key, problem if first else None, submission, meta))
+        if answer == NEED_PROBLEM:
+            answer = ray.get(member.handle.judge_one.remote(key, problem, submission, meta))
+        return answer  # type: ignore[return-value]
 
     # ---- judging -------------------------------------------------------------------------
 
     def judge(self, problem: Problem, submission: Submission, **meta: Any) -> CandidateResult:
         ray = _ray()
-        box = self._problem_box(problem)
+        key = self._problem_key(problem)
         errors: list[str] = []
         for attempt in range(self.retries + 1):
             member = self._pick()
@@ -282,7 +299,7 @@ class RayExecutor:
                 errors.append("no live actor")
                 break
             try:
-                return ray.get(member.handle.judge_one.remote(box, submission, meta))
+                return self._call(member, key, problem, submission, meta)
             except ray.exceptions.RayTaskError as exc:  # the judging code raised on the node
                 errors.append(_short(exc))
                 if attempt:
@@ -321,7 +338,7 @@ class RayExecutor:
                 ray.kill(member.handle)
             except Exception:  # noqa: BLE001
                 pass
-        self._problem_refs.clear()
+        self._problem_keys.clear()
         if self._owns_ray:
             ray.shutdown()
 
