@@ -127,12 +127,12 @@ def docker_status() -> str | None:
 
 def ensure_image() -> str | None:
     """Build the sandbox image outside the timed part. None when ready, else why not."""
-    from judge.sandbox import image
+    from judge.sandbox import build, image
 
     try:
         if image.image_ready() is None:
             log("building the docker sandbox image (untimed)...")
-            image.build_image(progress=lambda m: log("  " + m))
+            build.build_image(progress=lambda m: log("  " + m))
         return None if image.image_ready() is not None else "the image did not build"
     except Exception as exc:  # noqa: BLE001
         return "cannot build the sandbox image: %s" % exc

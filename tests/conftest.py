@@ -67,12 +67,12 @@ def docker_or_skip() -> None:
     """Skip (or fail in CI) when the docker sandbox cannot run here. With an engine but a
     stale or missing image, build it (about 2 s once the base image is cached)."""
     try:
-        from judge.sandbox import image
+        from judge.sandbox import build, image
 
         if not image.engine_available():
             ready, reason = False, "no Docker engine answers"
         elif image.image_ready() is None:
-            image.build_image(progress=lambda message: None)
+            build.build_image(progress=lambda message: None)
             ready, reason = image.image_ready() is not None, "the sandbox image did not build"
         else:
             ready, reason = True, ""

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from judge.sandbox import build, maintenance
 from judge.sandbox import image as images
 from judge.sandbox.base import Job, Limits, SandboxUnavailable
 from judge.sandbox.base import TestInput as Call  # (not collected as a test class)
@@ -50,7 +51,7 @@ def sandbox_image(engine):
     """The current definition's image, built when missing (no registry involved)."""
     messages: list[str] = []
     try:
-        tag = images.build_image(progress=messages.append, client=engine)
+        tag = build.build_image(progress=messages.append, client=engine)
     except images.ImageBuildError as exc:
         if REQUIRE_DOCKER:
             pytest.fail("cannot build the sandbox image: %s" % exc)
@@ -66,7 +67,7 @@ def _judge_containers(client) -> list:
     found = client.containers.list(all=True, ignore_removed=True, filters={"label": images.LABEL_RUN})
     mine, open_runs = str(os.getpid()), {box.run_id for box in list(_OPEN)}
     return [c for c in found if c.labels.get(images.LABEL_RUN) not in open_runs and (
-        c.labels.get(images.LABEL_PID) == mine or not images.owner_alive(c.labels))]
+        c.labels.get(images.LABEL_PID) == mine or not maintenance.owner_alive(c.labels))]
 
 
 @pytest.fixture(autouse=True)
@@ -125,11 +126,11 @@ def test_image_builds_offline_and_is_cached(engine, sandbox_image):
     base = labels["org.judge.sandbox.base_image"]
     assert base == images.base_tag() and engine.images.get(base)
     messages: list[str] = []
-    assert images.build_image(progress=messages.append) == sandbox_image
+    assert build.build_image(progress=messages.append) == sandbox_image
     assert any("up to date" in m for m in messages)
     # a forced rebuild reuses the base (no debootstrap) and still needs no network
     messages.clear()
-    assert images.build_image(progress=messages.append, force=True) == sandbox_image
+    assert build.build_image(progress=messages.append, force=True) == sandbox_image
     text = "\n".join(messages)
     assert "skipping debootstrap" in text and "debootstrap:" not in text
     assert "Pulling" not in text
@@ -164,7 +165,7 @@ def test_image_contents(engine, sandbox_image):
 
 
 def test_doctor_reports_ready(engine, sandbox_image):
-    report = images.doctor()
+    report = maintenance.doctor()
     assert report.ok and report.engine_ok and report.built
     assert report.wanted_tag == sandbox_image
     assert report.engine_version and report.api_version
@@ -177,7 +178,7 @@ def test_doctor_reports_ready(engine, sandbox_image):
 def test_doctor_without_engine(monkeypatch):
     monkeypatch.setenv("DOCKER_HOST", "unix:///nonexistent/docker.sock")
     assert images.engine_available(timeout=1) is False
-    report = images.doctor()
+    report = maintenance.doctor()
     assert not report.ok and not report.engine_ok
     assert "NOT AVAILABLE" in str(report) and "ensure-docker.sh" in str(report)
     assert images.image_ready() is None
@@ -607,7 +608,7 @@ def test_sigkilled_judge_busy_container_is_reaped_by_next_start(engine, sandbox_
     left = engine.containers.list(all=True, ignore_removed=True, filters=run_filter)
     assert len(left) >= 1  # the busy worker is still inside its 60 s test
     labels = left[0].labels
-    assert labels[images.LABEL_PID] == str(proc.pid) and not images.owner_alive(labels)
+    assert labels[images.LABEL_PID] == str(proc.pid) and not maintenance.owner_alive(labels)
     with DockerSandbox(size=1, image=sandbox_image) as box:
         assert box.reaped >= 1
         assert engine.containers.list(all=True, ignore_removed=True, filters=run_filter) == []
@@ -643,11 +644,11 @@ def test_gc_removes_leftovers_and_old_images(engine, sandbox_image):
         images.LABEL_HOST: "some-other-host"})
     try:
         # only stale runs: the dead judge's container goes, another host's run may be alive
-        assert images.gc(all_runs=False) == 1
+        assert maintenance.gc(all_runs=False) == 1
         with pytest.raises(Exception):
             engine.containers.get(dead.id)
         assert engine.containers.get(elsewhere.id)
-        listed = [c for c in images.doctor().run_containers if c["run"].startswith("gc-test")]
+        listed = [c for c in maintenance.doctor().run_containers if c["run"].startswith("gc-test")]
         assert listed == [{"name": elsewhere.name, "run": "gc-test-elsewhere", "status": "created",
                            "stale": False}]
     finally:
@@ -655,7 +656,7 @@ def test_gc_removes_leftovers_and_old_images(engine, sandbox_image):
     # an old image tag goes with images=True; the current one stays
     old = "judge-sandbox-python:000000000001"
     engine.images.get(sandbox_image).tag(old)
-    assert images.gc(images=True, all_runs=False) >= 1
+    assert maintenance.gc(images=True, all_runs=False) >= 1
     assert images.image_ready() == sandbox_image
     with pytest.raises(Exception):
         engine.images.get(old)

@@ -23,7 +23,6 @@ import uuid
 from pathlib import Path
 
 import pytest
-
 from conftest import docker_or_skip
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -143,7 +142,7 @@ def test_tags(engine):
 
 @pytest.mark.docker
 def test_judge_base_image_wins_and_the_image_is_built_from_it(engine, test_tags, monkeypatch):
-    from judge.sandbox import image
+    from judge.sandbox import build, image
 
     base = f"judge-setuptest-base:{uuid.uuid4().hex[:8]}"
     assert engine.images.get(image.base_tag()).tag(*base.split(":"))  # `docker tag`
@@ -153,7 +152,7 @@ def test_judge_base_image_wins_and_the_image_is_built_from_it(engine, test_tags,
     monkeypatch.setenv("JUDGE_OFFICIAL_BASE", "127.0.0.1:9/never-pulled:1")
     lines: list[str] = []
     t0 = time.monotonic()
-    tag = image.build_image(progress=lines.append, repository=repository)
+    tag = build.build_image(progress=lines.append, repository=repository)
     test_tags.append(tag)
     steps = [line for line in lines if line.startswith("base ")]
     assert steps == [f"base 1. JUDGE_BASE_IMAGE={base}: present locally: using it"], lines
@@ -164,7 +163,7 @@ def test_judge_base_image_wins_and_the_image_is_built_from_it(engine, test_tags,
     assert time.monotonic() - t0 < 60
     # built again with the same base: reused, nothing rebuilt
     lines.clear()
-    assert image.build_image(progress=lines.append, repository=repository) == tag
+    assert build.build_image(progress=lines.append, repository=repository) == tag
     assert lines == [f"sandbox image {tag} is up to date (built from {base})"]
 
 
@@ -189,12 +188,12 @@ def test_cli_build_with_judge_base_image_reuses_the_image_built_from_the_same_ba
 
 @pytest.mark.docker
 def test_local_base_comes_before_any_pull(engine, test_tags, monkeypatch):
-    from judge.sandbox import image
+    from judge.sandbox import build, image
 
     monkeypatch.delenv("JUDGE_BASE_IMAGE", raising=False)
     monkeypatch.setenv("JUDGE_OFFICIAL_BASE", "127.0.0.1:9/never-pulled:1")
     lines: list[str] = []
-    tag = image.build_image(progress=lines.append, force=True,
+    tag = build.build_image(progress=lines.append, force=True,
                             repository=f"judge-setuptest-sandbox-{uuid.uuid4().hex[:6]}")
     test_tags.append(tag)
     steps = [line for line in lines if line.startswith("base ")]
@@ -253,7 +252,7 @@ def test_a_base_without_python_is_refused_with_the_reason(engine, test_tags, mon
     import io
     import tarfile
 
-    from judge.sandbox import image
+    from judge.sandbox import build, image
 
     empty = f"judge-setuptest-nopython:{uuid.uuid4().hex[:8]}"
     buf = io.BytesIO()
@@ -267,7 +266,7 @@ def test_a_base_without_python_is_refused_with_the_reason(engine, test_tags, mon
     test_tags.append(empty)
     monkeypatch.setenv("JUDGE_BASE_IMAGE", empty)
     with pytest.raises(image.ImageBuildError, match="is not usable"):
-        image.build_image(progress=lambda _: None, repository=f"judge-setuptest-sandbox-{uuid.uuid4().hex[:6]}")
+        build.build_image(progress=lambda _: None, repository=f"judge-setuptest-sandbox-{uuid.uuid4().hex[:6]}")
     checks = engine.containers.list(all=True, filters={"label": f"{image.LABEL_SANDBOX}=base-check",
                                                        "ancestor": empty})
     assert checks == [], "the check container was left behind"

@@ -90,7 +90,13 @@ def _record_manifest(cache: Path, model: str, base_url: str) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from judge.errors import InputError
-    from judge.grading.llm import DEFAULT_BASE_URL, ENV_BASE_URL, ENV_MODEL, LLMConfig, LLMConfigError
+    from judge.grading.llm import (
+        DEFAULT_BASE_URL,
+        ENV_BASE_URL,
+        ENV_MODEL,
+        LLMConfig,
+        LLMConfigError,
+    )
     from judge.grading.proofs import report as rep
     from judge.grading.proofs.api import DEFAULT_CACHE, check_workflows, grade_many
     from judge.grading.proofs.engine import Engine, EngineSettings

@@ -248,13 +248,13 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_sandbox(args: argparse.Namespace) -> int:
-    from judge.sandbox import image
+    from judge.sandbox import build, image, maintenance
 
     if args.action == "build":
         # every step (base image choice, build, smoke test) is one line on stderr; a failure is
         # a message and exit 3, never a traceback
         try:
-            tag = image.build_image(progress=_err, force=args.force, rebuild_base=args.rebuild_base)
+            tag = build.build_image(progress=_err, force=args.force, rebuild_base=args.rebuild_base)
         except image.EngineUnavailable as exc:
             _err("sandbox unavailable: %s (start one: bash scripts/ensure-docker.sh as root, "
                  "or use --sandbox process)" % exc)
@@ -265,10 +265,10 @@ def cmd_sandbox(args: argparse.Namespace) -> int:
         print(tag)
         return EXIT_OK
     if args.action == "doctor":
-        report = image.doctor()
+        report = maintenance.doctor()
         print(report)
         return EXIT_OK if getattr(report, "ok", True) else EXIT_SANDBOX
-    removed = image.gc(images=args.images, all_runs=not args.stale_only)
+    removed = maintenance.gc(images=args.images, all_runs=not args.stale_only)
     print("removed %s" % (removed,))
     return EXIT_OK
 

@@ -32,15 +32,29 @@ from typing import Any
 
 from tabulate import tabulate
 
-from judge.scoring import agreement as agr
 from judge.errors import InputError as SuiteInputError
 from judge.grading.llm import LLMConfigError, LLMError, LLMJudge, OfflineJudge
-from judge.scoring.math_answers import AIMEBenchmark, score_outputs
 from judge.problem.model import load_suite
-from judge.scoring.reference_match import ReferenceFormatError, load_reference, load_solution, match_problem
-from judge.scoring.primitives import (InputError, ScoreReport, ScoringError, ground_truth_from_results,
-                           iter_jsonl, load_spec, read_json, score_submission,
-                           submission_from_results, validate_result_row)
+from judge.scoring import agreement as agr
+from judge.scoring.math_answers import AIMEBenchmark, score_outputs
+from judge.scoring.primitives import (
+    InputError,
+    ScoreReport,
+    ScoringError,
+    ground_truth_from_results,
+    iter_jsonl,
+    load_spec,
+    read_json,
+    score_submission,
+    submission_from_results,
+    validate_result_row,
+)
+from judge.scoring.reference_match import (
+    ReferenceFormatError,
+    load_reference,
+    load_solution,
+    match_problem,
+)
 
 EXIT_OK, EXIT_INPUT, EXIT_USAGE, EXIT_SERVICE = 0, 1, 2, 3
 

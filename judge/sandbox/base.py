@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from judge.sandbox.harness import PROTOCOL
+
 #: statuses after which a warm worker is replaced rather than reused
 INCIDENT_STATUSES = frozenset({"timeout", "memory", "signaled", "value_too_large"})
 

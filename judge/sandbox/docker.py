@@ -46,9 +46,10 @@ import uuid
 from typing import Any
 
 from judge.sandbox import image as images
+from judge.sandbox import maintenance
 from judge.sandbox.base import (
-    JobReport,
     Job,
+    JobReport,
     PooledSandbox,
     SandboxUnavailable,
     Transport,
@@ -275,7 +276,7 @@ class DockerSandbox(PooledSandbox):
         self.nofile = nofile
         self.fsize_mb = fsize_mb
         self.run_id = run_id or new_run_id()
-        self._labels = images.owner_labels(self.run_id, language)
+        self._labels = maintenance.owner_labels(self.run_id, language)
         self._serial = 0
         self._generation = 0                  # bumps when the container memory grows
         self._owns_client = client is None
@@ -297,7 +298,7 @@ class DockerSandbox(PooledSandbox):
             raise SandboxUnavailable("the %s sandbox image %s is not built (run: judge sandbox build)"
                                      % (language, images.image_tag(language)))
         self.engine_version = self.client.version().get("Version")
-        self.reaped = images.reap_stale(self.client)
+        self.reaped = maintenance.reap_stale(self.client)
         self._closed_all = False
         _OPEN.add(self)
         _install_safety_net()

@@ -33,7 +33,6 @@ from typing import Any
 
 import psutil
 
-from judge.sandbox.harness import render_worker
 from judge.sandbox.base import (
     PooledSandbox,
     SandboxUnavailable,
@@ -43,6 +42,7 @@ from judge.sandbox.base import (
     WorkerSession,
     pop_line,
 )
+from judge.sandbox.harness import render_worker
 
 UID_BASE = int(os.environ.get("JUDGE_SANDBOX_UID_BASE", "61000"))
 #: where uid leases are locked (one file per uid); root-only, so only /run is expected
