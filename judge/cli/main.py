@@ -233,10 +233,12 @@ def cmd_run(args: argparse.Namespace) -> int:
             args.sandbox, args.jobs, limits=_limits(args), isolation=args.isolation,
             test_isolation=args.test_isolation, fail_fast=args.fail_fast,
             reference_timing=not args.no_reference_timing, notice=_err,
-            allow_unisolated=args.allow_unisolated))
-        _err(isolation_line(judge.sandbox.isolation()))
-        _err("judging %s with the %s sandbox (%d job%s)" % (
-            args.suite, judge.sandbox.name, args.jobs, "" if args.jobs == 1 else "s"))
+            allow_unisolated=args.allow_unisolated, executor=args.executor,
+            ray_address=args.ray_address))
+        _err(isolation_line(judge.isolation_facts()))
+        _err("judging %s with the %s sandbox (%d job%s%s)" % (
+            args.suite, judge.backend_name, args.jobs, "" if args.jobs == 1 else "s",
+            " per node" if args.executor == "ray" else ""))
         output = None
         if output_path is not None:
             output = stack.enter_context(jsonl.open_write(output_path, append=args.resume,
@@ -377,6 +379,12 @@ def build_parser() -> argparse.ArgumentParser:
                         "candidate's tests in one child first, and unless all pass, again with "
                         "one child per test (faster; failing verdicts still come from "
                         "isolated tests)")
+    p.add_argument("--executor", choices=("local", "ray"), default="local",
+                   help="ray: judge on a Ray cluster, one warm sandbox per node (needs the "
+                        "'ray' extra); --jobs is then per node")
+    p.add_argument("--ray-address", metavar="ADDR", help="an existing cluster (e.g. "
+                   "127.0.0.1:6379 or ray://head:10001); default: RAY_ADDRESS, else a local "
+                   "Ray started for this run")
     _add_sandbox(p)
     _add_limits(p)
     p.set_defaults(func=cmd_run)
@@ -402,11 +410,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="gc: only containers of runs whose judge process is gone")
     p.set_defaults(func=cmd_sandbox)
 
-    from judge.cli import grade, importing, scoring
+    from judge.cli import grade, importing, scoring, serve
 
     scoring.register(sub)
     importing.register(sub)
     grade.register(sub)
+    serve.register(sub)
     return parser
 
 
