@@ -157,6 +157,19 @@ def test_batch_keeps_input_order(server):
                                                 "runtime_error"]
 
 
+def test_other_languages_and_an_unknown_one(server):
+    go = ("func PascalRow(n int) []int { r := []int{1}; for k := 0; k < n; k++ { "
+          "r = append(r, r[len(r)-1]*(n-k)/(k+1)) }; return r }")
+    response = post(server, "/v1/judge", {"problem_id": "basics_pascal_row", "solution": go,
+                                          "language": "go"})
+    assert response.status_code == 200, response.text
+    line = response.json()
+    assert (line["verdict"], line["language"]) == ("pass", "go"), line
+    error = error_of(post(server, "/v1/judge", {"problem_id": "basics_pascal_row",
+                                                "solution": go, "language": "cobol"}), 400)
+    assert "unknown language 'cobol'" in error["message"]
+
+
 def test_inline_problem_and_tighter_limits(server):
     problem = hostile_problem("inline_add")
     response = post(server, "/v1/judge", {"problem": problem, "solution": HOSTILE["honest"],

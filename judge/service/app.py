@@ -231,6 +231,13 @@ class JudgeService:
         if language is not None and language != "python" and not self._accepts_language:
             raise ApiError(400, "language %r is not supported by this server (supported: "
                            "python)" % language, prefix + "language")
+        if language is not None and self._accepts_language:
+            from judge.languages import normalize
+
+            try:
+                normalize(language)
+            except ValueError as exc:
+                raise ApiError(400, str(exc), prefix + "language") from None
         if request.problem_id is not None:
             problem = self.config.problems.get(request.problem_id)
             if problem is None:
