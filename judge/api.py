@@ -26,6 +26,7 @@ from judge.errors import Issue
 from judge.execution.batch import BatchRunner, Progress, RunOutcome, WorkItem, submission_for
 from judge.execution.executor import TEST_ISOLATION, Executor
 from judge.execution.verdicts import CandidateResult
+from judge.languages import normalize
 from judge.problem.model import Problem
 from judge.sandbox import KINDS, Limits, Sandbox, open_sandbox
 
@@ -33,6 +34,8 @@ from judge.sandbox import KINDS, Limits, Sandbox, open_sandbox
 Item = Union[tuple[Problem, str], tuple[Problem, str, dict[str, Any]], Candidate]
 
 _LIMIT_FIELDS = {f.name for f in dataclasses.fields(Limits)}
+#: where candidates are judged: this machine's sandbox, or actors on a Ray cluster
+EXECUTORS = ("local", "ray")
 
 
 def make_limits(limits: Limits | None = None, **overrides: Any) -> Limits:
@@ -58,12 +61,17 @@ class Judge:
     (``time_limit_s``, ``memory_mb``, ``output_kb``...: see :class:`~judge.sandbox.Limits`)
     or a ``limits=`` object. Use it as a context manager, or call :meth:`close`: the sandbox
     (its processes and containers) is closed on exit, also after an exception.
+
+    ``executor="ray"`` (with ``ray_address``, else ``RAY_ADDRESS`` or a private local Ray)
+    judges on a Ray cluster instead: one actor per node owns a sandbox of ``jobs`` workers
+    (see :mod:`judge.execution.ray_executor`); everything else works the same.
     """
 
     def __init__(self, sandbox: str | Sandbox = "auto", jobs: int = 1, *,
                  limits: Limits | None = None, test_isolation: str = "on-failure",
                  fail_fast: bool = False, reference_timing: bool = True,
                  isolation: str = "warm", allow_unisolated: bool = False,
+                 executor: str = "local", ray_address: str | None = None,
                  notice: Callable[[str], None] | None = None, **limit_overrides: Any) -> None:
         if isinstance(sandbox, str) and sandbox not in KINDS:
             raise ValueError("sandbox must be one of %s or a Sandbox" % ", ".join(KINDS))
@@ -71,6 +79,12 @@ class Judge:
             raise ValueError("test_isolation must be one of %s" % ", ".join(TEST_ISOLATION))
         if jobs < 1:
             raise ValueError("jobs must be at least 1")
+        if executor not in EXECUTORS:
+            raise ValueError("executor must be one of %s" % ", ".join(EXECUTORS))
+        if executor == "ray" and not isinstance(sandbox, str):
+            raise ValueError("executor='ray' opens a sandbox on each node: give its kind")
+        self.executor_kind = executor
+        self.ray_address = ray_address
         self.jobs = jobs
         self.limits = make_limits(limits, **limit_overrides)
         self.test_isolation = test_isolation
@@ -98,12 +112,25 @@ class Judge:
         with self._lock:
             if self._closed:
                 raise RuntimeError("this Judge is closed")
+            if self._executor is None and self.executor_kind == "ray":
+                from judge.execution.ray_executor import RayExecutor
+
+                self._executor = RayExecutor(  # type: ignore[assignment]
+                    address=self.ray_address, sandbox=self._kind or "auto", jobs=self.jobs,
+                    limits=self.limits, notice=self._notice, options=dict(
+                        test_isolation=self.test_isolation, fail_fast=self.fail_fast,
+                        reference_timing=self.reference_timing, isolation=self.isolation,
+                        allow_unisolated=self.allow_unisolated))
             if self._executor is None:
                 if self._sandbox is None:
                     assert self._kind is not None
-                    self._sandbox = open_sandbox(self._kind, self.jobs, self.isolation,
-                                                 notice=self._notice, limits=self.limits,
-                                                 allow_unisolated=self.allow_unisolated)
+                    from judge.languages.sandbox import for_languages
+
+                    # Docker: the Python image, and the native image for the other languages
+                    self._sandbox = for_languages(
+                        open_sandbox(self._kind, self.jobs, self.isolation, notice=self._notice,
+                                     limits=self.limits, allow_unisolated=self.allow_unisolated),
+                        self.jobs, self.isolation == "fresh")
                 self._executor = Executor(self._sandbox, self.limits,
                                           reference_timing=self.reference_timing,
                                           stop_on_failure=self.fail_fast,
@@ -112,9 +139,11 @@ class Judge:
 
     @property
     def sandbox(self) -> Sandbox:
-        """The open sandbox (opening it if needed)."""
+        """The open sandbox (opening it if needed). With ``executor="ray"`` each node owns
+        its own, so there is none here: see :meth:`describe`."""
         self._ensure()
-        assert self._sandbox is not None
+        if self._sandbox is None:
+            raise RuntimeError("executor='ray': the sandboxes are on the nodes (describe())")
         return self._sandbox
 
     @property
@@ -146,12 +175,16 @@ class Judge:
     # ---- judging ---------------------------------------------------------------------------
 
     def judge(self, problem: Problem, solution: str, *, model: str | None = None,
-              prompt_id: str | None = None, sample: int | None = None) -> CandidateResult:
+              prompt_id: str | None = None, sample: int | None = None,
+              language: str | None = None) -> CandidateResult:
         """Judge one candidate: ``solution`` is code or a raw model reply (prose and fences
-        are stripped). Blocking; thread-safe (up to ``jobs`` calls run at once)."""
+        are stripped) in ``language`` (``python``, ``js``, ``cpp``, ``go``, ``rust``,
+        ``java``; default python). Blocking; thread-safe (up to ``jobs`` calls run at once)."""
         executor = self._ensure()
-        candidate = Candidate(problem.identifier, solution, model, prompt_id, sample)
-        if not solution.strip():
+        language = normalize(language)
+        candidate = Candidate(problem.identifier, solution, model, prompt_id, sample,
+                              language=language)
+        if not solution.strip() or language != "python":
             return next(iter(self._runner(executor).results([(problem, candidate, None)])))
         return executor.judge(problem, submission_for(problem, candidate), model=model,
                               prompt_id=prompt_id, sample=sample)
@@ -160,7 +193,7 @@ class Judge:
                    ) -> Iterator[CandidateResult]:
         """Judge many candidates, ``jobs`` at a time; results come back in input order as
         they are ready. Items are ``(problem, code)``, ``(problem, code, {"model": ...,
-        "prompt_id": ..., "sample": ...})``. Stopping the iteration early cancels what has not started."""
+        "prompt_id": ..., "sample": ..., "language": ...})``. Stopping the iteration early cancels what has not started."""
         executor = self._ensure()
         runner = self._runner(executor, Progress(None) if progress else None)
         return runner.results(_work_items(items))
@@ -186,14 +219,35 @@ class Judge:
         candidates already in ``previous`` (key -> results line) with the same problem and
         limits are skipped."""
         executor = self._ensure()
-        runner = BatchRunner(executor, self.jobs, output, previous, progress, on_issue)
+        runner = BatchRunner(executor, self._slots(executor), output, previous, progress,
+                             on_issue)
         return runner.run(items, source)
 
     def _runner(self, executor: Executor, progress: Progress | None = None) -> BatchRunner:
-        return BatchRunner(executor, self.jobs, progress=progress)
+        return BatchRunner(executor, self._slots(executor), progress=progress)
+
+    def _slots(self, executor: Executor) -> int:
+        """Candidates judged at once: ``jobs`` locally; every node's jobs with Ray."""
+        return int(getattr(executor, "slots", self.jobs))
+
+    @property
+    def backend_name(self) -> str:
+        """What judges: the sandbox's name, or ``ray (...)`` with the nodes' sandboxes."""
+        if self.executor_kind == "ray":
+            return self._ensure().name  # type: ignore[attr-defined]
+        return self.sandbox.name
+
+    def isolation_facts(self) -> dict[str, Any]:
+        """The isolation in force (what every result's ``sandbox_isolation`` says); with Ray,
+        the weakest node's."""
+        if self.executor_kind == "ray":
+            return self._ensure().isolation()  # type: ignore[attr-defined]
+        return self.sandbox.isolation()
 
     def describe(self) -> dict[str, Any]:
-        """The sandbox in force (back end and its isolation facts)."""
+        """The sandbox in force (back end and its isolation facts); with Ray, the nodes."""
+        if self.executor_kind == "ray":
+            return self._ensure().describe()  # type: ignore[attr-defined]
         return self.sandbox.describe()
 
 
@@ -208,6 +262,6 @@ def _work_items(items: Iterable[Item]) -> Iterator[WorkItem]:
             raise TypeError("judge_many item %d: expected (Problem, str, ...)" % index)
         candidate = Candidate(problem.identifier, code, meta.get("model"), meta.get("prompt_id"),
                               meta.get("sample"), line=index + 1 if meta.get("sample") is None
-                              else None)
+                              else None, language=normalize(meta.get("language")))
         yield problem, candidate, None
 

@@ -9,9 +9,10 @@ guarantees:
 - **bad lines reported and skipped**: one broken line never costs the others;
 - **gzip** by content (the magic bytes), not by name, so ``samples.jsonl.gz`` and a
   misnamed file both work;
-- **hostile text is data**: invalid UTF-8, JSON nested deeper than the parser can follow,
-  numbers past Python's int-to-text limit and over-long lines are each one located error,
-  never an exception escaping to the caller;
+- **hostile text is data**: invalid UTF-8, JSON nested deeper than the parser can follow
+  (or than ``max_depth``), numbers past Python's int-to-text limit and over-long lines are
+  each one located error, never an exception escaping to the caller;
+- **whole JSON files too** (:func:`read_json`): the same guarantees, plus a size limit;
 - **a truncated last line is detected** (a file that ends mid-record: the writer was killed)
   and reported as such, not as a mysterious parse error;
 - **appends never glue two records together**: :func:`open_append` repairs a file whose
@@ -23,14 +24,23 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import re
+import sys
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Callable, Iterator
 
-from judge.errors import InputError, Issue
+from judge.errors import InputError, Issue, json_location
 
 #: a line longer than this is reported and skipped, not read into memory whole
 MAX_LINE_BYTES = 64 * 1024 * 1024
+#: a whole JSON file (read_json) larger than this is one located error, never read whole
+MAX_JSON_BYTES = 256 * 1024 * 1024
+#: containers nested deeper than this are one located error (with ``max_depth``): the
+#: parser's own limit (about 1,000) is too close to Python's recursion limit for the code
+#: that walks the value afterwards
+MAX_DEPTH = 100
 _GZIP_MAGIC = b"\x1f\x8b"
 
 
@@ -73,6 +83,82 @@ def loads(text: str | bytes) -> Any:
         raise ValueError("invalid JSON: %s" % exc) from None
 
 
+def check_depth(value: Any, max_depth: int = MAX_DEPTH) -> str | None:
+    """The JSON location of the first container nested deeper than ``max_depth`` (the
+    top level is depth 1), or None. Iterative: safe on any depth the parser accepted."""
+    stack: list[tuple[Any, int, tuple[Any, ...]]] = [(value, 1, ())]
+    while stack:
+        node, depth, path = stack.pop()
+        if isinstance(node, dict):
+            children: Any = node.items()
+        elif isinstance(node, list):
+            children = enumerate(node)
+        else:
+            continue
+        if depth > max_depth:
+            where = json_location(list(path[:6])) or "(top level)"
+            return where if len(path) <= 6 else "%s... (depth %d)" % (where, depth)
+        for key, child in children:
+            if isinstance(child, (dict, list)):
+                stack.append((child, depth + 1, path + (key,)))
+    return None
+
+
+def read_json(path: str | Path, *, max_bytes: int = MAX_JSON_BYTES,
+              max_depth: int | None = MAX_DEPTH) -> Any:
+    """The value of a whole JSON file (gzip by content, like JSON Lines).
+
+    Every failure is an ``InputError`` with one located :class:`~judge.errors.Issue`: the
+    file cannot be read; it is larger than ``max_bytes``; a byte that is not UTF-8 (line and
+    column of the byte); a syntax error (line and column); nesting deeper than ``max_depth``
+    (the JSON location) or than the parser follows; an integer past Python's int-to-text
+    limit."""
+    path = Path(path)
+    file = str(path)
+    handle = _open_binary(path)
+    try:
+        with handle:
+            raw = handle.read(max_bytes + 1)
+    except (OSError, EOFError, gzip.BadGzipFile, zlib.error) as exc:
+        raise InputError([Issue(file, "cannot read: %s" % _read_error(exc))]) from None
+    if len(raw) > max_bytes:
+        raise InputError([Issue(file, "larger than the limit of %d bytes" % max_bytes)])
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw[:exc.start].count(b"\n") + 1
+        column = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise InputError([Issue(file, "not UTF-8 (byte 0x%02x at column %d)"
+                                % (raw[exc.start], column), line=line)]) from None
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError([Issue(file, "invalid JSON: %s (column %d)" % (exc.msg, exc.colno),
+                                line=exc.lineno)]) from None
+    except RecursionError:
+        raise InputError([Issue(file, "invalid JSON: nested too deeply")]) from None
+    except ValueError as exc:  # e.g. "Exceeds the limit (4300 digits) for integer string"
+        raise InputError([_long_number_issue(file, text) or Issue(file, "invalid JSON: %s" % exc)]) from None
+    if max_depth is not None:
+        where = check_depth(value, max_depth)
+        if where is not None:
+            raise InputError([Issue(file, "nested deeper than %d levels" % max_depth,
+                                    location=where)])
+    return value
+
+
+def _long_number_issue(file: str, text: str) -> Issue | None:
+    """The located issue for an integer longer than Python's int-to-text limit, or None."""
+    limit = sys.get_int_max_str_digits()
+    m = re.search(r"\d{%d,}" % (limit + 1), text) if limit else None
+    if m is None:
+        return None
+    line = text.count("\n", 0, m.start()) + 1
+    column = m.start() - (text.rfind("\n", 0, m.start()) + 1) + 1
+    return Issue(file, "invalid JSON: a number of %d digits, more than the limit of %d (column %d)"
+                 % (len(m.group()), limit, column), line=line)
+
+
 def _read_lines(handle: IO[bytes], max_line_bytes: int) -> Iterator[tuple[bytes, int, bool]]:
     """(raw line, size when too long else 0, ends with a newline) for each line, reading at
     most ``max_line_bytes`` + 1 bytes of any line into memory."""
@@ -96,10 +182,12 @@ def _read_lines(handle: IO[bytes], max_line_bytes: int) -> Iterator[tuple[bytes,
 
 
 def read_lines(path: str | Path, *, max_line_bytes: int = MAX_LINE_BYTES,
-               objects: bool = True, kind: str = "JSON Lines") -> Iterator[Line]:
+               objects: bool = True, kind: str = "JSON Lines",
+               max_depth: int | None = None) -> Iterator[Line]:
     """Every non-blank line of ``path`` as a :class:`Line`, in order.
 
-    With ``objects`` (the default) a line must hold a JSON object. Raises ``InputError`` only
+    With ``objects`` (the default) a line must hold a JSON object. With ``max_depth`` a line
+    nested deeper is a located issue (see :func:`check_depth`). Raises ``InputError`` only
     when the file itself cannot be read (missing, unreadable, a corrupt gzip stream)."""
     path = Path(path)
     file = str(path)
@@ -115,9 +203,21 @@ def read_lines(path: str | Path, *, max_line_bytes: int = MAX_LINE_BYTES,
                     continue
                 if not raw.strip():
                     continue
-                yield _parse(raw, file, number, ended, objects)
-    except (OSError, EOFError, gzip.BadGzipFile) as exc:
-        raise InputError([Issue(file, "cannot read: %s" % exc)]) from None
+                line = _parse(raw, file, number, ended, objects)
+                if max_depth is not None and line.ok:
+                    where = check_depth(line.value, max_depth)
+                    if where is not None:
+                        line = Line(number, issue=Issue(
+                            file, "nested deeper than %d levels" % max_depth, location=where,
+                            line=number))
+                yield line
+    except (OSError, EOFError, gzip.BadGzipFile, zlib.error) as exc:
+        raise InputError([Issue(file, "cannot read: %s" % _read_error(exc))]) from None
+
+
+def _read_error(exc: BaseException) -> str:
+    """Why a file could not be read; a gzip header followed by corrupt data says so."""
+    return "corrupt gzip data (%s)" % exc if isinstance(exc, zlib.error) else str(exc)
 
 
 def _size(count: int) -> str:
@@ -133,7 +233,8 @@ def _parse(raw: bytes, file: str, number: int, ended: bool, objects: bool) -> Li
     try:
         value = loads(text)
     except ValueError as exc:
-        message = str(exc)
+        long_number = _long_number_issue(file, text)
+        message = long_number.message if long_number is not None else str(exc)
         if not ended:
             message = "truncated last line (the file ends in the middle of a record): " + message
         return Line(number, issue=Issue(file, message, line=number))
@@ -259,5 +360,6 @@ def write_all(path: str | Path, records: Any) -> int:
     return count
 
 
-__all__ = ["Line", "MAX_LINE_BYTES", "Writer", "dumps", "loads", "open_write", "read_lines",
-           "read_objects", "repair_tail", "write_all"]
+__all__ = ["Line", "MAX_DEPTH", "MAX_JSON_BYTES", "MAX_LINE_BYTES", "Writer", "check_depth",
+           "dumps", "loads", "open_write", "read_json", "read_lines", "read_objects",
+           "repair_tail", "write_all"]

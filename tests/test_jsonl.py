@@ -110,3 +110,17 @@ def test_read_objects_reports_each_bad_line(tmp_path):
     issues = []
     assert [n for n, _ in jsonl.read_objects(path, issues.append)] == [1, 3]
     assert len(issues) == 1 and issues[0].line == 2
+
+
+@pytest.mark.parametrize("reader", ["lines", "json"])
+def test_a_gzip_header_with_corrupt_data_is_a_located_read_error(tmp_path, reader):
+    good = gzip.compress(b'{"a": 1}\n' * 50)
+    path = tmp_path / "broken.jsonl"
+    path.write_bytes(good[:10] + b"\x00garbage" * 10)  # the magic, then no deflate stream
+    with pytest.raises(InputError) as exc:
+        if reader == "lines":
+            list(jsonl.read_lines(path))
+        else:
+            jsonl.read_json(path)
+    issue = exc.value.issues[0]
+    assert issue.file == str(path) and "corrupt gzip data" in issue.message

@@ -19,13 +19,13 @@ LAYERS = {
     "judge.errors": 0, "judge.resources": 0,
     "judge.jsonl": 1,
     "judge.sandbox": 2, "judge.problem": 2, "judge.candidates": 2, "judge.scoring": 2,
-    "judge.languages": 2,
-    "judge.prompts": 3, "judge.grading": 3,
-    "judge.execution": 4,
-    "judge.importers": 5, "judge.reports": 5,
-    "judge.api": 6,
-    "judge.distributed": 7, "judge.service": 7,
-    "judge.cli": 8, "judge.__main__": 9,
+    "judge.languages": 3,
+    "judge.prompts": 4, "judge.grading": 4,
+    "judge.execution": 5,
+    "judge.importers": 6, "judge.reports": 6,
+    "judge.api": 7,
+    "judge.distributed": 8, "judge.service": 8,
+    "judge.cli": 9, "judge.__main__": 10,
 }
 
 

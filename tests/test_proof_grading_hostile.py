@@ -242,7 +242,7 @@ def test_bad_lines_are_reported_with_locations_and_the_rest_graded(server, tmp_p
         f"{p}:3: references: Tuple should have at least 1 item", f"{p}:4: invalid JSON",
         f"{p}:5: problem_id: problem_id 'P1' already defined on line 1",
         f"{s}:2: problem_id: unknown problem 'P9'", f"{s}:3: solution_id: solution_id 's1' already used on line 1",
-        f"{s}:4: solution_id: Field required", f"{s}:5: expected a JSON object, got list",
+        f"{s}:4: solution_id: Field required", f"{s}:5: a line must hold a JSON object, got an array",
     ]:
         assert expected in err, expected
     assert "Traceback" not in err
@@ -289,7 +289,7 @@ def test_retry_after_forms():
     import email.utils
     import time as _time
 
-    from judge.grading.llm import _retry_after_s
+    from judge.grading.client import retry_after_s as _retry_after_s
 
     assert _retry_after_s("3") == 3.0 and _retry_after_s("0.5") == 0.5 and _retry_after_s(None) is None
     assert _retry_after_s("soon") is None

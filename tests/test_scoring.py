@@ -15,15 +15,17 @@ from judge.scoring.primitives import (
     exact_match,
     exact_match_ratio,
     fuzzy_string,
-    ground_truth_from_results,
-    load_spec,
     numeric_tolerance,
-    parse_spec,
-    score_submission,
     set_overlap,
     strict_equal,
-    submission_from_results,
     time_decay,
+)
+from judge.scoring.specs import (
+    ground_truth_from_results,
+    load_spec,
+    parse_spec,
+    score_submission,
+    submission_from_results,
 )
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -283,7 +285,7 @@ def test_weights_sum_within_tolerance():
 def test_load_spec_errors_name_the_file(tmp_path):
     bad = tmp_path / "spec.json"
     bad.write_text('{"type": "deterministic",\n "dimensions": [,]}')
-    with pytest.raises(ScoringError, match=r"spec\.json:2:\d+: invalid JSON"):
+    with pytest.raises(ScoringError, match=r"spec\.json:2: invalid JSON: .*\(column \d+\)"):
         load_spec(bad)
     bad.write_text(json.dumps(_dims({**EM, "weight": 2})))
     with pytest.raises(ScoringError, match=r"spec\.json: at dimensions\[0\]\.weight"):

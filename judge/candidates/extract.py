@@ -40,6 +40,7 @@ class Candidate:
     prompt_id: str | None = None
     sample: int | None = None
     line: int | None = None
+    language: str | None = None  # judge.languages.LANGUAGES; None: the run's default (python)
 
 
 def _defines(code: str, name: str) -> bool:
@@ -202,10 +203,13 @@ def _candidate_from(record: Any, file: str, line: int) -> tuple[Candidate | None
     for key, value in (("model", model), ("prompt_id", prompt_id)):
         if value is not None and not isinstance(value, str):
             return None, Issue(file, "%s must be a string" % key, line=line)
+    language = record.get("language")  # checked against the known ones when judged
+    if language is not None and not isinstance(language, str):
+        return None, Issue(file, "language must be a string", line=line)
     model = escape_surrogates(model) if model is not None else None
     prompt_id = escape_surrogates(prompt_id) if prompt_id is not None else None
     return Candidate(escape_surrogates(problem_id), solution, model, prompt_id, sample,
-                     line), None
+                     line, language), None
 
 
 #: A solutions line longer than this is reported as a bad line, not judged: a reply that

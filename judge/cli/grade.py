@@ -34,6 +34,8 @@ def add_parser(subparsers: Any) -> None:
                    help="sampling temperature (default 0, or 0.7 with --samples > 1)")
     p.add_argument("--model", help="model name (else $JUDGE_LLM_MODEL, else the cache's only model with --offline)")
     p.add_argument("--base-url", help="OpenAI-compatible base URL (else $JUDGE_LLM_BASE_URL)")
+    p.add_argument("--api-key", help="API key (else $JUDGE_LLM_API_KEY or $OPENAI_API_KEY; the environment "
+                                     "is safer: a flag shows in the process list)")
     p.add_argument("--human", help="human grades JSON Lines: solution_id, grade")
     p.add_argument("--scale", choices=("0-7", "1-4"), default="0-7", help="scale of the human grades")
     p.add_argument("--cache", default=None, help="cache folder (default ~/.cache/judge/proofs)")
@@ -43,7 +45,7 @@ def add_parser(subparsers: Any) -> None:
                                        "as JSON Lines here")
     p.add_argument("--trace", help="JSON Lines trace of every call (default CACHE/trace.jsonl)")
     p.add_argument("--format", choices=("table", "markdown", "json", "html"), default="table")
-    p.add_argument("--concurrency", type=int, default=4, help="solutions graded at once (default 4)")
+    p.add_argument("--concurrency", type=int, default=4, help="solutions graded at once, and the bound on requests in flight (default 4)")
     p.add_argument("--max-reasks", type=int, default=2, help="re-asks after an invalid reply (default 2)")
     p.add_argument("--timeout", type=float, default=120.0, help="seconds per request (default 120)")
     p.add_argument("--retries", type=int, default=4, help="retries on 429/5xx/timeouts (default 4)")
@@ -90,13 +92,7 @@ def _record_manifest(cache: Path, model: str, base_url: str) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from judge.errors import InputError
-    from judge.grading.llm import (
-        DEFAULT_BASE_URL,
-        ENV_BASE_URL,
-        ENV_MODEL,
-        LLMConfig,
-        LLMConfigError,
-    )
+    from judge.grading.client import DEFAULT_BASE_URL, ENV_BASE_URL, ENV_MODEL, LLMConfig, LLMConfigError
     from judge.grading.proofs import report as rep
     from judge.grading.proofs.api import DEFAULT_CACHE, check_workflows, grade_many
     from judge.grading.proofs.engine import Engine, EngineSettings
@@ -121,10 +117,12 @@ def run(args: argparse.Namespace) -> int:
         model, cached_url = _model_from_manifest(cache)
         base_url = base_url or cached_url
     try:
-        cfg = LLMConfig.from_env(base_url=base_url or DEFAULT_BASE_URL, model=model, use_cache=False,
-                                 timeout_s=args.timeout, max_retries=args.retries, jitter=0.25)
+        cfg = LLMConfig.from_env(base_url=base_url or DEFAULT_BASE_URL, model=model, api_key=args.api_key,
+                                 use_cache=False,
+                                 timeout_s=args.timeout, max_retries=args.retries, jitter=0.25,
+                                 concurrency=args.concurrency)
     except LLMConfigError as exc:
-        _err(f"{exc} (or --offline with a cache made by one model)")
+        _err(f"{exc} (or --offline with a cache made by one model)" if "no LLM model" in str(exc) else str(exc))
         return EXIT_USAGE
 
     issues = []

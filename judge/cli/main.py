@@ -91,13 +91,14 @@ def _add_sandbox(parser: argparse.ArgumentParser) -> None:
 
 
 def _open_sandbox(args: argparse.Namespace) -> Any:
+    from judge.languages.sandbox import for_languages
     from judge.sandbox import open_sandbox
 
     sandbox = open_sandbox(args.sandbox, args.jobs, args.isolation, notice=_err,
                            limits=_limits(args),
                            allow_unisolated=getattr(args, "allow_unisolated", False))
     _err(isolation_line(sandbox.isolation()))
-    return sandbox
+    return for_languages(sandbox, args.jobs, args.isolation == "fresh")
 
 
 def isolation_line(facts: dict[str, Any]) -> str:
@@ -170,11 +171,33 @@ def _run_references(args: argparse.Namespace, suites: list[Any]) -> list[Issue]:
     return issues
 
 
+def _language(args: argparse.Namespace) -> str:
+    from judge.languages import normalize
+
+    return normalize(getattr(args, "language", None))
+
+
+def _with_language(stream: Any, language: str) -> Any:
+    """Solutions lines that name no language are in the run's --language."""
+    for candidate, issue in stream:
+        if candidate is not None and candidate.language is None:
+            candidate.language = language
+        yield candidate, issue
+
+
 def cmd_prompts(args: argparse.Namespace) -> int:
     from judge.prompts.render import render_prompts
 
     suite = _load_suite(args.suite)
-    prompts = render_prompts(suite, genericize=args.genericize)
+    language = _language(args)
+    if language != "python":
+        from judge.prompts.languages import render_language_prompts
+
+        prompts, skipped = render_language_prompts(suite, language, args.genericize)
+        for problem_id, why in skipped:
+            _err("%s: not expressible in %s (%s)" % (problem_id, language, why))
+    else:
+        prompts = render_prompts(suite, genericize=args.genericize)
     with ExitStack() as stack:
         out = stack.enter_context(open(args.output, "w", encoding="utf-8")) if args.output \
             else sys.stdout
@@ -205,23 +228,33 @@ def cmd_run(args: argparse.Namespace) -> int:
         _err("usage error: --resume needs --output")
         return EXIT_USAGE
     suite = _load_suite(args.suite)
+    language = _language(args)
     if args.solutions == "optimal":
-        stream, source = optimal_candidates(suite), "optimal"
+        stream, source = optimal_candidates(suite, language), "optimal"
+        if language != "python":
+            from judge.languages.candidates import reference_solution
+
+            missing = [p for p in suite.problems if reference_solution(p, language) is None]
+            if missing:
+                _err("%d of %d problems have no %s reference solution (not run)"
+                     % (len(missing), len(suite.problems), language))
     else:
         path = Path(args.solutions)
         if not path.is_file():
             raise InputError([Issue(str(path), "no such solutions file")])
-        stream, source = read_solutions(path), str(path)
+        stream, source = _with_language(read_solutions(path), language), str(path)
     previous = load_previous(output_path, _report_issue) if args.resume and output_path else {}
     with ExitStack() as stack:
         judge = stack.enter_context(Judge(
             args.sandbox, args.jobs, limits=_limits(args), isolation=args.isolation,
             test_isolation=args.test_isolation, fail_fast=args.fail_fast,
             reference_timing=not args.no_reference_timing, notice=_err,
-            allow_unisolated=args.allow_unisolated))
-        _err(isolation_line(judge.sandbox.isolation()))
-        _err("judging %s with the %s sandbox (%d job%s)" % (
-            args.suite, judge.sandbox.name, args.jobs, "" if args.jobs == 1 else "s"))
+            allow_unisolated=args.allow_unisolated, executor=args.executor,
+            ray_address=args.ray_address))
+        _err(isolation_line(judge.isolation_facts()))
+        _err("judging %s with the %s sandbox (%d job%s%s)" % (
+            args.suite, judge.backend_name, args.jobs, "" if args.jobs == 1 else "s",
+            " per node" if args.executor == "ray" else ""))
         output = None
         if output_path is not None:
             output = stack.enter_context(jsonl.open_write(output_path, append=args.resume,
@@ -264,11 +297,14 @@ def cmd_report(args: argparse.Namespace) -> int:
 def cmd_sandbox(args: argparse.Namespace) -> int:
     from judge.sandbox import build, image, maintenance
 
+    # python: the Python image; any other language: the one image of the five toolchains
+    target = "python" if args.language == "python" else "native"
     if args.action == "build":
         # every step (base image choice, build, smoke test) is one line on stderr; a failure is
         # a message and exit 3, never a traceback
         try:
-            tag = build.build_image(progress=_err, force=args.force, rebuild_base=args.rebuild_base)
+            tag = build.build_image(target, progress=_err, force=args.force,
+                                    rebuild_base=args.rebuild_base)
         except image.EngineUnavailable as exc:
             _err("sandbox unavailable: %s (start one: bash scripts/ensure-docker.sh as root, "
                  "or use --sandbox process)" % exc)
@@ -279,12 +315,32 @@ def cmd_sandbox(args: argparse.Namespace) -> int:
         print(tag)
         return EXIT_OK
     if args.action == "doctor":
-        report = maintenance.doctor()
-        print(report)
-        return EXIT_OK if getattr(report, "ok", True) else EXIT_SANDBOX
+        targets = ["python", "native"] if args.language == "all" else [target]
+        ok = True
+        for name in targets:
+            report = maintenance.doctor(name)
+            print(report)
+            ok = ok and getattr(report, "ok", True)
+        if args.language != "python":
+            ok = _doctor_toolchains() and ok
+        return EXIT_OK if ok else EXIT_SANDBOX
     removed = maintenance.gc(images=args.images, all_runs=not args.stale_only)
     print("removed %s" % (removed,))
     return EXIT_OK
+
+
+def _doctor_toolchains() -> bool:
+    """The process sandbox's host toolchains, one line per language."""
+    from judge.languages import NATIVE, get
+
+    ok = True
+    print("process sandbox toolchains (scripts/ensure-toolchains.sh installs them)")
+    for name in NATIVE:
+        version = get(name).toolchain
+        missing = "unknown version" in version
+        ok = ok and not missing
+        print("  %-6s %s" % (name + ":", "MISSING" if missing else version))
+    return ok
 
 
 # ---- parser ------------------------------------------------------------------------------
@@ -312,6 +368,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("prompts", help="render prompts as a model sees them")
     p.add_argument("suite")
     p.add_argument("--genericize", action="store_true", help="genericize every prompt")
+    p.add_argument("--language", choices=("python", "js", "cpp", "go", "rust", "java"),
+                   default="python", help="the language the prompt asks for")
     p.add_argument("--format", choices=("jsonl", "markdown"), default="jsonl")
     p.add_argument("--output")
     p.set_defaults(func=cmd_prompts)
@@ -319,6 +377,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("run", help="judge a solutions file (or the optimal solutions)")
     p.add_argument("suite")
     p.add_argument("--solutions", required=True, help="a JSON Lines file, or 'optimal'")
+    p.add_argument("--language", choices=("python", "js", "cpp", "go", "rust", "java"),
+                   default="python", help="language of solutions lines that name none (and "
+                   "of the reference solutions with --solutions optimal)")
     p.add_argument("--output", help="results file (JSON Lines), written as results come")
     p.add_argument("--resume", action="store_true",
                    help="skip candidates already judged in --output with the same code, "
@@ -334,6 +395,12 @@ def build_parser() -> argparse.ArgumentParser:
                         "first that does not pass, then each in a child of its own: every "
                         "failing verdict comes from an isolated test. per-test: one forked "
                         "child per test, passes included (slower)")
+    p.add_argument("--executor", choices=("local", "ray"), default="local",
+                   help="ray: judge on a Ray cluster, one warm sandbox per node (needs the "
+                        "'ray' extra); --jobs is then per node")
+    p.add_argument("--ray-address", metavar="ADDR", help="an existing cluster (e.g. "
+                   "127.0.0.1:6379 or ray://head:10001); default: RAY_ADDRESS, else a local "
+                   "Ray started for this run")
     _add_sandbox(p)
     _add_limits(p)
     p.set_defaults(func=cmd_run)
@@ -346,6 +413,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("sandbox", help="build, check or clean the docker sandbox")
     p.add_argument("action", choices=("build", "doctor", "gc"))
     p.add_argument("--force", action="store_true", help="build: rebuild even if present")
+    p.add_argument("--language", default="python",
+                   choices=("python", "js", "cpp", "go", "rust", "java", "native", "all"),
+                   help="build: python's image, or the image of the other languages (one "
+                        "image for js, cpp, go, rust, java); doctor: all checks both images "
+                        "and the host toolchains")
     p.add_argument("--rebuild-base", action="store_true",
                    help="build: ignore a local base image (pull the official one when a "
                         "registry answers, else debootstrap again)")
@@ -354,11 +426,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="gc: only containers of runs whose judge process is gone")
     p.set_defaults(func=cmd_sandbox)
 
-    from judge.cli import grade, importing, scoring
+    from judge.cli import grade, importing, scoring, serve
 
     scoring.register(sub)
     importing.register(sub)
     grade.register(sub)
+    serve.register(sub)
     return parser
 
 

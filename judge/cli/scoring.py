@@ -8,15 +8,24 @@ small.  Each command's function takes the parsed arguments and returns the exit 
 * 1 - invalid input (the message on stderr names the file and line or JSON location;
   ``aime`` and ``score`` still print what they could score from the good lines);
 * 2 - usage error (bad option values, missing ``--ground-truth``/``--suite``, no LLM model);
-* 3 - the LLM judge was unavailable or gave unusable answers (``match --judge llm``).
+* 3 - the LLM judge was unavailable (the run stops), or gave no usable verdict for some
+  entries after re-asking (``match --judge llm``: every other entry is still scored and
+  printed; those entries say ``error``).
+
+Empty input scores 0 and exits 1 with a warning: a results file without a usable row
+(``score``: every dimension 0, instead of "nothing expected, nothing missing"), an outputs
+file without a scorable line (``aime``), a solution that answers none of the questions
+(``match``).
 
 Usage::
 
     judge score SPEC SUBMISSION_OR_RESULTS [--ground-truth FILE | --suite SUITE] [--model M] [--format table|json]
     judge aime TASKS OUTPUTS.jsonl [--mode final|any] [--format table|json]
     judge match REFERENCE SOLUTION [--judge offline|llm] [--threshold T] [--llm-model M] [--llm-base-url URL]
-                [--llm-timeout S] [--llm-retries N] [--no-cache] [--format table|json]
-    judge agreement HUMAN PRED [--scale 1-4] [--map 2x-1] [--target-scale 0-7] [--format table|json]
+                [--llm-timeout S] [--llm-retries N] [--llm-temperature T] [--llm-max-tokens N]
+                [--llm-concurrency N] [--llm-reasks N] [--no-cache] [--format table|json]
+    judge agreement HUMAN PRED [--scale 1-4] [--map 2x-1] [--target-scale 0-7] [--ac2 gwet|paper]
+                    [--format table|json]
 
 ``score`` treats its second argument as a ``judge run`` results file (JSON Lines) when
 ``--suite`` is given or the file name ends in ``.jsonl``; otherwise it is a JSON submission
@@ -27,6 +36,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from typing import Any
 
@@ -37,24 +47,10 @@ from judge.grading.llm import LLMConfigError, LLMError, LLMJudge, OfflineJudge
 from judge.problem.model import load_suite
 from judge.scoring import agreement as agr
 from judge.scoring.math_answers import AIMEBenchmark, score_outputs
-from judge.scoring.primitives import (
-    InputError,
-    ScoreReport,
-    ScoringError,
-    ground_truth_from_results,
-    iter_jsonl,
-    load_spec,
-    read_json,
-    score_submission,
-    submission_from_results,
-    validate_result_row,
-)
-from judge.scoring.reference_match import (
-    ReferenceFormatError,
-    load_reference,
-    load_solution,
-    match_problem,
-)
+from judge.scoring.primitives import InputError, ScoringError, read_json, read_jsonl
+from judge.scoring.reference_match import ReferenceFormatError, load_reference, load_solution, match_problem
+from judge.scoring.specs import (ScoreReport, ground_truth_from_results, load_spec, score_submission,
+                                 submission_from_results, validate_result_row, zero_report)
 
 EXIT_OK, EXIT_INPUT, EXIT_USAGE, EXIT_SERVICE = 0, 1, 2, 3
 
@@ -76,8 +72,44 @@ def _table(rows: list[list[Any]], headers: list[str]) -> str:
     return tabulate(rows, headers=headers, disable_numparse=True)
 
 
+def _clip(text: str, limit: int = 80) -> str:
+    return text if len(text) <= limit else text[:limit - 20] + "..." + text[-10:]
+
+
 def _fmt(v: float | None, digits: int = 3) -> str:
     return "n/a" if v is None else f"{v:.{digits}f}"
+
+
+def _positive_float(text: str) -> float:
+    """argparse type: a finite number > 0 (a bad value is a usage error, exit 2)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text[:40]!r}") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a finite number > 0, got {text[:40]!r}")
+    return value
+
+
+def _non_negative_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text[:40]!r}") from None
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"must be a finite number >= 0, got {text[:40]!r}")
+    return value
+
+
+def _int_in(lo: int, hi: int) -> Any:
+    def parse(text: str) -> int:
+        if not text.strip().lstrip("-").isdigit() or len(text.strip()) > 12:
+            raise argparse.ArgumentTypeError(f"expected an integer, got {text[:40]!r}")
+        value = int(text)
+        if not lo <= value <= hi:
+            raise argparse.ArgumentTypeError(f"must be between {lo} and {hi}, got {value}")
+        return value
+    return parse
 
 
 def register(subparsers: Any) -> None:
@@ -113,12 +145,25 @@ def register(subparsers: Any) -> None:
     p.add_argument("solution", help="solution JSON: {\"id\": ..., \"answer\": {key: str or list}}")
     p.add_argument("--judge", choices=["offline", "llm"], default="offline",
                    help="equivalence judge for fuzzy entries and rules (default: offline)")
-    p.add_argument("--threshold", type=float, default=0.85, help="offline judge similarity threshold")
+    p.add_argument("--threshold", type=_positive_float, default=0.85,
+                   help="offline judge similarity threshold in (0, 1] (default: 0.85)")
     p.add_argument("--llm-model", help="model name (default: $JUDGE_LLM_MODEL)")
     p.add_argument("--llm-base-url", help="OpenAI-compatible base URL (default: $JUDGE_LLM_BASE_URL)")
+    p.add_argument("--llm-api-key", help="API key (default: $JUDGE_LLM_API_KEY or $OPENAI_API_KEY; the "
+                                         "environment is safer: a flag shows in the process list)")
     p.add_argument("--no-cache", action="store_true", help="do not read or write the LLM answer cache")
-    p.add_argument("--llm-timeout", type=float, default=60.0, help="seconds per LLM request (default: 60)")
-    p.add_argument("--llm-retries", type=int, default=3, help="retries on 429/5xx/timeouts (default: 3)")
+    p.add_argument("--llm-timeout", type=_positive_float, default=60.0,
+                   help="seconds per LLM request, > 0 (default: 60)")
+    p.add_argument("--llm-retries", type=_int_in(0, 20), default=3,
+                   help="retries on 429/5xx/timeouts, 0-20 (default: 3)")
+    p.add_argument("--llm-temperature", type=_non_negative_float, default=0.0,
+                   help="sampling temperature sent to the model (default: 0)")
+    p.add_argument("--llm-max-tokens", type=_int_in(1, 1_000_000), default=None,
+                   help="max_tokens sent to the model (default: none sent)")
+    p.add_argument("--llm-concurrency", type=_int_in(1, 64), default=4,
+                   help="judge questions asked at once, 1-64 (default: 4)")
+    p.add_argument("--llm-reasks", type=_int_in(0, 5), default=1,
+                   help="times an unparseable verdict is asked again, 0-5 (default: 1)")
     p.add_argument("--format", **fmt)
     p.set_defaults(func=cmd_match)
 
@@ -129,7 +174,11 @@ def register(subparsers: Any) -> None:
     p.add_argument("pred", help="predicted grades, same formats")
     p.add_argument("--scale", help="grade scale such as 1-4 (default: the range of the grades seen)")
     p.add_argument("--map", dest="mapping", help="linear map applied to both sides first, such as 2x-1")
-    p.add_argument("--target-scale", help="scale after --map (default: the mapped end points), e.g. 0-7")
+    p.add_argument("--target-scale", help="scale after --map (default: 0-7 for the paper's 2x-1 on 1-4, "
+                                          "else the mapped end points), e.g. 0-7")
+    p.add_argument("--ac2", choices=["gwet", "paper"], default="gwet",
+                   help="AC2 formula: gwet (Gwet 2014, default) or paper (RefGrader section 4: "
+                        "1 - D_o/D_e with pooled marginals)")
     p.add_argument("--format", **fmt)
     p.set_defaults(func=cmd_agreement)
 
@@ -157,11 +206,11 @@ def _read_results(path: str) -> tuple[list[dict[str, Any]], int]:
     """Valid rows of a results file; each bad line is reported (``file:line``) and counted."""
     rows: list[dict[str, Any]] = []
     bad = 0
-    for lineno, row in iter_jsonl(path):
+    for line in read_jsonl(path):
         try:
-            if isinstance(row, InputError):
-                raise row
-            rows.append(validate_result_row(row, f"{path}:{lineno}"))
+            if line.issue is not None:
+                raise InputError(str(line.issue))
+            rows.append(validate_result_row(line.value, f"{path}:{line.number}"))
         except InputError as exc:
             _err("score", str(exc))
             bad += 1
@@ -169,8 +218,9 @@ def _read_results(path: str) -> tuple[list[dict[str, Any]], int]:
 
 
 def _score_results(args: argparse.Namespace, spec: Any,
-                   gt_file: Any) -> tuple[list[tuple[str | None, ScoreReport]], int]:
-    """One report per model of a results file (or only ``--model``'s), and the bad-line count."""
+                   gt_file: Any) -> tuple[list[tuple[str | None, ScoreReport]], int, bool]:
+    """One report per model of a results file (or only ``--model``'s), the bad-line count,
+    and whether the file held no usable row (then every dimension scores 0)."""
     rows, bad = _read_results(args.submission)
     counts: dict[str, int] = {}
     if args.suite:
@@ -178,7 +228,12 @@ def _score_results(args: argparse.Namespace, spec: Any,
         ids = sorted(counts)
     else:
         ids = sorted({r["problem_id"] for r in rows})
-        _warn("score", f"no --suite: all_ids are the {len(ids)} problem(s) in the results file")
+        if rows:
+            _warn("score", f"no --suite: all_ids are the {len(ids)} problem(s) in the results file")
+    if not rows:
+        _warn("score", f"{args.submission}: no result rows{' that could be read' if bad else ''}: "
+                       "every dimension scores 0")
+        return [(args.model, zero_report(spec, "no result rows"))], bad, True
     models = sorted({r.get("model") or "" for r in rows}) or [""]
     if args.model:
         if args.model not in models:
@@ -189,7 +244,13 @@ def _score_results(args: argparse.Namespace, spec: Any,
         group = [r for r in rows if (r.get("model") or "") == m]
         gt = gt_file if gt_file is not None else ground_truth_from_results(group, ids, counts)
         out.append((m or None, score_submission(spec, submission_from_results(group, ids, counts), gt)))
-    return out, bad
+    return out, bad, False
+
+
+def _warn_missing_fields(report: ScoreReport) -> None:
+    for d in report.dimensions:
+        if d.detail.startswith("submission has no field"):
+            _warn("score", f"dimension {d.name!r}: {d.detail}: scores 0")
 
 
 def cmd_score(args: argparse.Namespace) -> int:
@@ -206,12 +267,13 @@ def cmd_score(args: argparse.Namespace) -> int:
         gt_file = read_json(args.ground_truth) if args.ground_truth else None
         if not results_mode:
             report = score_submission(spec, read_json(args.submission), gt_file)
+            _warn_missing_fields(report)
             if args.format == "json":
                 _dump(report.to_dict())
             else:
                 _print_report(report)
             return EXIT_OK
-        out, bad = _score_results(args, spec, gt_file)
+        out, bad, empty = _score_results(args, spec, gt_file)
     except (ScoringError, InputError, SuiteInputError) as exc:
         _err("score", str(exc))
         return EXIT_INPUT
@@ -222,7 +284,7 @@ def cmd_score(args: argparse.Namespace) -> int:
             if i:
                 print()
             _print_report(r, f"model: {m}" if m or len(out) > 1 else None)
-    return EXIT_INPUT if bad else EXIT_OK
+    return EXIT_INPUT if bad or empty else EXIT_OK
 
 
 # --------------------------------------------------------------------------------------
@@ -240,6 +302,12 @@ def cmd_aime(args: argparse.Namespace) -> int:
         return EXIT_INPUT
     for e in report.errors:
         _err("aime", e)
+    unanswered = [tid for tid, v in report.per_task.items() if v["n"] == 0]
+    if not report.results:
+        _warn("aime", f"{args.outputs}: no output could be scored: every task scores 0")
+    elif unanswered:
+        _warn("aime", f"{len(unanswered)} of {len(report.per_task)} task(s) have no output and score 0: "
+                      + ", ".join(unanswered[:10]) + (" ..." if len(unanswered) > 10 else ""))
     if args.format == "json":
         _dump(report.to_dict())
     else:
@@ -249,7 +317,7 @@ def cmd_aime(args: argparse.Namespace) -> int:
         print()
         srows = [[s, _fmt(a)] for s, a in report.per_subset.items()] + [["overall", _fmt(report.overall)]]
         print(_table(srows, ["subset", f"accuracy ({report.mode} mode)"]))
-    return EXIT_INPUT if report.errors else EXIT_OK
+    return EXIT_INPUT if report.errors or not report.results else EXIT_OK
 
 
 # --------------------------------------------------------------------------------------
@@ -259,8 +327,11 @@ def cmd_aime(args: argparse.Namespace) -> int:
 
 def _make_judge(args: argparse.Namespace) -> Any:
     if args.judge == "llm":
-        return LLMJudge.from_env(model=args.llm_model, base_url=args.llm_base_url, use_cache=not args.no_cache,
-                                 timeout_s=args.llm_timeout, max_retries=args.llm_retries)
+        return LLMJudge.from_env(model=args.llm_model, base_url=args.llm_base_url, api_key=args.llm_api_key,
+                                 use_cache=not args.no_cache,
+                                 timeout_s=args.llm_timeout, max_retries=args.llm_retries,
+                                 temperature=args.llm_temperature, max_tokens=args.llm_max_tokens,
+                                 reasks=args.llm_reasks, concurrency=args.llm_concurrency)
     return OfflineJudge(args.threshold)
 
 
@@ -281,24 +352,35 @@ def cmd_match(args: argparse.Namespace) -> int:
     except LLMError as exc:
         _err("match", str(exc))
         return EXIT_SERVICE
+    answered = [k for k in ref.answer if sol.answer.get(k) is not None]
+    if not answered:
+        _warn("match", f"{args.solution}: answers none of the reference's {len(ref.answer)} question(s): "
+                       "every question scores 0")
+    for e in result.errors:
+        _err("match", f"judge gave no usable verdict: {e}")
     judge_note = ", ".join(result.judges) or "none needed"
     if result.offline_judge:
         judge_note += " (OFFLINE approximation: string similarity, not an LLM)"
     if args.format == "json":
         _dump({**result.to_dict(), "judge": judge_note})
     else:
-        rows = [[e.key, e.kind, _fmt(e.score), json.dumps(e.answer, ensure_ascii=False), e.detail]
-                for e in result.entries]
+        rows = [[e.key, e.kind, "error" if e.error else _fmt(e.score), _clip(json.dumps(e.answer, ensure_ascii=False)),
+                 e.detail + (f": {e.error}" if e.error else "")] for e in result.entries]
         print(_table(rows, ["question", "type", "score", "answer", "detail"]))
         print()
-        print(f"problem {result.id}: score {_fmt(result.score)} (mean of {len(result.entries)} question(s))")
+        if result.score is None:
+            print(f"problem {result.id}: no score: {len(result.errors)} judge error(s), see above")
+        else:
+            print(f"problem {result.id}: score {_fmt(result.score)} (mean of {len(result.entries)} question(s))")
         if result.explanation_score is not None:
             print(f"explanation: {_fmt(result.explanation_score)} "
                   f"({sum(r.score for r in result.rules):g}/{len(result.rules)} rules satisfied)")
         if result.extra_keys:
             print(f"ignored keys not in the reference: {', '.join(result.extra_keys)}")
         print(f"judge: {judge_note}")
-    return EXIT_OK
+    if result.errors:
+        return EXIT_SERVICE
+    return EXIT_OK if answered else EXIT_INPUT
 
 
 # --------------------------------------------------------------------------------------
@@ -312,6 +394,10 @@ def cmd_agreement(args: argparse.Namespace) -> int:
         scale = agr.parse_scale(args.scale) if args.scale else None
         mapping = agr.parse_map(args.mapping) if args.mapping else None
         target = agr.parse_scale(args.target_scale) if args.target_scale else None
+        if mapping and scale is None and agr.is_paper_map(mapping):
+            scale = agr.PAPER_SOURCE
+            _warn("agreement", f"--map {mapping.text} without --scale: using the paper's source scale "
+                               f"{scale} (section 4: IMO Shortlist 1-4 -> 0-7)")
         if mapping and scale:
             mapping.target(scale)  # rejects maps that do not give integers
     except ValueError as exc:
@@ -336,11 +422,11 @@ def cmd_agreement(args: argparse.Namespace) -> int:
     if not ids:
         _err("agreement", "no id is graded in both files")
         return EXIT_INPUT
-    if scale is None:
-        scale = agr.Scale(min(h + p), max(h + p)) if min(h + p) < max(h + p) else agr.Scale(min(h + p), min(h + p) + 1)
-        _warn("agreement", f"no --scale: using {scale} (the grades seen); pass --scale to include unseen end grades")
     try:
-        report = agr.compute_agreement(h, p, scale, mapping, target)
+        if scale is None:
+            scale = agr.infer_scale(h + p)
+            _warn("agreement", f"no --scale: using {scale} (the grades seen); pass --scale to include unseen end grades")
+        report = agr.compute_agreement(h, p, scale, mapping, target, ac2_formula=args.ac2)
     except ValueError as exc:
         _err("agreement", str(exc))
         return EXIT_INPUT
@@ -352,10 +438,9 @@ def cmd_agreement(args: argparse.Namespace) -> int:
     row = [report.n] + [_fmt(report.metrics[k].value) for k, _ in agr.METRICS]
     print(_table([row], headers))
     mapped = f", map {report.mapping}" if report.mapping else ""
-    print(f"scale {report.scale}{mapped}")
+    print(f"scale {report.scale}{mapped}, AC2 formula: {report.ac2_formula}")
     for key, label in agr.METRICS:
         m = report.metrics[key]
         if m.value is None:
             print(f"{label}: undefined - {m.reason}")
     return EXIT_OK
-

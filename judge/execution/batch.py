@@ -30,8 +30,19 @@ WINDOW_PER_JOB = 64
 CandidateStream = Iterable[tuple["Candidate | None", "Issue | None"]]
 
 
-def optimal_candidates(suite: Suite) -> Iterator[tuple[Candidate | None, Issue | None]]:
-    """One candidate per problem: its own reference solution."""
+def optimal_candidates(suite: Suite, language: str = "python"
+                       ) -> Iterator[tuple[Candidate | None, Issue | None]]:
+    """One candidate per problem: its own reference solution (in ``language``: the file
+    ``<suite folder>/<language>/<problem id>.<ext>``)."""
+    if language != "python":
+        from judge.languages.candidates import reference_solution
+
+        for problem in suite.problems:
+            code = reference_solution(problem, language)
+            if code is not None:  # problems without one are skipped (the CLI counts them)
+                yield Candidate(problem.identifier, code, model="optimal",
+                                language=language), None
+        return
     for problem in suite.problems:
         if problem.optimal_solution:
             yield Candidate(problem.identifier, problem.optimal_solution, model="optimal"), None
@@ -50,6 +61,8 @@ def function_names(problem: Problem, prompt_id: str | None) -> list[str]:
 
 def submission_for(problem: Problem, candidate: Candidate) -> Submission:
     names = function_names(problem, candidate.prompt_id)
+    if candidate.language not in (None, "python"):
+        return _native_submission(candidate.solution, candidate.language, names)
     code, note = extract_code(candidate.solution, names)
     prefix = problem_prefix(problem, candidate.prompt_id)
     if prefix:
@@ -59,6 +72,17 @@ def submission_for(problem: Problem, candidate: Candidate) -> Submission:
     if function != problem.function_name:
         note = ("%s; " % note if note else "") + "judged as %s (generic name)" % function
     return Submission(code, function, note)
+
+
+def _native_submission(solution: str, language: str, names: list[str]) -> Submission:
+    """The code of a reply in another language, and the name its function has there (the
+    problem's name or that language's usual case of it)."""
+    from judge.languages import get
+    from judge.languages.candidates import extract
+
+    code, note = extract(solution, language, names)
+    function = get(language).find_function(code, names) or names[0]
+    return Submission(code, function, note, language)
 
 
 def problem_prefix(problem: Problem, prompt_id: str | None) -> str | None:
@@ -75,11 +99,13 @@ def problem_fingerprint(problem: Problem) -> str:
 
 
 def candidate_key(candidate: Candidate, code: str) -> str:
-    """Who a results line is about: the candidate's identity and code. Two samples with the
-    same code and no ``sample`` number stay apart by their line in the solutions file."""
+    """Who a results line is about: the candidate's identity, code and language. Two samples
+    with the same code and no ``sample`` number stay apart by their line in the solutions file."""
     sample = str(candidate.sample) if candidate.sample is not None else "line:%s" % candidate.line
     parts = [candidate.problem_id, candidate.prompt_id or "", candidate.model or "", sample,
              code]
+    if candidate.language not in (None, "python"):
+        parts.append(candidate.language)
     return hashlib.sha256("\x00".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
 
 
@@ -148,6 +174,14 @@ def with_problems(suite: Suite, stream: CandidateStream, source: str = "<solutio
             yield None, None, Issue(source, "unknown problem_id %r" % candidate.problem_id,
                                     line=candidate.line)
             continue
+        if candidate.language is not None:
+            from judge.languages import normalize
+
+            try:
+                candidate.language = normalize(candidate.language)
+            except ValueError as exc:
+                yield None, None, Issue(source, str(exc), line=candidate.line)
+                continue
         yield problem, candidate, None
 
 
@@ -168,12 +202,36 @@ class BatchRunner:
         self.on_issue = on_issue
         self._limits_fp = executor.limits.fingerprint()
         self._problem_fps: dict[int, str] = {}
+        self._expressible: dict[tuple[str, str], bool] = {}
         self.source = "<solutions>"
 
     def _issue(self, outcome: RunOutcome, issue: Issue) -> None:
         outcome.issues.append(issue)
         if self.on_issue:
             self.on_issue(issue)
+
+    def _in_language(self, problem: Problem, language: str, outcome: RunOutcome
+                     ) -> Problem | None:
+        """The problem as judged in another language (``Any`` typed from its tests), or None
+        when that language cannot express its types: a property of the problem, said once
+        per problem and language, never a candidate's failure (its candidates are left out)."""
+        from judge.languages import NotExpressible, get
+        from judge.languages.infer import typed
+
+        problem = typed(problem)
+        key = (problem.identifier, language)
+        if key not in self._expressible:
+            try:
+                get(language).check_expressible(problem)
+                self._expressible[key] = True
+            except NotExpressible as exc:
+                self._expressible[key] = False
+                self._issue(outcome, Issue(problem.source, "not expressible in %s (%s): its %s "
+                                           "candidates are not judged" % (language, exc, language)))
+        if not self._expressible[key]:
+            outcome.skipped += 1
+            return None
+        return problem
 
     def _judged_with(self, problem: Problem) -> str:
         # per problem, not per candidate: serialising a problem is the costly part of a key
@@ -220,6 +278,7 @@ class BatchRunner:
         result = self.executor.judge(problem, submission, model=candidate.model,
                                      prompt_id=candidate.prompt_id, sample=candidate.sample)
         result.extra.update(stamp)
+        result.extra["language"] = candidate.language or "python"
         return result
 
     def _emit(self, result: CandidateResult) -> CandidateResult:
@@ -245,6 +304,10 @@ class BatchRunner:
                     if issue is not None:
                         self._issue(outcome, issue)
                     continue
+                if candidate.language not in (None, "python"):
+                    problem = self._in_language(problem, candidate.language, outcome)
+                    if problem is None:
+                        continue
                 prepared = self._prepare(problem, candidate, outcome)
                 if prepared is None:
                     continue

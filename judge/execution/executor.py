@@ -22,7 +22,7 @@ from judge.execution.checkers import CheckerPool, CheckOutcome
 from judge.execution.compare import compare, python_equal
 from judge.problem.model import PreparedTest, Problem
 from judge.sandbox.base import Job, JobReport, Limits, Sandbox, TestInput
-from judge.problem.types import ValueTypeError, from_json, to_json
+from judge.problem.types import Tolerance, ValueTypeError, from_json, to_json
 from judge.execution.verdicts import CandidateResult, TestResult, Verdict, overall
 
 #: "on-failure" (default): a candidate's tests run in one child until the first that does not
@@ -41,6 +41,7 @@ class Submission:
     code: str
     function: str
     note: str | None = None  # how the code was extracted, when worth saying
+    language: str = "python"  # judge.languages: python, js, cpp, go, rust, java
 
 
 def problem_limits(problem: Problem, base: Limits) -> Limits:
@@ -95,12 +96,15 @@ def _conforms(value: Any, spec: Any) -> bool:
     return True
 
 
-def equal(problem: Problem, expected: Any, actual: Any) -> str | None:
+def equal(problem: Problem, expected: Any, actual: Any,
+          tolerance: Tolerance | None = None) -> str | None:
     """The problem's equality: by declared type (native problems) or the benchmark's own
-    ``==`` on data values (imported suites: ``"equality": "python"``)."""
+    ``==`` on data values (imported suites: ``"equality": "python"``). ``tolerance`` replaces
+    the problem's when the candidate chose a narrower float (32 bits) than ours."""
+    tolerance = tolerance or problem.float_tolerance
     if problem.equality == "python":
-        return python_equal(expected, actual, problem.float_tolerance)
-    return compare(expected, actual, problem.return_spec, problem.float_tolerance)
+        return python_equal(expected, actual, tolerance)
+    return compare(expected, actual, problem.return_spec, tolerance)
 
 
 def _shown(value: Any) -> Any:
@@ -179,6 +183,9 @@ class Executor:
         self.checkers = Checkers(getattr(sandbox, "size", 1))
         #: the isolation in force, copied into every result (``sandbox_isolation``)
         self.isolation = sandbox.isolation()
+        from judge.languages.jobs import CompileCache
+
+        self.compile_cache = CompileCache()
         self._reference: dict[str, list[float] | None] = {}
         self._reference_locks: dict[str, threading.Lock] = {}
         self._lock = threading.Lock()
@@ -248,17 +255,29 @@ class Executor:
         limits, time_limits = self.test_limits(problem)
         digest = hashlib.sha256(submission.code.encode("utf-8", "surrogatepass")).hexdigest()[:16]
         job = self._job(problem, submission, limits, time_limits, digest)
+        native = None
+        if submission.language != "python":
+            from judge.languages import jobs
+
+            native = jobs.prepare(job, submission.language, problem.param_specs, problem.return_spec,
+                                  self.compile_cache, self.sandbox.name)
+            job = native.job
         started = time.monotonic()
-        if self.test_isolation == "on-failure" and len(job.tests) > 1:
+        if self.test_isolation == "on-failure" and len(job.tests) > 1 and native is None:
             report, tests, isolation = self._batch_then_isolated(problem, job)
         else:
-            report = self.sandbox.run(job)
+            report = self._run(job, native)
             tests = self.verdicts(problem, report, job)
             isolation = "per-test"
         retried = False
         if overall(tests) is Verdict.SANDBOX_ERROR:
             retried = True
-            report = self.sandbox.run(job)
+            if native is not None:
+                native = jobs.prepare(self._job(problem, submission, limits, time_limits, digest),
+                                      submission.language, problem.param_specs, problem.return_spec,
+                                      self.compile_cache, self.sandbox.name)
+                job = native.job
+            report = self._run(job, native)
             tests = self.verdicts(problem, report, job)
         verdict = overall(tests)
         message = next((t.message for t in tests if t.verdict is verdict and t.message), None)
@@ -270,6 +289,12 @@ class Executor:
             result.extra["note"] = submission.note
         if retried:
             result.extra["retried"] = True
+        if native is not None:
+            result.extra["language"] = submission.language
+            info = report.compile_info or {}
+            if "compile_s" in info:
+                result.extra["compile_s"] = info["compile_s"]
+                result.extra["compile_cached"] = bool(info.get("cached"))
         if self.test_isolation != "per-test":
             result.extra["isolation"] = isolation
         return result
@@ -339,6 +364,14 @@ class Executor:
                 "spent while this test ran after the earlier ones in one child"
                 % (job.budget_s or 0.0)))
         return TestResult(index, Verdict.TIMEOUT, 0.0, _budget_message(job))
+
+    def _run(self, job: Job, native: Any = None) -> JobReport:
+        report = self.sandbox.run(job)
+        if native is not None:
+            from judge.languages import jobs
+
+            report = jobs.finish(native, report, self.compile_cache)
+        return report
 
     # ---- records -> verdicts --------------------------------------------------------------
 
@@ -486,7 +519,11 @@ class Executor:
                 "check %r raised %s" % (test.check, outcome.raised) if outcome.raised
                 else outcome.why or "check failed: %s" % test.check)
         else:
-            why = equal(problem, test.expected, actual)
+            tolerance = problem.float_tolerance
+            if record.get("narrow"):  # the candidate chose 32-bit floats: their precision
+                tolerance = replace(tolerance, rel=max(tolerance.rel, 1e-6),
+                                    abs=max(tolerance.abs, 1e-5))
+            why = equal(problem, test.expected, actual, tolerance)
         if why is None:
             return Verdict.PASS, None, None
         return Verdict.WRONG_ANSWER, _text(why, 2000), _shown(actual)

@@ -38,7 +38,10 @@ class Summary:
 
 
 def _model(row: dict[str, Any]) -> str:
-    return str(row.get("model") or "-")
+    """The row's model; with its language when that is not Python (reports group by it)."""
+    language = row.get("language")
+    model = str(row.get("model") or "-")
+    return model if language in (None, "python") else "%s [%s]" % (model, language)
 
 
 def summarize(rows: Iterable[dict[str, Any]]) -> Summary:

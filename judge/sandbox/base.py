@@ -126,6 +126,10 @@ class Job:
     #: batch: the child waits for the worker after each test, so each is timed exactly
     #: (reference timing); without, a test's CPU time may be an upper bound over several
     batch_acks: bool = True
+    #: "python", or another language whose ``build`` (files, compile and run commands, see
+    #: judge/languages/) the worker's native part runs
+    language: str = "python"
+    build: dict[str, Any] | None = None
 
     def to_wire(self, uid: int | None = None, gid: int | None = None) -> dict[str, Any]:
         limits = self.limits
@@ -154,6 +158,9 @@ class Job:
             message["budget"] = {"cpu": self.budget_s,
                                  "wall": limits.wall_limit(self.budget_s) if wall is None else wall,
                                  "grace": limits.wall_extra_s}
+        if self.language != "python":
+            message["language"] = self.language
+            message["build"] = self.build or {}
         if uid is not None:
             message["uid"] = uid
             message["gid"] = gid if gid is not None else uid
@@ -161,11 +168,13 @@ class Job:
 
     def deadline_s(self) -> float:
         """How long the whole job may take before the worker is deemed stuck."""
+        compile_s = float((self.build or {}).get("compile_wall_s", 0.0)) * len(
+            (self.build or {}).get("compile") or [])
         # the worker's wall backstop may stretch to 5x its limit on a loaded machine
         walls = sum(t.wall_limit_s for t in self.tests)
         if self.budget_s is not None:
             walls = min(walls, self.limits.wall_limit(self.budget_s) + 0.05 * len(self.tests))
-        return 5.0 * walls + 10.0
+        return 5.0 * walls + 10.0 + compile_s
 
 
 @dataclass
@@ -187,6 +196,8 @@ class JobReport:
     died_reason: str | None = None
     recycle: bool = False
     oom_killed: bool = False
+    #: the worker's compile record (other languages: compile time, cache use, artifact)
+    compile_info: dict[str, Any] | None = None
 
     @property
     def incident(self) -> bool:
@@ -328,6 +339,7 @@ class WorkerSession:
                 started = True
             elif event == "compile":
                 report.compiled = bool(record.get("ok"))
+                report.compile_info = record
                 if not report.compiled:
                     report.compile_error = str(record.get("error"))
                     report.compile_line = record.get("line")

@@ -205,6 +205,12 @@ def _check_base(client, name: str, language: str) -> None:
             remove_containers(client, [container])
 
 
+def env_base_image(language: str) -> str:
+    """``JUDGE_BASE_IMAGE``: a Python base, so it names the base of the Python image only (the
+    native image needs its toolchains, which only its own recipe has)."""
+    return os.environ.get("JUDGE_BASE_IMAGE", "").strip() if language == "python" else ""
+
+
 def choose_base(language: str = "python", progress: Progress = print, client=None,
                 rebuild_base: bool = False) -> str:
     """Pick the base image, in this order, saying one line per step tried:
@@ -230,7 +236,7 @@ def choose_base(language: str = "python", progress: Progress = print, client=Non
     try:
         ours = base_tag(language)
         official = official_base(language)
-        env = os.environ.get("JUDGE_BASE_IMAGE", "").strip()
+        env = env_base_image(language)
         if env:
             if _image_exists(client, env):
                 step(f"JUDGE_BASE_IMAGE={env}", "present locally: using it")
@@ -308,7 +314,7 @@ def build_image(language: str = "python", progress: Progress = print, force: boo
         if repository:
             tag = f"{repository}:{tag.partition(':')[2]}"
         if not force and not rebuild_base and _image_exists(client, tag):
-            env = base_image or os.environ.get("JUDGE_BASE_IMAGE", "").strip()
+            env = base_image or env_base_image(language)
             built_from = (client.images.get(tag).labels or {}).get(LABEL_BASE_ID)
             wanted = _image_id(client, env) if env else None
             if not env or (wanted and wanted == built_from):

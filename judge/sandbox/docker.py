@@ -260,7 +260,7 @@ class DockerSandbox(PooledSandbox):
                  memory_mb: int | None = None, memory_headroom_mb: int = 128,
                  cpus: float = 1.0, pids_limit: int = 64, tmpfs_mb: int = 64,
                  nofile: int = 1024, fsize_mb: int = 64, grow_memory: bool = True,
-                 prewarm: bool = False,
+                 prewarm: bool = False, exec_work: bool = False,
                  run_id: str | None = None, client: Any = None) -> None:
         super().__init__(size, max_jobs_per_worker, fresh)
         self.fresh = fresh
@@ -275,6 +275,8 @@ class DockerSandbox(PooledSandbox):
         self.tmpfs_mb = tmpfs_mb
         self.nofile = nofile
         self.fsize_mb = fsize_mb
+        #: /work may hold programs (compiled candidates); Docker mounts a tmpfs noexec unless told
+        self.exec_work = exec_work
         self.run_id = run_id or new_run_id()
         self._labels = maintenance.owner_labels(self.run_id, language)
         self._serial = 0
@@ -322,7 +324,8 @@ class DockerSandbox(PooledSandbox):
             pids_limit=self.pids_limit,
             network_mode="none",
             read_only=True,
-            tmpfs={"/work": "%s,uid=%d,gid=%d,mode=0700" % (tmpfs_opts, SANDBOX_UID, SANDBOX_UID),
+            tmpfs={"/work": "%s,uid=%d,gid=%d,mode=0700%s" % (
+                tmpfs_opts, SANDBOX_UID, SANDBOX_UID, ",exec" if self.exec_work else ""),
                    "/tmp": "%s,mode=1777" % tmpfs_opts},
             cap_drop=["ALL"],
             security_opt=["no-new-privileges"],

@@ -46,6 +46,21 @@ def render_worker(language: str = "python") -> str:
     """The sandbox worker's source, self-contained (the wire codec is inlined)."""
     env = template_environment(str(runner_dir(language)))
     codec = Path(wire.__file__).read_text(encoding="utf-8")
-    return env.get_template("worker.py.j2").render(
+    source = env.get_template("worker.py.j2").render(
         protocol=PROTOCOL, preimports=PREIMPORTS, codec_source=codec
     )
+    return with_native_languages(source)
+
+
+MAIN_GUARD = '\nif __name__ == "__main__":'
+
+
+def with_native_languages(source: str) -> str:
+    """The worker, able to run jobs of the other languages too: ``runners/native/`` adds a
+    ``Worker`` that execs a compiled candidate per test under the same supervision (see
+    judge/languages/). Inserted before the worker's main guard, so ``main`` picks it up."""
+    extension = runner_dir("native") / "native_worker.py"
+    if not extension.is_file() or MAIN_GUARD not in source:
+        return source
+    head, guard, tail = source.rpartition(MAIN_GUARD)
+    return head + "\n\n" + extension.read_text(encoding="utf-8") + "\n" + guard + tail

@@ -93,6 +93,10 @@ def runner_files(language: str = "python") -> dict[str, bytes]:
     """The files that go to /opt/judge/runner/ in the image (templates rendered). Their
     content, not the raw templates, enters the definition hash, so a change of anything
     inlined into the worker (the wire codec) also makes a new image tag."""
+    if language == "native":
+        # the sandbox of the other languages runs the same worker: runners/native/ is
+        # inlined into it (judge.sandbox.harness.render_worker)
+        return runner_files("python")
     files: dict[str, bytes] = {}
     for name, data in _tree_files(runner_dir(language)).items():
         if name.endswith(".j2"):

@@ -10,20 +10,36 @@ Gwet's AC2.  The definitions used here:
   and weights from category *values*, ``w = (i - j)^2 / (hi - lo)^2``.  Computing it on the
   categories actually seen (as label-index based tools do by default) changes distances
   when a middle grade is never used.
-* **AC2** is Gwet's (2014) formula with quadratic agreement weights
-  ``r_kl = 1 - (k - l)^2 / (hi - lo)^2``: ``AC2 = (pa - pe) / (1 - pe)`` with
+* **AC2** (default, ``formula="gwet"``) is Gwet's (2014) formula with quadratic agreement
+  weights ``r_kl = 1 - (k - l)^2 / (hi - lo)^2``: ``AC2 = (pa - pe) / (1 - pe)`` with
   ``pa = mean r(g_i, h_i)``, ``pe = T_r / (K (K - 1)) * sum_k pi_k (1 - pi_k)``,
   ``T_r`` the sum of all weights, ``K`` the number of categories of the scale and ``pi``
-  the pooled marginals.  (The paper's simplified ``1 - D_o / D_e`` with pooled marginals is
-  a different number; Gwet's is the one the reference values are computed with.)
+  the pooled marginals.  It is the standard one, and the one the reference vector's
+  82/97 is computed with.
+* **AC2, the paper's literal formula** (``formula="paper"``, section 4):
+  ``1 - D_o / D_e`` with ``D_o = mean w(g_i, h_i)``, ``D_e = sum_ij w_ij pi_i pi_j`` and
+  ``w_ij = (i - j)^2 / (hi - lo)^2``, ``pi`` the pooled marginals.  On the reference vector
+  (1-4, both raters with marginals 2, 2, 3, 3) ``D_o = 0.4/9`` and
+  ``D_e = 2 (4.1 - 1.7^2) / 9 = 2.42/9``, so it is ``1 - 0.4/2.42 = 101/121 = 0.83471``
+  (equal to QWK here, since the two raters' marginals are identical) where Gwet's gives
+  ``82/97 = 0.84536``.  Undefined (0/0) when both raters give one and the same grade.
+* Every metric costs O(n) whatever the size of the scale: the sums over all pairs of
+  categories have closed forms (moments of the marginals), so a wide scale never costs
+  memory or time quadratic in its size.
 * **Undefined metrics** are reported as ``None`` with a reason, never as a made-up number:
   Pearson/Spearman with zero variance on either side; QWK when the expected disagreement
   is 0 (both raters constant on the same grade, 0/0).  AC2 stays defined for constant
   ratings (1.0 when both raters agree on a single grade).
 
 Grades are integers on a declared scale (``1-4``); an optional linear map such as
-``2x-1`` moves them to another scale (the paper maps 1-4 to 0-7) before any metric; the
-target scale defaults to the mapped end points and can be given explicitly (``0-7``).
+``2x-1`` moves them to another scale before any metric.  The paper maps the IMO Shortlist's
+1-4 to MathArena's **0-7** with ``2x-1``, so that map (by its coefficients, however it is
+written) defaults to the source scale 1-4 and the target scale 0-7 (:data:`PAPER_MAP`);
+any other map's target defaults to the mapped end points; both can be given explicitly.
+
+Without a declared scale, :func:`infer_scale` takes the range of the grades seen, but only
+up to :data:`MAX_INFERRED_CATEGORIES` categories: grades far apart (one outlier of 10**9)
+are an error asking for a scale, not a silent 10**9-category table.
 """
 
 from __future__ import annotations
@@ -36,7 +52,8 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Sequence
 
-from judge.scoring.primitives import InputError, iter_jsonl
+from judge import jsonl
+from judge.scoring.primitives import InputError, num_text, read_jsonl
 
 Number = int | float | Fraction
 
@@ -70,12 +87,33 @@ class Scale:
         return f"{self.lo}-{self.hi}"
 
 
+#: an inferred scale (no ``--scale``) has at most this many categories
+MAX_INFERRED_CATEGORIES = 101
+
+
 def parse_scale(text: str) -> Scale:
-    """``"1-4"``, ``"0..7"`` or ``"0:7"`` -> :class:`Scale`."""
-    m = re.fullmatch(r"\s*(-?\d+)\s*(?:-|\.\.|:)\s*(-?\d+)\s*", text)
-    if not m:
-        raise ValueError(f"scale must look like 1-4, got {text!r}")
+    """``"1-4"``, ``"0..7"`` or ``"0:7"`` -> :class:`Scale` (end points of at most 18 digits)."""
+    m = re.fullmatch(r"\s*(-?\d{1,18})\s*(?:-|\.\.|:)\s*(-?\d{1,18})\s*", text[:100])
+    if not m or len(text) > 100:
+        raise ValueError(f"scale must look like 1-4 (integers of at most 18 digits), got {text[:60]!r}")
     return Scale(int(m.group(1)), int(m.group(2)))
+
+
+def infer_scale(grades: Sequence[int]) -> Scale:
+    """The range of the grades seen (one grade seen: that grade and the next), or a
+    ``ValueError`` asking for an explicit scale when it would have more than
+    :data:`MAX_INFERRED_CATEGORIES` categories."""
+    lo, hi = min(grades), max(grades)
+    if hi - lo + 1 > MAX_INFERRED_CATEGORIES:
+        raise ValueError(f"the grades range from {_short(lo)} to {_short(hi)} "
+                         f"({_short(hi - lo + 1)} categories, more than {MAX_INFERRED_CATEGORIES}): "
+                         "pass the scale explicitly (such as --scale 0-7); an outlier grade "
+                         "would otherwise define the scale")
+    return Scale(lo, hi) if lo < hi else Scale(lo, lo + 1)
+
+
+def _short(n: int) -> str:
+    return num_text(n)
 
 
 @dataclass(frozen=True)
@@ -98,9 +136,28 @@ class LinearMap:
         return Scale(ends[0], ends[1])
 
 
+#: the paper's map (section 4): IMO Shortlist 1-4 -> MathArena 0-7 with m(x) = 2x - 1
+PAPER_MAP = (Fraction(2), Fraction(-1))
+PAPER_SOURCE, PAPER_TARGET = Scale(1, 4), Scale(0, 7)
+
+
+def is_paper_map(mapping: LinearMap) -> bool:
+    """True for ``2x-1`` however it is written (``2*x - 1``, ``-1+2x`` is not accepted)."""
+    return (mapping.a, mapping.b) == PAPER_MAP
+
+
+def default_target(mapping: LinearMap, scale: Scale) -> Scale:
+    """0-7 for the paper's map on 1-4; otherwise the scale of the mapped end points."""
+    if is_paper_map(mapping) and scale == PAPER_SOURCE:
+        return PAPER_TARGET
+    return mapping.target(scale)
+
+
 def parse_map(text: str) -> LinearMap:
     """Parse ``2x-1``, ``2*x - 1``, ``x+1``, ``-x+7``, ``0.5x``, ``x``."""
     s = text.replace(" ", "")
+    if len(s) > 40:
+        raise ValueError(f"map must be linear in x like 2x-1, got {text[:40]!r}...")
     m = re.fullmatch(r"([+-]?(?:\d+(?:\.\d+)?)?)\*?x(?:([+-])(\d+(?:\.\d+)?))?", s)
     if not m:
         raise ValueError(f"map must be linear in x like 2x-1, got {text!r}")
@@ -184,43 +241,73 @@ def off_by(x: Sequence[Number], y: Sequence[Number], k: int) -> float:
 
 def _check_categories(x: Sequence[int], y: Sequence[int], scale: Scale) -> None:
     _check(x, y)
-    cats = set(scale.categories)
     for v in list(x) + list(y):
-        if isinstance(v, bool) or v not in cats:
-            raise ValueError(f"grade {v!r} is not on the scale {scale}")
+        if isinstance(v, bool) or not isinstance(v, int) or not scale.lo <= v <= scale.hi:
+            raise ValueError(f"grade {_short(v) if isinstance(v, int) else repr(v)} is not on the scale {scale}")
+
+
+def _moments(values: Sequence[int], lo: int) -> tuple[Fraction, Fraction]:
+    """Mean of ``v - lo`` and of ``(v - lo)**2``, exactly."""
+    n = len(values)
+    return (Fraction(sum(v - lo for v in values), n), Fraction(sum((v - lo) ** 2 for v in values), n))
+
+
+def _pooled_square_sum(x: Sequence[int], y: Sequence[int]) -> Fraction:
+    """``sum_k pi_k**2`` of the pooled marginals (only the categories seen contribute)."""
+    counts: dict[int, int] = {}
+    for v in list(x) + list(y):
+        counts[v] = counts.get(v, 0) + 1
+    total = 2 * len(x)
+    return sum((Fraction(c, total) ** 2 for c in counts.values()), Fraction(0))
 
 
 def quadratic_weighted_kappa(x: Sequence[int], y: Sequence[int], scale: Scale) -> float:
-    """Cohen's kappa with quadratic weights over the full category set of ``scale``."""
+    """Cohen's kappa with quadratic weights over the full category set of ``scale``.
+
+    The expected disagreement ``sum_ij (i - j)^2 p_i q_j`` is computed from the marginals'
+    moments (``E_p[i^2] - 2 E_p[i] E_q[j] + E_q[j^2]``): O(n) for any scale."""
     _check_categories(x, y, scale)
     n, span2 = len(x), Fraction((scale.hi - scale.lo) ** 2)
-    cats = scale.categories
-    p = {c: Fraction(sum(1 for v in x if v == c), n) for c in cats}
-    q = {c: Fraction(sum(1 for v in y if v == c), n) for c in cats}
-    observed = sum(Fraction((a - b) ** 2) / span2 for a, b in zip(x, y)) / n
-    expected = sum((i - j) ** 2 / span2 * p[i] * q[j] for i in cats for j in cats)
+    observed = Fraction(sum((a - b) ** 2 for a, b in zip(x, y)), n) / span2
+    (px, px2), (py, py2) = _moments(x, scale.lo), _moments(y, scale.lo)
+    expected = (px2 - 2 * px * py + py2) / span2
     if expected == 0:
         raise UndefinedMetric("expected disagreement is 0 (both raters gave the same single grade): 0/0")
     return float(1 - observed / expected)
 
 
 def gwet_ac2(x: Sequence[int], y: Sequence[int], scale: Scale) -> float:
-    """Gwet's AC2 with quadratic weights over the full category set of ``scale``."""
+    """Gwet's AC2 with quadratic weights over the full category set of ``scale`` (O(n)).
+
+    ``T_r``, the sum of the weights over all ``K^2`` pairs of categories, is
+    ``K^2 - (2 K sum a^2 - 2 (sum a)^2) / span^2`` over ``a = 0..span``."""
     _check_categories(x, y, scale)
-    n, span2 = len(x), Fraction((scale.hi - scale.lo) ** 2)
-    cats = scale.categories
-    k = len(cats)
-
-    def r(a: int, b: int) -> Fraction:
-        return 1 - Fraction((a - b) ** 2) / span2
-
-    pa = sum(r(a, b) for a, b in zip(x, y)) / n
-    pi = {c: Fraction(sum(1 for v in x if v == c) + sum(1 for v in y if v == c), 2 * n) for c in cats}
-    t_r = sum(r(a, b) for a in cats for b in cats)
-    pe = t_r / (k * (k - 1)) * sum(pi[c] * (1 - pi[c]) for c in cats)
+    n, span = len(x), scale.hi - scale.lo
+    k = span + 1
+    pa = 1 - Fraction(sum((a - b) ** 2 for a, b in zip(x, y)), n) / span ** 2
+    sum_a, sum_a2 = span * (span + 1) // 2, span * (span + 1) * (2 * span + 1) // 6
+    t_r = k * k - Fraction(2 * k * sum_a2 - 2 * sum_a * sum_a, span ** 2)
+    pe = t_r / (k * (k - 1)) * (1 - _pooled_square_sum(x, y))
     if pe == 1:
         raise UndefinedMetric("chance agreement is 1")
     return float((pa - pe) / (1 - pe))
+
+
+def paper_ac2(x: Sequence[int], y: Sequence[int], scale: Scale) -> float:
+    """The paper's section-4 AC2: ``1 - D_o / D_e`` with pooled marginals (O(n)).
+
+    ``D_e = sum_ij w_ij pi_i pi_j = 2 (E_pi[i^2] - E_pi[i]^2) / span^2``."""
+    _check_categories(x, y, scale)
+    n, span2 = len(x), Fraction((scale.hi - scale.lo) ** 2)
+    d_o = Fraction(sum((a - b) ** 2 for a, b in zip(x, y)), n) / span2
+    m1, m2 = _moments(list(x) + list(y), scale.lo)
+    d_e = 2 * (m2 - m1 * m1) / span2
+    if d_e == 0:
+        raise UndefinedMetric("expected disagreement D_e is 0 (both raters gave the same single grade): 0/0")
+    return float(1 - d_o / d_e)
+
+
+AC2_FORMULAS = {"gwet": gwet_ac2, "paper": paper_ac2}
 
 
 # --------------------------------------------------------------------------------------
@@ -251,10 +338,12 @@ class AgreementReport:
     metrics: dict[str, MetricResult]
     missing_in_pred: list[str] = field(default_factory=list)
     missing_in_human: list[str] = field(default_factory=list)
+    ac2_formula: str = "gwet"
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form (undefined metrics: ``null`` plus ``<name>_reason``)."""
-        out: dict[str, Any] = {"n": self.n, "scale": self.scale, "map": self.mapping}
+        out: dict[str, Any] = {"n": self.n, "scale": self.scale, "map": self.mapping,
+                               "ac2_formula": self.ac2_formula}
         for key, _ in METRICS:
             m = self.metrics[key]
             out[key] = m.value
@@ -273,11 +362,16 @@ def _metric(fn: Any, *args: Any) -> MetricResult:
 
 
 def compute_agreement(human: Sequence[int], pred: Sequence[int], scale: Scale,
-                      mapping: LinearMap | None = None, target: Scale | None = None) -> AgreementReport:
-    """Every metric for paired grades on ``scale`` (mapped first when ``mapping`` is given)."""
+                      mapping: LinearMap | None = None, target: Scale | None = None,
+                      ac2_formula: str = "gwet") -> AgreementReport:
+    """Every metric for paired grades on ``scale`` (mapped first when ``mapping`` is given;
+    the target defaults to :func:`default_target`). ``ac2_formula``: ``gwet`` (default) or
+    ``paper`` (see the module docstring)."""
+    if ac2_formula not in AC2_FORMULAS:
+        raise ValueError(f"AC2 formula must be one of {', '.join(AC2_FORMULAS)}, got {ac2_formula!r}")
     _check_categories(human, pred, scale)
     if mapping is not None:
-        target = target or mapping.target(scale)
+        target = target or default_target(mapping, scale)
         human, pred = [mapping(v) for v in human], [mapping(v) for v in pred]
     else:
         target = target or scale
@@ -290,9 +384,10 @@ def compute_agreement(human: Sequence[int], pred: Sequence[int], scale: Scale,
         "qwk": _metric(quadratic_weighted_kappa, human, pred, target),
         "off_by_1": _metric(off_by, human, pred, 1),
         "off_by_2": _metric(off_by, human, pred, 2),
-        "ac2": _metric(gwet_ac2, human, pred, target),
+        "ac2": _metric(AC2_FORMULAS[ac2_formula], human, pred, target),
     }
-    return AgreementReport(len(human), str(target), mapping.text if mapping else None, metrics)
+    return AgreementReport(len(human), str(target), mapping.text if mapping else None, metrics,
+                           ac2_formula=ac2_formula)
 
 
 # --------------------------------------------------------------------------------------
@@ -302,61 +397,86 @@ def compute_agreement(human: Sequence[int], pred: Sequence[int], scale: Scale,
 
 def _grade(value: Any, where: str, scale: Scale | None) -> int:
     if isinstance(value, str):
+        text = value.strip()
+        if len(text) > 40:
+            raise InputError(f"{where}: grade {text[:20]!r}... ({len(text)} characters) is not a grade")
         try:
-            value = Fraction(value.strip())
+            value = Fraction(text)
         except (ValueError, ZeroDivisionError):
             raise InputError(f"{where}: grade {value!r} is not a number") from None
     if isinstance(value, bool) or not isinstance(value, (int, float, Fraction)):
-        raise InputError(f"{where}: grade must be a number, got {value!r}")
+        raise InputError(f"{where}: grade must be a number, got {_clip(value)}")
     if isinstance(value, float) and not math.isfinite(value):
         raise InputError(f"{where}: grade {value!r} is not finite")
     if Fraction(value).denominator != 1:
         raise InputError(f"{where}: grade {value} is not an integer (grades are ordinal categories)")
     g = int(value)
     if scale is not None and not scale.lo <= g <= scale.hi:
-        raise InputError(f"{where}: grade {g} is outside the scale {scale}")
+        raise InputError(f"{where}: grade {_short(g)} is outside the scale {scale}")
     return g
+
+
+def _clip(value: Any) -> str:
+    text = repr(value) if not isinstance(value, int) else _short(value)
+    return text if len(text) <= 60 else text[:50] + "..."
+
+
+def _read_text(p: Path) -> str:
+    """The whole file as text; bad bytes are a located error (line and column), like JSON."""
+    try:
+        raw = p.read_bytes()
+    except OSError as exc:
+        raise InputError(f"{p}: cannot read: {exc.strerror or exc}") from None
+    if len(raw) > jsonl.MAX_JSON_BYTES:
+        raise InputError(f"{p}: larger than the limit of {jsonl.MAX_JSON_BYTES} bytes")
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw[:exc.start].count(b"\n") + 1
+        column = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise InputError(f"{p}:{line}: not UTF-8 (byte 0x{raw[exc.start]:02x} at column {column})") from None
 
 
 def read_grades(path: str | Path, scale: Scale | None = None) -> dict[str, int]:
     """Read ``id, grade`` pairs from JSON Lines (``{"id", "grade"}``) or CSV (header ``id,grade``).
 
     The format is CSV for a ``.csv`` file, or when the first non-blank line does not start
-    with ``{``.  Every problem is collected and raised together, each naming ``file:line``.
-    """
+    with ``{``; JSON Lines go through :func:`judge.jsonl.read_lines`.  Every problem is
+    collected and raised together, each naming ``file:line``."""
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"{p}: cannot read: {exc}") from exc
-    first = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
+    first = _first_line(p)
     rows: list[tuple[str, Any, Any]] = []
     errors: list[str] = []
-    if p.suffix.lower() == ".csv" or (first and not first.startswith("{")):
+    if p.suffix.lower() == ".csv" or (first and not first.startswith(b"{")):
+        text = _read_text(p)
         reader = csv.reader(text.splitlines())
-        header = next(reader, None)
-        cols = [h.strip().lower() for h in header] if header else []
-        if "id" not in cols or "grade" not in cols:
-            raise InputError(f"{p}:1: CSV header must contain the columns id and grade, got {header}")
-        i_id, i_grade = cols.index("id"), cols.index("grade")
-        for lineno, rec in enumerate(reader, start=2):
-            if not any(c.strip() for c in rec):
-                continue
-            if len(rec) <= max(i_id, i_grade):
-                errors.append(f"{p}:{lineno}: expected at least {max(i_id, i_grade) + 1} columns, got {len(rec)}")
-                continue
-            rows.append((f"{p}:{lineno}", rec[i_id].strip(), rec[i_grade]))
+        try:
+            header = next(reader, None)
+            cols = [h.strip().lower() for h in header] if header else []
+            if "id" not in cols or "grade" not in cols:
+                raise InputError(f"{p}:1: CSV header must contain the columns id and grade, got {_clip(header)}")
+            i_id, i_grade = cols.index("id"), cols.index("grade")
+            for lineno, rec in enumerate(reader, start=2):
+                if not any(c.strip() for c in rec):
+                    continue
+                if len(rec) <= max(i_id, i_grade):
+                    errors.append(f"{p}:{lineno}: expected at least {max(i_id, i_grade) + 1} columns, got {len(rec)}")
+                    continue
+                rows.append((f"{p}:{lineno}", rec[i_id].strip(), rec[i_grade]))
+        except csv.Error as exc:
+            raise InputError(f"{p}:{reader.line_num}: invalid CSV: {exc}") from None
     else:
-        for lineno, obj in iter_jsonl(p):
-            where = f"{p}:{lineno}"
-            if isinstance(obj, InputError):
-                errors.append(str(obj))
-            elif not isinstance(obj, dict) or "id" not in obj or "grade" not in obj:
+        for line in read_jsonl(p):
+            where = f"{p}:{line.number}"
+            obj = line.value
+            if line.issue is not None:
+                errors.append(str(line.issue))
+            elif "id" not in obj or "grade" not in obj:
                 errors.append(f"{where}: expected an object with keys id and grade")
             elif isinstance(obj["id"], bool) or not isinstance(obj["id"], (str, int)):
                 errors.append(f"{where}: id must be a string or an integer")
             else:
-                rows.append((where, str(obj["id"]), obj["grade"]))
+                rows.append((where, obj["id"] if isinstance(obj["id"], str) else _short(obj["id"]), obj["grade"]))
     grades: dict[str, int] = {}
     seen: dict[str, str] = {}
     for where, gid, raw in rows:
@@ -364,7 +484,7 @@ def read_grades(path: str | Path, scale: Scale | None = None) -> dict[str, int]:
             errors.append(f"{where}: empty id")
             continue
         if gid in seen:
-            errors.append(f"{where}: id {gid!r} already given at {seen[gid]}")
+            errors.append(f"{where}: id {gid[:60]!r} already given at {seen[gid]}")
             continue
         try:
             grades[gid] = _grade(raw, where, scale)
@@ -376,6 +496,18 @@ def read_grades(path: str | Path, scale: Scale | None = None) -> dict[str, int]:
     if not grades:
         raise InputError(f"{p}: no grades")
     return grades
+
+
+def _first_line(p: Path) -> bytes:
+    """The first non-blank line's start (stripped bytes), to tell JSON Lines from CSV."""
+    try:
+        with open(p, "rb") as fh:
+            for raw in iter(lambda: fh.readline(4096), b""):
+                if raw.strip():
+                    return raw.strip().lstrip(b"\xef\xbb\xbf")
+    except OSError as exc:
+        raise InputError(f"{p}: cannot read: {exc.strerror or exc}") from None
+    return b""
 
 
 def join_grades(human: dict[str, int], pred: dict[str, int]) -> tuple[list[str], list[int], list[int], list[str], list[str]]:

@@ -29,16 +29,18 @@ Task file: the JSON layout of the seed document (``task_id``, ``question``,
 
 from __future__ import annotations
 
+import bisect
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from judge.resources import examples_dir
-from judge.scoring.primitives import InputError, iter_jsonl, read_json, validation_message
+from judge.scoring.primitives import InputError, read_json, read_jsonl, validation_message
 
 Mode = Literal["final", "any"]
 MODES: tuple[str, ...] = ("final", "any")
@@ -46,6 +48,11 @@ MODES: tuple[str, ...] = ("final", "any")
 # --------------------------------------------------------------------------------------
 # Number extraction
 # --------------------------------------------------------------------------------------
+
+#: a number with more significant digits than this is kept as text and never equals an
+#: answer: AIME answers are integers 0..999, and exact arithmetic on a runaway digit string
+#: would hit Python's int-to-text limit (4,300 digits) or cost quadratic time
+MAX_DIGITS = 100
 
 _SIGN = r"(?:(?<![\w)\]}])-)?"
 _UNSIGNED = r"(?:(?<![\d.])(?:\d{1,3}(?:,\d{3})+(?![\d])|\d+)(?:\.\d+)?|(?<![\d.])\.\d+)"
@@ -57,7 +64,12 @@ _TOKEN = re.compile(
     r"|(?P<num>" + _NUM + r")"
 )
 _BOX = re.compile(r"\\(?:boxed|fbox)\s*\{")
+_BRACE = re.compile(r"[{}]")
 _PHRASE = re.compile(r"\banswer\b\s*(?:is\b|:|=)", re.IGNORECASE)
+# An arithmetic chain right after an answer phrase, on one line: "3 + 67 = 70", "2 \cdot 35 = 70".
+# Its atoms cannot contain "=", so the split points are forced and matching stays linear.
+_ATOM = r"(?:[\d \t.,+\-*/×÷·^()\[\]{}$]|\\(?:cdot|times|div|frac|left|right))"
+_CHAIN = re.compile(_ATOM + r"+(?:=" + _ATOM + r"+)+")
 
 
 def _prepare(text: str) -> str:
@@ -67,77 +79,152 @@ def _prepare(text: str) -> str:
     return re.sub(r"\\[dt]frac\b", r"\\frac", text)
 
 
-def _to_fraction(s: str) -> Fraction:
-    return Fraction(s.replace(",", ""))
+def _to_fraction(s: str) -> Fraction | int | None:
+    """The exact value of a decimal such as ``-1,000.50`` (an ``int`` when it is whole);
+    None past :data:`MAX_DIGITS` significant digits (counted without leading and trailing
+    zeros, so ``70.000`` is 70 at any length of zeros). Never converts a long digit string
+    to an int."""
+    if s.isdigit():  # the common case, kept fast: a plain integer
+        if len(s) > MAX_DIGITS:
+            s = s.lstrip("0") or "0"
+        return int(s) if len(s) <= MAX_DIGITS else None
+    s = s.replace(",", "")
+    negative = s.startswith("-")
+    whole, _, decimals = s.lstrip("-").partition(".")
+    whole, decimals = whole.lstrip("0"), decimals.rstrip("0")
+    if len(whole) + len(decimals) > MAX_DIGITS:
+        return None
+    if not decimals:
+        value: Fraction | int = int(whole or "0")
+    else:
+        scale = 10 ** len(decimals)
+        value = Fraction(int(whole or "0") * scale + int(decimals), scale)
+    return -value if negative else value
 
 
-@dataclass(frozen=True)
-class ExtractedNumber:
-    """A number found in text: its exact value and the text it came from."""
+def _short(text: str, limit: int = 40) -> str:
+    return text if len(text) <= limit else f"{text[:20]}...{text[-10:]} ({len(text)} characters)"
 
-    value: Fraction
+
+class ExtractedNumber(NamedTuple):
+    """A number found in text: its exact value (None when it has more than
+    :data:`MAX_DIGITS` digits), the text it came from (shortened when long) and where.
+    (A named tuple: output with runaway numbers makes hundreds of thousands of them.)"""
+
+    value: Fraction | int | None
     text: str
+    start: int = 0
 
 
-def extract_numbers(text: str) -> list[ExtractedNumber]:
-    """All numbers in ``text`` in order of appearance, fractions evaluated exactly."""
+def _tokens(prepared: str) -> list[ExtractedNumber]:
     out: list[ExtractedNumber] = []
-    for m in _TOKEN.finditer(_prepare(text)):
-        g = m.groupdict()
-        if g["fn"] is not None:
-            num, den = _to_fraction(g["fn"]), _to_fraction(g["fd"])
-        elif g["sn"] is not None:
-            num, den = Fraction(g["sn"]), Fraction(g["sd"])
-        elif g["an"] is not None:
-            num, den = _to_fraction(g["an"]), _to_fraction(g["ad"])
-        else:
-            out.append(ExtractedNumber(_to_fraction(g["num"]), m.group(0)))
+    append = out.append
+    for m in _TOKEN.finditer(prepared):
+        kind = m.lastgroup
+        if kind == "num":
+            text = m.group(0)
+            append(ExtractedNumber(_to_fraction(text), text if len(text) <= 40 else _short(text), m.start()))
             continue
-        if den != 0:
-            out.append(ExtractedNumber(num / den, m.group(0)))
+        if kind == "fd":
+            num, den = _to_fraction(m.group("fn")), _to_fraction(m.group("fd"))
+        elif kind == "sd":
+            num, den = int(m.group("sn")), int(m.group("sd"))
+        else:
+            num, den = _to_fraction(m.group("an")), _to_fraction(m.group("ad"))
+        if den == 0:
+            continue  # a zero denominator is not a number
+        value = None if num is None or den is None else Fraction(num, den)
+        if value is not None and value.denominator == 1:
+            value = value.numerator
+        out.append(ExtractedNumber(value, _short(m.group(0)), m.start()))
     return out
 
 
-def format_number(value: Fraction) -> str:
+def extract_numbers(text: str) -> list[ExtractedNumber]:
+    """All numbers in ``text`` in order of appearance, fractions evaluated exactly.
+    One pass over the text: linear time."""
+    return _tokens(_prepare(text))
+
+
+def format_number(value: Fraction | int) -> str:
     """``42`` for integers, ``7/2`` otherwise (used in explanations)."""
     return str(value.numerator) if value.denominator == 1 else f"{value.numerator}/{value.denominator}"
 
 
 def _last_boxed(text: str) -> str | None:
-    """Content of the last ``\\boxed{...}`` with balanced braces, or None."""
-    found = None
-    for m in _BOX.finditer(text):
-        depth, i = 1, m.end()
-        while i < len(text) and depth:
-            depth += {"{": 1, "}": -1}.get(text[i], 0)
-            i += 1
-        if depth == 0:
-            found = text[m.end():i - 1]
-    return found
+    """Content of the last ``\\boxed{...}`` with balanced braces, or None.
+
+    Every brace is matched in one left-to-right pass (a stack), so many unclosed
+    ``\\boxed{`` cost linear time, not one scan to the end of the text each."""
+    opens = {m.end() - 1 for m in _BOX.finditer(text)}
+    if not opens:
+        return None
+    closing: dict[int, int] = {}
+    stack: list[int] = []
+    for m in _BRACE.finditer(text):
+        if m.group() == "{":
+            stack.append(m.start())
+        elif stack:
+            start = stack.pop()
+            if start in opens:
+                closing[start] = m.start()
+    if not closing:
+        return None
+    start = max(closing)
+    return text[start + 1:closing[start]]
 
 
 @dataclass(frozen=True)
 class FinalAnswer:
-    """The final answer of a response, how it was found, and its number (None if non-numeric)."""
+    """The final answer of a response, how it was found, and its number (None if non-numeric
+    or longer than :data:`MAX_DIGITS` digits)."""
 
-    value: Fraction | None
+    value: Fraction | int | None
     how: Literal["boxed", "answer phrase", "last number", "none"]
     text: str
+    overlong: bool = False  # the final answer is a number of more than MAX_DIGITS digits
+
+
+def _after_phrase(prepared: str, numbers: list[ExtractedNumber]) -> ExtractedNumber | None:
+    """The answer after the last "answer is"/"answer:"/"answer =" that has a number after it:
+    the first such number, or, when the phrase opens an arithmetic chain on its line
+    (``Final answer: 3 + 67 = 70``), the first number after the chain's last ``=``."""
+    if not numbers:
+        return None
+    last_start = numbers[-1].start
+    chosen = None
+    for m in _PHRASE.finditer(prepared):
+        if m.end() > last_start:
+            break
+        chosen = m
+    if chosen is None:
+        return None
+    starts = [n.start for n in numbers]
+    first = bisect.bisect_left(starts, chosen.end())
+    chain = _CHAIN.match(prepared, chosen.end())
+    if chain is not None:
+        after = bisect.bisect_left(starts, prepared.rfind("=", chosen.end(), chain.end()) + 1)
+        if after < len(numbers) and numbers[after].start < chain.end():
+            return numbers[after]
+    return numbers[first]
 
 
 def extract_final_answer(text: str) -> FinalAnswer:
-    """Last ``\\boxed{}``, else the number after the last "answer is"/"answer:", else the last number."""
-    boxed = _last_boxed(text)
+    """Last ``\\boxed{}``, else the answer after the last "answer is"/"answer:", else the
+    last number. Linear time in the length of ``text`` (see ``benchmarks/extraction_answers.py``)."""
+    prepared = _prepare(text)
+    boxed = _last_boxed(prepared)
     if boxed is not None:
-        nums = extract_numbers(boxed)
-        return FinalAnswer(nums[-1].value if nums else None, "boxed", boxed)
-    for m in reversed(list(_PHRASE.finditer(text))):
-        nums = extract_numbers(text[m.end():])
-        if nums:
-            return FinalAnswer(nums[0].value, "answer phrase", nums[0].text)
-    nums = extract_numbers(text)
+        nums = _tokens(boxed)
+        if not nums:
+            return FinalAnswer(None, "boxed", _short(boxed))
+        return FinalAnswer(nums[-1].value, "boxed", _short(boxed), nums[-1].value is None)
+    nums = _tokens(prepared)
+    phrase = _after_phrase(prepared, nums)
+    if phrase is not None:
+        return FinalAnswer(phrase.value, "answer phrase", phrase.text, phrase.value is None)
     if nums:
-        return FinalAnswer(nums[-1].value, "last number", nums[-1].text)
+        return FinalAnswer(nums[-1].value, "last number", nums[-1].text, nums[-1].value is None)
     return FinalAnswer(None, "none", "")
 
 
@@ -149,14 +236,19 @@ def extract_final_answer(text: str) -> FinalAnswer:
 def _parse_answer(value: Any) -> int:
     """An integer answer 0..999 from ``"70"``, ``70``, ``"070"`` or ``"70.0"``; ValueError otherwise."""
     if isinstance(value, bool) or not isinstance(value, (str, int)):
-        raise ValueError(f"answer must be an integer 0..999 (string or number), got {value!r}")
-    s = str(value).strip()
+        raise ValueError(f"answer must be an integer 0..999 (string or number), got {type(value).__name__}")
+    if isinstance(value, int):
+        if not 0 <= value <= 999:
+            raise ValueError("answer must be in 0..999, got %s" % ("a negative number" if value < 0
+                                                                   else "a number above 999"))
+        return value
+    s = value.strip()
     if not re.fullmatch(r"\d+(?:\.0+)?", s):
-        raise ValueError(f"answer must be an integer 0..999, got {value!r}")
-    n = int(Fraction(s))
-    if not 0 <= n <= 999:
-        raise ValueError(f"answer must be in 0..999, got {n}")
-    return n
+        raise ValueError(f"answer must be an integer 0..999, got {_short(value)!r}")
+    digits = s.partition(".")[0].lstrip("0") or "0"
+    if len(digits) > 3:
+        raise ValueError(f"answer must be in 0..999, got {_short(s)}")
+    return int(digits)
 
 
 class TaskMetadata(BaseModel):
@@ -228,21 +320,30 @@ def evaluate_answer(output: str, expected: int, mode: Mode = "final", task_id: s
     if mode == "any":
         nums = extract_numbers(output)
         for n in nums:
-            if n.value == expected:
+            if n.value is not None and n.value == expected:
                 return EvaluationResult(task_id, 1.0, f"any mode: {n.text!r} equals {exp}", mode,
                                         format_number(n.value), exp)
-        seen = ", ".join(format_number(n.value) for n in nums[:10]) or "no numbers"
-        return EvaluationResult(task_id, 0.0, f"any mode: none of the numbers ({seen}) equals {exp}",
-                                mode, None, exp)
+        seen = ", ".join(_shown(n) for n in nums[:10]) + (", ..." if len(nums) > 10 else "")
+        return EvaluationResult(task_id, 0.0, f"any mode: none of the numbers ({seen or 'no numbers'}) "
+                                              f"equals {exp}", mode, None, exp)
     fa = extract_final_answer(output)
     if fa.value is None:
-        what = "no number found" if fa.how == "none" else f"final answer {fa.how} {fa.text!r} has no number"
+        if fa.how == "none":
+            what = "no number found"
+        elif fa.overlong:
+            what = f"final answer ({fa.how}) {fa.text!r} has more than {MAX_DIGITS} digits"
+        else:
+            what = f"final answer {fa.how} {fa.text!r} has no number"
         return EvaluationResult(task_id, 0.0, f"final mode: {what}", mode, None, exp)
     got = format_number(fa.value)
     ok = fa.value == expected
     verdict = "equals" if ok else "does not equal"
     return EvaluationResult(task_id, 1.0 if ok else 0.0,
                             f"final mode: final answer ({fa.how}) {got} {verdict} {exp}", mode, got, exp)
+
+
+def _shown(n: ExtractedNumber) -> str:
+    return format_number(n.value) if n.value is not None else f"{n.text} (over {MAX_DIGITS} digits)"
 
 
 class UnknownTaskError(KeyError):
@@ -366,14 +467,12 @@ def score_outputs(bench: AIMEBenchmark, path: str | Path, mode: Mode | None = No
     used = mode or bench.mode
     report = OutputsReport(mode=used)
     scores: dict[str, list[float]] = {tid: [] for tid in bench.get_task_ids()}
-    for lineno, row in iter_jsonl(path):
-        where = f"{path}:{lineno}"
-        if isinstance(row, InputError):
-            report.errors.append(str(row))
+    for line in read_jsonl(path):
+        where = f"{path}:{line.number}"
+        if line.issue is not None:
+            report.errors.append(str(line.issue))
             continue
-        if not isinstance(row, dict):
-            report.errors.append(f"{where}: expected a JSON object, got {type(row).__name__}")
-            continue
+        row = line.value
         missing = [k for k in ("task_id", "output") if k not in row]
         if missing:
             report.errors.append(f"{where}: missing key(s) {', '.join(missing)}")
@@ -431,14 +530,12 @@ def import_jsonl(src: str | Path, out_dir: str | Path, *, subset: str, source: s
     prefix = _slug(id_prefix or subset)
     tasks: list[AIMETask] = []
     errors: list[str] = []
-    for position, (lineno, row) in enumerate(iter_jsonl(src), start=1):
-        where = f"{src}:{lineno}"
-        if isinstance(row, InputError):
-            errors.append(str(row))
+    for position, line in enumerate(read_jsonl(src), start=1):
+        where = f"{src}:{line.number}"
+        if line.issue is not None:
+            errors.append(str(line.issue))
             continue
-        if not isinstance(row, dict):
-            errors.append(f"{where}: expected a JSON object")
-            continue
+        row = line.value
         rid, problem, answer = _first(row, _ID_KEYS), _first(row, _PROBLEM_KEYS), _first(row, _ANSWER_KEYS)
         if rid is None or problem is None or answer is None:
             errors.append(f"{where}: needs keys id, problem and answer")
@@ -448,13 +545,13 @@ def import_jsonl(src: str | Path, out_dir: str | Path, *, subset: str, source: s
                             source=source, ground_truth=answer,
                             metadata=TaskMetadata(subset=subset,
                                                   problem_number=int(row.get("problem_number", position))))
-        except (ValidationError, ValueError) as exc:
+        except (ValidationError, ValueError, TypeError, OverflowError) as exc:
             msg = validation_message(exc) if isinstance(exc, ValidationError) else str(exc)
             errors.append(f"{where}: {msg}")
             continue
         tasks.append(task)
     ids = [t.task_id for t in tasks]
-    dupes = sorted({i for i in ids if ids.count(i) > 1})
+    dupes = sorted(i for i, k in Counter(ids).items() if k > 1)
     if dupes:
         errors.append(f"{src}: duplicate task ids after import: {', '.join(dupes)}")
     if errors:

@@ -18,40 +18,57 @@ Rules chosen where the documentation is silent or ambiguous (each one is tested)
 * **exact_match_ratio** divides by the length of the *expected* array: submission elements
   past its end are ignored, missing ones count as misses.  An empty expected array scores
   1000 only for an empty submission array.
-* **numeric_tolerance** is binary per number (``|s - g| <= tolerance``).  For arrays it
-  scores the *fraction* of positions within tolerance (denominator: expected length, extra
-  submission elements ignored, missing ones are misses, an empty expected array scores 1000
-  only for an empty submission).  ``NaN`` is never within tolerance; equal infinities are.
-  ``mode="linear"`` (the public implementation's decay) scores
-  ``1000 * max(0, 1 - |s - g| / tolerance)`` per number instead.
+* **numeric_tolerance** is binary per number, and the boundary is inclusive *as written*:
+  ``|s - g| <= tolerance + REL_EPS * max(|s|, |g|, tolerance)`` with ``REL_EPS = 1e-12``,
+  so ``numeric_tolerance(1.1, 1.0, 0.1)`` scores 1000 although ``1.1 - 1.0`` is
+  ``0.10000000000000009`` in binary floating point (the decimals people write are not
+  exactly representable; the epsilon absorbs that rounding and nothing a tolerance could
+  mean).  Numbers are compared as numbers at any size: an integer of hundreds of digits is
+  compared exactly (``fractions.Fraction``), never converted to a float that overflows.
+  For arrays it scores the *fraction* of positions within tolerance (denominator: expected
+  length, extra submission elements ignored, missing ones are misses, an empty expected
+  array scores 1000 only for an empty submission).  ``NaN`` is never within tolerance;
+  equal infinities are.  ``mode="linear"`` (the public implementation's decay) scores
+  ``1000 * max(0, 1 - |s - g| / tolerance)`` per number instead (a difference within the
+  epsilon counts as 0).
 * **fuzzy_string** lower-cases (``str.casefold``), collapses whitespace, then scores
   ``difflib.SequenceMatcher(autojunk=False).ratio() * 1000``; two empty strings score 1000.
+  difflib's ratio costs time quadratic in the lengths (48 s for two 32 KB strings), so above
+  ``len(a) * len(b) > SIMILARITY_EXACT_LIMIT`` (4,000,000: two texts of 2,000 characters)
+  the ratio is the Dice coefficient of the two multisets of character trigrams,
+  ``2 |T(a) ∩ T(b)| / (|T(a)| + |T(b)|)``, linear in time; the detail says which was used
+  (:func:`similarity_ratio`, also used by the offline equivalence judge).
 * **time_decay** reads the submission field ``time_used_secs`` unless ``field`` names
-  another one; the result is clamped to ``0..1000``; a negative or non-finite time scores 0.
+  another one; the result is clamped to ``0..1000``; a negative or non-finite time scores 0,
+  and so does any time at or past the limit (also an integer of hundreds of digits).
 * **coverage_ratio** / **set_overlap** treat both sides as sets (duplicates collapse);
   an empty expected set scores 1000 for ``coverage_ratio`` and ``intersection`` (nothing
   to find), and Jaccard of two empty sets is 1000 (identical).  ``method`` is required.
-* A field the **submission** omits scores 0 for that dimension and says so; a wrong type in
-  the submission also scores 0.  A field missing or mistyped in the **ground truth** is the
-  author's error and raises :class:`ScoringError`.
+
+The weighted spec that combines them lives in :mod:`judge.scoring.specs`.
 """
 
 from __future__ import annotations
 
 import difflib
-import json
 import math
-from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from fractions import Fraction
 from pathlib import Path
-from typing import Annotated, Any, Literal, NamedTuple, Union
+from typing import Any, Literal, NamedTuple
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import ValidationError
 
+from judge import jsonl
 from judge.errors import InputError, json_location
 
 MAX_SCORE = 1000.0
-WEIGHT_SUM_TOLERANCE = 1e-9
+#: relative epsilon of the inclusive tolerance boundary (see the module docstring)
+REL_EPS = 1e-12
+#: below this magnitude numbers are compared in floating point (the epsilon dwarfs its
+#: rounding); above it, exactly, so nothing overflows
+_FLOAT_SAFE = 1e300
 
 
 class ScoringError(ValueError):
@@ -82,38 +99,18 @@ def validation_message(err: ValidationError, prefix: str = "", *, tags: Sequence
     return "\n".join(lines)
 
 
+def read_jsonl(path: str | Path) -> Any:
+    """The lines of a JSON Lines file through :func:`judge.jsonl.read_lines` (each a
+    :class:`judge.jsonl.Line`: a JSON object, or a located issue for a bad line: not UTF-8,
+    bad syntax, not an object, nested deeper than :data:`judge.jsonl.MAX_DEPTH`, too long)."""
+    return jsonl.read_lines(path, max_depth=jsonl.MAX_DEPTH)
+
+
 def read_json(path: str | Path) -> Any:
-    """Parse a JSON file; syntax errors become :class:`InputError` naming ``file:line:col``."""
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"{p}: cannot read: {exc}") from exc
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{p}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}") from exc
-
-
-def iter_jsonl(path: str | Path) -> Iterator[tuple[int, Any | InputError]]:
-    """Yield ``(line_number, value_or_error)`` for each non-blank line of a JSON Lines file.
-
-    A bad line yields an :class:`InputError` (``file:line: ...``) instead of stopping, so the
-    caller can report it and still use the other lines.
-    """
-    p = Path(path)
-    try:
-        fh = p.open(encoding="utf-8")
-    except OSError as exc:
-        raise InputError(f"{p}: cannot read: {exc}") from exc
-    with fh:
-        for lineno, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                yield lineno, json.loads(line)
-            except json.JSONDecodeError as exc:
-                yield lineno, InputError(f"{p}:{lineno}: invalid JSON: {exc.msg} (column {exc.colno})")
+    """A whole JSON file through :func:`judge.jsonl.read_json`: every failure (unreadable,
+    too large, not UTF-8, bad syntax, nested too deep, an over-long integer) is an
+    :class:`InputError` naming the file and the line or JSON location."""
+    return jsonl.read_json(path)
 
 
 # --------------------------------------------------------------------------------------
@@ -246,27 +243,59 @@ def exact_match_ratio(value: Any, expected: Sequence[Any], *, case_sensitive: bo
     return PrimitiveScore(correct / len(exp) * MAX_SCORE, f"{correct}/{len(exp)} match{note}")
 
 
+def _is_finite(x: Any) -> bool:
+    """``math.isfinite`` that never overflows: every int is finite."""
+    return not isinstance(x, float) or math.isfinite(x)
+
+
+def num_text(x: Any, digits: int = 24) -> str:
+    """A number for a message: ``repr`` for floats and short ints; a long int is shortened
+    (``1234567890...123456 (401 digits)``) so no message hits the int-to-text limit."""
+    if isinstance(x, int) and not isinstance(x, bool):
+        if abs(x) < 10 ** digits:
+            return str(x)
+        sign, n = ("-" if x < 0 else ""), abs(x)
+        if n.bit_length() < 14000:  # below the int-to-text limit (4,300 digits)
+            text = str(n)
+            return f"{sign}{text[:10]}...{text[-6:]} ({len(text)} digits)"
+        approx = int(n.bit_length() * 0.30102999566398120) + 1  # log10(2)
+        return f"{sign}...{n % 10 ** 6:06d} (about {approx} digits)"
+    return repr(x)
+
+
+def within_tolerance(v: int | float, g: int | float, tolerance: int | float) -> bool:
+    """``|v - g| <= tolerance + REL_EPS * max(|v|, |g|, tolerance)`` for finite numbers,
+    exactly at any magnitude (see the module docstring)."""
+    if max(abs(v), abs(g), abs(tolerance)) <= _FLOAT_SAFE:
+        fv, fg, ft = float(v), float(g), float(tolerance)
+        return abs(fv - fg) <= ft + REL_EPS * max(abs(fv), abs(fg), ft)
+    xv, xg, xt = Fraction(v), Fraction(g), Fraction(tolerance)
+    return abs(xv - xg) <= xt + Fraction(REL_EPS) * max(abs(xv), abs(xg), xt)
+
+
 def _number_score(v: Any, g: Any, tolerance: float, mode: str) -> float | None:
     """Score of one number in 0..1, or None when ``v`` is not a number."""
     if not _is_number(v):
         return None
     if _isnan(v) or _isnan(g):
         return 0.0
-    if math.isinf(v) or math.isinf(g):
+    if not (_is_finite(v) and _is_finite(g)):
         return 1.0 if v == g else 0.0
-    diff = abs(v - g)
     if mode == "linear":
+        if within_tolerance(v, g, 0):
+            return 1.0
         if tolerance == 0:
-            return 1.0 if diff == 0 else 0.0
-        return max(0.0, 1.0 - diff / tolerance)
-    return 1.0 if diff <= tolerance else 0.0
+            return 0.0
+        ratio = abs(Fraction(v) - Fraction(g)) / Fraction(tolerance)
+        return 0.0 if ratio >= 1 else float(1 - ratio)
+    return 1.0 if within_tolerance(v, g, tolerance) else 0.0
 
 
 def numeric_tolerance(value: Any, expected: Any, tolerance: float, *,
                       mode: Literal["binary", "linear"] = "binary") -> PrimitiveScore:
     """1000 when ``|value - expected| <= tolerance``; for arrays the fraction within tolerance."""
-    if not (_is_number(tolerance) and tolerance >= 0 and math.isfinite(tolerance)):
-        raise ScoringError(f"tolerance must be a finite number >= 0, got {tolerance!r}")
+    if not (_is_number(tolerance) and _is_finite(tolerance) and tolerance >= 0):
+        raise ScoringError(f"tolerance must be a finite number >= 0, got {num_text(tolerance)}")
     if mode not in ("binary", "linear"):
         raise ScoringError(f"numeric_tolerance mode must be 'binary' or 'linear', got {mode!r}")
     if isinstance(expected, (list, tuple)):
@@ -282,19 +311,40 @@ def numeric_tolerance(value: Any, expected: Any, tolerance: float, *,
             s = _number_score(value[i], g, tolerance, mode) if i < len(value) else None
             total += s or 0.0
         score = total / len(expected) * MAX_SCORE
-        return PrimitiveScore(score, f"{total:g}/{len(expected)} within tolerance {tolerance:g} ({mode})")
+        return PrimitiveScore(score, f"{total:g}/{len(expected)} within tolerance "
+                                     f"{num_text(tolerance)} ({mode})")
     if not _is_number(expected):
         raise ScoringError(f"ground truth for numeric_tolerance must be a number or an array, "
                            f"got {_type_name(expected)}")
     s = _number_score(value, expected, tolerance, mode)
     if s is None:
         return PrimitiveScore(0.0, f"submission is {_type_name(value)}, not a number")
-    return PrimitiveScore(s * MAX_SCORE, f"|{value!r} - {expected!r}| vs tolerance {tolerance:g} ({mode})")
+    return PrimitiveScore(s * MAX_SCORE, f"|{num_text(value)} - {num_text(expected)}| vs tolerance "
+                                         f"{num_text(tolerance)} ({mode})")
 
 
 def normalize_whitespace_case(text: str) -> str:
     """Casefold and collapse runs of whitespace to one space (the fuzzy_string normalisation)."""
     return " ".join(text.casefold().split())
+
+
+#: above this many character pairs (``len(a) * len(b)``) similarity uses trigrams
+SIMILARITY_EXACT_LIMIT = 4_000_000
+
+
+def similarity_ratio(a: str, b: str) -> tuple[float, str]:
+    """Similarity of two strings in 0..1 and the method: difflib's ratio, or, past
+    :data:`SIMILARITY_EXACT_LIMIT` character pairs, the trigram Dice coefficient (linear)."""
+    if len(a) * len(b) <= SIMILARITY_EXACT_LIMIT:
+        return difflib.SequenceMatcher(None, a, b, autojunk=False).ratio(), "difflib ratio"
+    ta, tb = _trigrams(a), _trigrams(b)
+    total = sum(ta.values()) + sum(tb.values())
+    common = sum((ta & tb).values())
+    return (2 * common / total if total else 1.0), "trigram Dice (long texts)"
+
+
+def _trigrams(text: str) -> Counter[str]:
+    return Counter(text[i:i + 3] for i in range(max(1, len(text) - 2)))
 
 
 def fuzzy_string(value: Any, expected: Any) -> PrimitiveScore:
@@ -306,20 +356,23 @@ def fuzzy_string(value: Any, expected: Any) -> PrimitiveScore:
     a, b = normalize_whitespace_case(value), normalize_whitespace_case(expected)
     if a == b:
         return PrimitiveScore(MAX_SCORE, "identical after normalisation")
-    ratio = difflib.SequenceMatcher(None, a, b, autojunk=False).ratio()
-    return PrimitiveScore(ratio * MAX_SCORE, f"similarity {ratio:.4f}")
+    ratio, method = similarity_ratio(a, b)
+    return PrimitiveScore(ratio * MAX_SCORE, f"similarity {ratio:.4f} ({method})")
 
 
 def time_decay(time_used: Any, time_limit_secs: float) -> PrimitiveScore:
     """``max(0, 1000 * (1 - time_used / time_limit))``, clamped to 1000; bad times score 0."""
-    if not (_is_number(time_limit_secs) and time_limit_secs > 0 and math.isfinite(time_limit_secs)):
-        raise ScoringError(f"time_limit_secs must be a finite number > 0, got {time_limit_secs!r}")
+    if not (_is_number(time_limit_secs) and _is_finite(time_limit_secs) and time_limit_secs > 0):
+        raise ScoringError(f"time_limit_secs must be a finite number > 0, got {num_text(time_limit_secs)}")
     if not _is_number(time_used):
         return PrimitiveScore(0.0, f"time used is {_type_name(time_used)}, not a number")
-    if not math.isfinite(time_used) or time_used < 0:
-        return PrimitiveScore(0.0, f"time used {time_used!r} is not a finite non-negative number")
-    score = min(MAX_SCORE, max(0.0, MAX_SCORE * (1 - time_used / time_limit_secs)))
-    return PrimitiveScore(score, f"{time_used:g}s of {time_limit_secs:g}s")
+    if not _is_finite(time_used) or _isnan(time_used) or time_used < 0:
+        return PrimitiveScore(0.0, f"time used {num_text(time_used)} is not a finite non-negative number")
+    limit = num_text(time_limit_secs)
+    if time_used >= time_limit_secs:  # exact int/float comparison: no overflow at any size
+        return PrimitiveScore(0.0, f"{num_text(time_used)}s of {limit}s (at or past the limit)")
+    score = min(MAX_SCORE, max(0.0, MAX_SCORE * (1 - float(time_used) / float(time_limit_secs))))
+    return PrimitiveScore(score, f"{float(time_used):g}s of {limit}s")
 
 
 def coverage_ratio(value: Any, expected: Sequence[Any]) -> PrimitiveScore:
@@ -358,314 +411,3 @@ def set_overlap(value: Any, expected: Sequence[Any], *,
     return PrimitiveScore(inter / union * MAX_SCORE, f"|A∩B|={inter}, |A∪B|={union}")
 
 
-# --------------------------------------------------------------------------------------
-# The scoring spec
-# --------------------------------------------------------------------------------------
-
-
-class _Dimension(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
-
-    name: str = Field(min_length=1)
-    weight: float = Field(ge=0, le=1, allow_inf_nan=False)
-
-
-class _FieldDimension(_Dimension):
-    field: str = Field(min_length=1)
-    ground_truth_field: str = Field(min_length=1)
-
-
-class ExactMatchDimension(_FieldDimension):
-    """exact_match: typed, case-sensitive unless ``case_sensitive`` is false."""
-
-    primitive: Literal["exact_match"]
-    case_sensitive: bool = True
-
-
-class ExactMatchRatioDimension(_FieldDimension):
-    """exact_match_ratio: fraction of expected positions matched."""
-
-    primitive: Literal["exact_match_ratio"]
-    case_sensitive: bool = True
-
-
-class NumericToleranceDimension(_FieldDimension):
-    """numeric_tolerance: binary within ``tolerance`` (or ``mode: linear`` decay)."""
-
-    primitive: Literal["numeric_tolerance"]
-    tolerance: float = Field(ge=0, allow_inf_nan=False)
-    mode: Literal["binary", "linear"] = "binary"
-
-
-class FuzzyStringDimension(_FieldDimension):
-    """fuzzy_string: difflib similarity after case/whitespace normalisation."""
-
-    primitive: Literal["fuzzy_string"]
-
-
-class TimeDecayDimension(_Dimension):
-    """time_decay: reads ``field`` (default ``time_used_secs``) from the submission."""
-
-    primitive: Literal["time_decay"]
-    time_limit_secs: float = Field(gt=0, allow_inf_nan=False)
-    field: str = Field(default="time_used_secs", min_length=1)
-
-
-class CoverageRatioDimension(_FieldDimension):
-    """coverage_ratio: share of expected items present."""
-
-    primitive: Literal["coverage_ratio"]
-
-
-class SetOverlapDimension(_FieldDimension):
-    """set_overlap: ``method`` is required (``intersection`` or ``jaccard``)."""
-
-    primitive: Literal["set_overlap"]
-    method: Literal["intersection", "jaccard"]
-
-
-Dimension = Annotated[
-    Union[ExactMatchDimension, ExactMatchRatioDimension, NumericToleranceDimension,
-          FuzzyStringDimension, TimeDecayDimension, CoverageRatioDimension, SetOverlapDimension],
-    Field(discriminator="primitive"),
-]
-
-PRIMITIVES: tuple[str, ...] = ("exact_match", "exact_match_ratio", "numeric_tolerance",
-                               "fuzzy_string", "time_decay", "coverage_ratio", "set_overlap")
-
-
-class ScoringSpec(BaseModel):
-    """A weighted, deterministic scoring spec; weights must sum to 1 (within 1e-9)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
-
-    type: Literal["deterministic"]
-    dimensions: list[Dimension] = Field(min_length=1)
-
-    @model_validator(mode="after")
-    def _check(self) -> "ScoringSpec":
-        total = math.fsum(d.weight for d in self.dimensions)
-        if abs(total - 1.0) > WEIGHT_SUM_TOLERANCE:
-            raise ValueError(f"dimension weights must sum to 1, they sum to {total!r}")
-        seen: set[str] = set()
-        for d in self.dimensions:
-            if d.name in seen:
-                raise ValueError(f"dimension name {d.name!r} is used twice")
-            seen.add(d.name)
-        return self
-
-
-def parse_spec(data: Any, source: str = "spec") -> ScoringSpec:
-    """Validate a spec object; every error names its JSON location (``dimensions[1].weight``)."""
-    if isinstance(data, Mapping):
-        dims = data.get("dimensions")
-        if isinstance(dims, list):
-            for i, d in enumerate(dims):
-                prim = d.get("primitive") if isinstance(d, Mapping) else None
-                if isinstance(d, Mapping) and "primitive" not in d:
-                    raise ScoringError(f"{source}: at dimensions[{i}]: missing 'primitive' "
-                                       f"(one of {', '.join(PRIMITIVES)})")
-                if isinstance(d, Mapping) and prim not in PRIMITIVES:
-                    raise ScoringError(f"{source}: at dimensions[{i}].primitive: unknown primitive "
-                                       f"{prim!r} (known: {', '.join(PRIMITIVES)})")
-    try:
-        return ScoringSpec.model_validate(data)
-    except ValidationError as exc:
-        raise ScoringError(validation_message(exc, prefix=f"{source}: ", tags=PRIMITIVES)) from exc
-
-
-def load_spec(path: str | Path) -> ScoringSpec:
-    """Read and validate a scoring spec file."""
-    try:
-        data = read_json(path)
-    except InputError as exc:
-        raise ScoringError(str(exc)) from exc
-    return parse_spec(data, source=str(path))
-
-
-_MISSING = object()
-
-
-@dataclass(frozen=True)
-class DimensionScore:
-    """One dimension's outcome: its score 0..1000 and weighted contribution to the total."""
-
-    name: str
-    primitive: str
-    weight: float
-    score: float
-    weighted: float
-    detail: str
-
-
-@dataclass(frozen=True)
-class ScoreReport:
-    """The total (0..1000, the weighted sum in spec order) and every dimension."""
-
-    total: float
-    dimensions: list[DimensionScore]
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form."""
-        return {"total": self.total, "dimensions": [d.__dict__.copy() for d in self.dimensions]}
-
-
-def _ground_truth(gt: Mapping[str, Any], field: str, dim: str) -> Any:
-    if field not in gt:
-        raise ScoringError(f"ground truth has no field {field!r} (needed by dimension {dim!r})")
-    return gt[field]
-
-
-def score_dimension(dim: Any, submission: Mapping[str, Any], ground_truth: Mapping[str, Any]) -> PrimitiveScore:
-    """Score one dimension; a field the submission omits scores 0 (never skipped)."""
-    value = submission.get(dim.field, _MISSING)
-    if value is _MISSING:
-        if not isinstance(dim, TimeDecayDimension):
-            _ground_truth(ground_truth, dim.ground_truth_field, dim.name)  # author errors first
-        return PrimitiveScore(0.0, f"submission has no field {dim.field!r}")
-    if isinstance(dim, TimeDecayDimension):
-        return time_decay(value, dim.time_limit_secs)
-    expected = _ground_truth(ground_truth, dim.ground_truth_field, dim.name)
-    try:
-        if isinstance(dim, ExactMatchDimension):
-            return exact_match(value, expected, case_sensitive=dim.case_sensitive)
-        if isinstance(dim, ExactMatchRatioDimension):
-            return exact_match_ratio(value, expected, case_sensitive=dim.case_sensitive)
-        if isinstance(dim, NumericToleranceDimension):
-            return numeric_tolerance(value, expected, dim.tolerance, mode=dim.mode)
-        if isinstance(dim, FuzzyStringDimension):
-            return fuzzy_string(value, expected)
-        if isinstance(dim, CoverageRatioDimension):
-            return coverage_ratio(value, expected)
-        if isinstance(dim, SetOverlapDimension):
-            return set_overlap(value, expected, method=dim.method)
-    except ScoringError as exc:
-        raise ScoringError(f"dimension {dim.name!r}: {exc}") from exc
-    raise ScoringError(f"unsupported dimension {dim!r}")  # pragma: no cover - union is closed
-
-
-def score_submission(spec: ScoringSpec, submission: Mapping[str, Any],
-                     ground_truth: Mapping[str, Any]) -> ScoreReport:
-    """Score every dimension and combine them: ``total = sum(weight * score)`` in spec order."""
-    if not isinstance(submission, Mapping):
-        raise InputError(f"submission must be a JSON object, got {_type_name(submission)}")
-    if not isinstance(ground_truth, Mapping):
-        raise ScoringError(f"ground truth must be a JSON object, got {_type_name(ground_truth)}")
-    rows = []
-    for dim in spec.dimensions:
-        ps = score_dimension(dim, submission, ground_truth)
-        rows.append(DimensionScore(dim.name, dim.primitive, dim.weight, ps.score,
-                                   dim.weight * ps.score, ps.detail))
-    return ScoreReport(math.fsum(r.weighted for r in rows), rows)
-
-
-# --------------------------------------------------------------------------------------
-# Code results -> submission
-# --------------------------------------------------------------------------------------
-
-
-class _TestRecord(BaseModel):
-    model_config = ConfigDict(extra="allow")
-    index: int
-    verdict: str
-    time_s: float | None = None
-
-
-class _ResultRow(BaseModel):
-    model_config = ConfigDict(extra="allow")
-    problem_id: str
-    verdict: str
-    model: str | None = None
-    prompt_id: str | None = None
-    sample: int | None = None
-    passed: int | None = None
-    total: int | None = None
-    tests: list[_TestRecord] = Field(default_factory=list)
-    time_s: float | None = None
-
-
-def validate_result_row(row: Any, where: str) -> dict[str, Any]:
-    """Check one results-file row; errors name ``where`` (``file:line``) and the JSON location."""
-    try:
-        return _ResultRow.model_validate(row).model_dump()
-    except ValidationError as exc:
-        raise InputError(validation_message(exc, prefix=f"{where}: ")) from exc
-
-
-def _row_sort_key(row: Mapping[str, Any]) -> tuple[Any, ...]:
-    return (row["problem_id"], row.get("model") or "", row.get("prompt_id") or "",
-            row.get("sample") if row.get("sample") is not None else -1)
-
-
-def submission_from_results(results_rows: list[dict[str, Any]], problem_ids: list[str],
-                            test_counts: Mapping[str, int] | None = None) -> dict[str, Any]:
-    """Turn ``judge run`` result rows plus the suite's problem ids into a scoreable submission.
-
-    Fields (lists sorted or in a fixed order, so the score never depends on row order):
-
-    * ``attempted_ids``: problem ids with at least one result row;
-    * ``all_ids``: the suite's problem ids (sorted; also in the ground truth);
-    * ``passed_ids``: problem ids where at least one candidate's verdict is ``pass``;
-    * ``problem_verdicts``: per suite problem (``all_ids`` order) ``pass`` if passed, else the
-      first candidate's verdict, or ``missing`` without a result;
-    * ``test_verdicts``: every test verdict, rows ordered by (problem_id, model, prompt_id,
-      sample) and tests by index; a row that reports fewer tests than ``total`` is padded
-      with its own verdict (a crash before the tests ran fails them all); a suite problem
-      without any row adds ``missing`` once per test (``test_counts[pid]``, 1 if unknown),
-      so skipped problems count as failed tests rather than vanishing;
-    * ``time_used_secs``: the sum of the rows' ``time_s`` (missing counts as 0); absent when
-      there are no rows at all, so a time dimension scores 0 for an empty run;
-    * ``candidates`` / ``passed_candidates``: row counts.
-
-    :func:`ground_truth_from_results` gives the matching ground truth.
-    """
-    rows = sorted((validate_result_row(r, f"row {i + 1}") for i, r in enumerate(results_rows)),
-                  key=_row_sort_key)
-    counts = test_counts or {}
-    all_ids = sorted(set(problem_ids))
-    attempted = sorted({r["problem_id"] for r in rows})
-    passed = sorted({r["problem_id"] for r in rows if r["verdict"] == "pass"})
-    first_verdict: dict[str, str] = {}
-    for r in rows:
-        first_verdict.setdefault(r["problem_id"], r["verdict"])
-    passed_set = set(passed)
-    problem_verdicts = ["pass" if pid in passed_set else first_verdict.get(pid, "missing")
-                        for pid in all_ids]
-    by_problem: dict[str, list[str]] = {pid: [] for pid in sorted(set(all_ids) | set(attempted))}
-    for r in rows:
-        verdicts = [t["verdict"] for t in sorted(r["tests"], key=lambda t: t["index"])]
-        if r["total"] is not None and len(verdicts) < r["total"]:
-            verdicts += [r["verdict"]] * (r["total"] - len(verdicts))
-        by_problem[r["problem_id"]] += verdicts
-    for pid in all_ids:
-        if pid not in first_verdict:
-            by_problem[pid] = ["missing"] * max(1, int(counts.get(pid, 1)))
-    sub: dict[str, Any] = {
-        "attempted_ids": attempted,
-        "all_ids": all_ids,
-        "passed_ids": passed,
-        "problem_verdicts": problem_verdicts,
-        "test_verdicts": [v for pid in by_problem for v in by_problem[pid]],
-        "candidates": len(rows),
-        "passed_candidates": sum(1 for r in rows if r["verdict"] == "pass"),
-    }
-    if rows:
-        sub["time_used_secs"] = math.fsum(r["time_s"] or 0.0 for r in rows)
-    return sub
-
-
-def ground_truth_from_results(results_rows: list[dict[str, Any]], problem_ids: list[str],
-                              test_counts: Mapping[str, int] | None = None) -> dict[str, Any]:
-    """The ground truth matching :func:`submission_from_results`.
-
-    * ``all_ids`` / ``expected_passed_ids``: the suite's problem ids (sorted);
-    * ``expected_problem_verdicts``: ``pass`` for every suite problem;
-    * ``expected_verdicts``: ``pass`` for every entry of ``test_verdicts`` (same length).
-    """
-    sub = submission_from_results(results_rows, problem_ids, test_counts)
-    return {
-        "all_ids": sub["all_ids"],
-        "expected_passed_ids": sub["all_ids"],
-        "expected_problem_verdicts": ["pass"] * len(sub["all_ids"]),
-        "expected_verdicts": ["pass"] * len(sub["test_verdicts"]),
-    }

@@ -23,11 +23,18 @@ solver's answer; a malformed *reference* is a clear error naming the question ke
 Answers are strings or lists of strings (numbers are turned into strings); ``null`` or a
 missing key scores 0.  Keys the reference does not have are reported and ignored.
 
-**Normalisation** (:func:`normalize_answer`, applied to *both* sides): Unicode NFKC,
-``str.casefold``, whitespace runs collapsed to one space, then surrounding punctuation and
-quotes stripped (Unicode categories ``P*`` plus `````, ``~``, repeated until stable, so
-``"**Kuru.**"`` becomes ``kuru``).  Diacritics are kept (they matter in transcriptions).
-An answer that normalises to the empty string never scores.
+**Normalisation** (:func:`normalize_answer`, applied to *both* sides) removes formatting
+and keeps meaning.  It applies Unicode NFKC (full-width letters, ligatures), maps the dashes
+and minus signs ``− ‐ ‑ ‒ –`` to ``-`` and curly apostrophes to ``'``,
+``str.casefold``, collapses whitespace runs to one space, then strips, repeatedly until
+nothing changes: trailing ``. , ; :`` (and ``。 、``), leading ``, ; :``, one pair of
+quotes around the whole answer (``"kuru"``, ``“kuru”``, ``'kuru'``, ``«kuru»``), one
+markdown or LaTeX wrapper pair (``**kuru**``, ``__kuru__``, ```kuru```, ``$kuru$``).  So
+``"**Kuru.**"`` becomes ``kuru``.  **Kept**, because they change the answer: signs and
+affix hyphens (``-5`` is not ``5``, the suffix ``-lar`` is not the word ``lar``), ``!``
+(``5!``), ``?``, primes and apostrophes (``f′``, ``'a``), brackets (``(a)`` is not
+``a``), a lone leading ``*`` (``*kuru``, a reconstructed form), diacritics.  An answer made
+only of decoration (``**``, ``...``) normalises to ``""`` and never scores.
 
 **Prefixes**: ``<fuzzy>`` and ``<select{reflen},{minlen},{maxlen}>`` (integers; ``inf`` as
 ``maxlen`` means no upper bound), in either order, at the start of the reference entry.
@@ -44,9 +51,14 @@ dropped, duplicates collapsed.  With S the solver's items and R the reference it
 i.e. the over-answering penalty is clamped at 0 (under-answering is not a bonus).
 
 **Fuzzy** entries are first compared after normalisation (equal: 1, no judge call), then
-by a pluggable :class:`EquivalenceJudge`.  **Fuzzy select** pairs items greedily (solver
-items in order, each to the first still-unpaired reference item the judge accepts) and
-applies the select formula to the number of pairs.
+by a pluggable :class:`EquivalenceJudge`.  **Fuzzy select** asks the judge about every
+(solver item, reference item) pair (pairs equal after normalisation need no call), and
+counts the pairs of a **maximum matching** of that bipartite graph (each item used once),
+so the score does not depend on the order of either list; the select formula is applied
+to that count.  When the score is 0 whatever the judge says (``|S| >= 2 * reflen``), or
+``|S|`` is outside the bounds, no call is made.  A judge verdict with an ``error`` leaves
+its entry without a score (``score: null``, the error reported), never aborting the
+problem.
 
 The **problem score** is the mean over the reference's questions.  When the reference has a
 ``rule_checklist``, the solver's ``explanation`` is scored separately: the share of rules the
@@ -70,22 +82,52 @@ from judge.scoring.primitives import InputError, read_json, validation_message
 # Normalisation and splitting
 # --------------------------------------------------------------------------------------
 
-_EXTRA_STRIP = frozenset("`~")
+#: dashes and minus signs that mean "-" (NFKC leaves them apart)
+_DASHES = str.maketrans({"\u2212": "-", "\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2013": "-",
+                         "\u2019": "'", "\u2018": "'"})
+#: a quote pair around the whole answer is stripped (a lone quote or apostrophe is kept)
+_QUOTE_PAIRS = {'"': '"', "'": "'", "\u201c": "\u201d", "\u201e": "\u201c", "\u00ab": "\u00bb",
+                "\u2039": "\u203a", "\u300c": "\u300d", "\u300e": "\u300f"}
+#: markdown / LaTeX wrappers, stripped only in matching pairs (``**x**``, ``$x$``), longest first;
+#: a lone leading ``*`` (a reconstructed form, ``*kuru``) is kept
+_WRAPPERS = ("**", "__", "``", "$$", "*", "_", "`", "$")
+#: sentence punctuation stripped at the end ...
+_TRAILING = frozenset(".,;:\u3002\u3001")
+#: ... and at the start
+_LEADING = frozenset(",;:")
+#: an answer made only of these is empty
+_DECORATION = frozenset("*_`$\"'.,;: \u3002\u3001") | frozenset(_QUOTE_PAIRS.values())
 
 
-def _strippable(ch: str) -> bool:
-    return ch.isspace() or ch in _EXTRA_STRIP or unicodedata.category(ch).startswith("P")
+def _strip_decoration(s: str) -> str:
+    """The stripping loop of :func:`normalize_answer`, on two indices (no slicing per
+    step: linear time even for ``"kuru" + "." * 10**6``)."""
+    i, j = 0, len(s)
+    while True:
+        before = (i, j)
+        while i < j and (s[i].isspace() or s[i] in _LEADING):
+            i += 1
+        while j > i and (s[j - 1].isspace() or s[j - 1] in _TRAILING):
+            j -= 1
+        if j - i >= 2 and s[i] in _QUOTE_PAIRS and s[j - 1] == _QUOTE_PAIRS[s[i]]:
+            i, j = i + 1, j - 1
+        else:
+            for w in _WRAPPERS:
+                if j - i > 2 * len(w) and s.startswith(w, i, j) and s.endswith(w, i, j):
+                    i, j = i + len(w), j - len(w)
+                    break
+        if (i, j) == before:
+            return s[i:j]
 
 
 def normalize_answer(text: str) -> str:
-    """NFKC, casefold, collapse whitespace, strip surrounding punctuation/quotes (both sides)."""
-    s = " ".join(unicodedata.normalize("NFKC", text).casefold().split())
-    start, end = 0, len(s)
-    while start < end and _strippable(s[start]):
-        start += 1
-    while end > start and _strippable(s[end - 1]):
-        end -= 1
-    return s[start:end]
+    """The comparison form of an answer, applied to *both* sides: what is stripped and what
+    is kept is listed in the module docstring (``"**Kuru.**"`` -> ``kuru``; ``-5``, ``5!``,
+    ``(a)`` stay as they are)."""
+    s = " ".join(unicodedata.normalize("NFKC", text).translate(_DASHES).casefold().split())
+    if all(ch in _DECORATION for ch in s):
+        return ""
+    return _strip_decoration(s)
 
 
 def split_items(value: str | list[Any]) -> list[str]:
@@ -99,13 +141,8 @@ def split_items(value: str | list[Any]) -> list[str]:
 
 
 def normalized_items(value: str | list[Any]) -> list[str]:
-    """Normalised, non-empty, de-duplicated items in first-seen order."""
-    out: list[str] = []
-    for raw in split_items(value):
-        n = normalize_answer(raw)
-        if n and n not in out:
-            out.append(n)
-    return out
+    """Normalised, non-empty, de-duplicated items in first-seen order (linear: a dict)."""
+    return list(dict.fromkeys(n for n in map(normalize_answer, split_items(value)) if n))
 
 
 def select_score(n_correct: int, n_given: int, reflen: int, minlen: int, maxlen: float) -> float:
@@ -142,6 +179,7 @@ class JudgeVerdict:
     backend: str
     offline: bool = False
     detail: str = ""
+    error: str | None = None  # the judge gave no usable verdict (say why); ``ok`` is meaningless
 
 
 @runtime_checkable
@@ -149,7 +187,11 @@ class EquivalenceJudge(Protocol):
     """Anything that can answer a :class:`JudgeQuestion` (LLM, offline similarity, a test double)."""
 
     def judge(self, question: JudgeQuestion) -> JudgeVerdict:
-        """Answer one question deterministically for the same input."""
+        """Answer one question deterministically for the same input.
+
+        A judge may also offer ``judge_many(questions) -> list[JudgeVerdict]`` (same order)
+        to answer a batch concurrently; the matcher uses it when present. A verdict with
+        ``error`` set is reported on its entry (no score) instead of aborting the run."""
         ...
 
 
@@ -181,6 +223,12 @@ class ReferenceEntry:
 
 _PREFIX = re.compile(r"<\s*(fuzzy|select[^>]*)>", re.IGNORECASE)
 _SELECT = re.compile(r"select\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+|inf)\s*", re.IGNORECASE)
+#: select lengths are item counts: more digits than this is a malformed reference
+_MAX_LENGTH_DIGITS = 6
+
+
+def _clip(text: str, limit: int = 60) -> str:
+    return text if len(text) <= limit else f"{text[:40]}...{text[-10:]} ({len(text)} characters)"
 
 
 def parse_reference_entry(key: str, raw: str) -> ReferenceEntry:
@@ -193,7 +241,7 @@ def parse_reference_entry(key: str, raw: str) -> ReferenceEntry:
         m = _PREFIX.match(rest)
         if not m:
             if re.match(r"<\s*(fuzzy|select)", rest, re.IGNORECASE):
-                raise ReferenceFormatError(f"answer[{key!r}]: unterminated prefix in {raw!r}")
+                raise ReferenceFormatError(f"answer[{key!r}]: unterminated prefix in {_clip(raw)!r}")
             break
         body = m.group(1)
         if body.lower() == "fuzzy":
@@ -206,9 +254,13 @@ def parse_reference_entry(key: str, raw: str) -> ReferenceEntry:
             sm = _SELECT.fullmatch(body)
             if not sm:
                 raise ReferenceFormatError(
-                    f"answer[{key!r}]: malformed select prefix {m.group(0)!r}; expected "
+                    f"answer[{key!r}]: malformed select prefix {_clip(m.group(0))!r}; expected "
                     "<select{reflen},{minlen},{maxlen}> such as <select2,1,inf>")
             select = sm.groups()
+            if any(len(g) > _MAX_LENGTH_DIGITS for g in select if g.lower() != "inf"):
+                raise ReferenceFormatError(
+                    f"answer[{key!r}]: select length with more than {_MAX_LENGTH_DIGITS} digits "
+                    f"in {_clip(m.group(0))} (lengths count items)")
         rest = rest[m.end():]
     if select is None:
         return ReferenceEntry(key, "fuzzy" if fuzzy else "exact", rest)
@@ -303,14 +355,16 @@ def load_solution(path: str | Path) -> SolverSolution:
 
 @dataclass(frozen=True)
 class EntryScore:
-    """One question: its matching kind, score in 0..1, and how the score came about."""
+    """One question: its matching kind, score in 0..1 (None when the judge gave no usable
+    verdict: ``error`` says why), and how the score came about."""
 
     key: str
     kind: str
-    score: float
+    score: float | None
     reference: str
     answer: Any
     detail: str
+    error: str | None = None
 
 
 @dataclass(frozen=True)
@@ -318,22 +372,27 @@ class RuleScore:
     """One checklist rule and whether the judge found the explanation satisfies it."""
 
     rule: str
-    score: float
+    score: float | None
     detail: str
+    error: str | None = None
 
 
 @dataclass
 class ProblemScore:
-    """A problem's mean score over its questions, every entry, and the checklist outcome."""
+    """A problem's mean score over its questions, every entry, and the checklist outcome.
+
+    ``score`` is None when some entry has no score (a judge error): a grade the judge did
+    not give is never invented; ``errors`` lists them."""
 
     id: str
-    score: float
+    score: float | None
     entries: list[EntryScore]
     explanation_score: float | None = None
     rules: list[RuleScore] = field(default_factory=list)
     judges: list[str] = field(default_factory=list)
     offline_judge: bool = False
     extra_keys: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
@@ -341,25 +400,104 @@ class ProblemScore:
 
 
 class _JudgeLog:
-    """Calls the judge and remembers which backends answered (so outputs can name them)."""
+    """Asks the judge - a batch at once through ``judge_many`` when the judge has it -,
+    remembers every verdict (each distinct question is asked once per problem) and which
+    backends answered (so outputs can name them)."""
 
     def __init__(self, judge: EquivalenceJudge | None) -> None:
         self.judge = judge
         self.backends: list[str] = []
         self.offline = False
+        self._verdicts: dict[JudgeQuestion, JudgeVerdict] = {}
+
+    def prefetch(self, questions: list[JudgeQuestion]) -> None:
+        """Ask every question not asked yet, in one batch (no-op without a judge)."""
+        todo = [q for q in dict.fromkeys(questions) if q not in self._verdicts]
+        if not todo or self.judge is None:
+            return
+        many = getattr(self.judge, "judge_many", None)
+        verdicts = list(many(todo)) if callable(many) else [self.judge.judge(q) for q in todo]
+        for q, v in zip(todo, verdicts):
+            self._verdicts[q] = v
+            if v.backend not in self.backends:
+                self.backends.append(v.backend)
+            self.offline = self.offline or v.offline
 
     def ask(self, q: JudgeQuestion, key: str) -> JudgeVerdict:
         if self.judge is None:
             raise ReferenceFormatError(f"{key}: fuzzy entries and rule checklists need an equivalence judge")
-        v = self.judge.judge(q)
-        if v.backend not in self.backends:
-            self.backends.append(v.backend)
-        self.offline = self.offline or v.offline
-        return v
+        self.prefetch([q])
+        return self._verdicts[q]
 
 
 def _answer_text(value: str | list[str]) -> str:
     return value if isinstance(value, str) else ", ".join(value)
+
+
+def _hopeless(n_given: int, reflen: int) -> bool:
+    """True when the select score is 0 however many given items are right (the penalty for
+    extra items eats every point): then no judge call is worth making."""
+    return min(n_given, reflen) - max(0, n_given - reflen) <= 0
+
+
+def _pair_questions(entry: ReferenceEntry, answer: str | list[str], given: list[str],
+                    refs: list[str]) -> list[tuple[int, int, JudgeQuestion | None]]:
+    """Every (given item, reference item) pair: None for pairs equal after normalisation
+    (an edge without asking), else the question to ask."""
+    raw_refs = {normalize_answer(r): r.strip() for r in split_items(entry.content)}
+    raw_given = {normalize_answer(g): g.strip() for g in split_items(answer)}
+    return [(i, j, None if g == r else JudgeQuestion("equivalence", raw_refs.get(r, r), raw_given.get(g, g)))
+            for i, g in enumerate(given) for j, r in enumerate(refs)]
+
+
+def _entry_questions(entry: ReferenceEntry, answer: str | list[str] | None) -> list[JudgeQuestion]:
+    """The judge questions scoring this entry will ask (so a problem's are asked in one batch)."""
+    if answer is None or entry.kind in ("exact", "select"):
+        return []
+    if entry.kind == "fuzzy":
+        text = _answer_text(answer)
+        got = normalize_answer(text)
+        return [] if not got or got == normalize_answer(entry.content) else [
+            JudgeQuestion("equivalence", entry.content, text)]
+    given = normalized_items(answer)
+    if not entry.minlen <= len(given) <= entry.maxlen or _hopeless(len(given), entry.reflen):
+        return []
+    return [q for _, _, q in _pair_questions(entry, answer, given, entry.items) if q is not None]
+
+
+def maximum_matching(edges: list[list[int]], n_right: int) -> int:
+    """Size of a maximum matching of a bipartite graph (left vertex ``i`` adjacent to the
+    right vertices ``edges[i]``): augmenting paths found by breadth-first search, no
+    recursion. Unlike greedy pairing it does not depend on the order of either side."""
+    match_left = [-1] * len(edges)
+    match_right = [-1] * n_right
+    size = 0
+    for root in range(len(edges)):
+        parent: dict[int, int] = {}
+        queue, head, free = [root], 0, -1
+        while head < len(queue) and free < 0:
+            u = queue[head]
+            head += 1
+            for r in edges[u]:
+                if r in parent:
+                    continue
+                parent[r] = u
+                if match_right[r] < 0:
+                    free = r
+                    break
+                queue.append(match_right[r])
+        if free < 0:
+            continue
+        r = free
+        while True:  # flip the path root -> ... -> free
+            u = parent[r]
+            previous = match_left[u]
+            match_left[u], match_right[r] = r, u
+            if u == root:
+                break
+            r = previous
+        size += 1
+    return size
 
 
 def score_entry(entry: ReferenceEntry, answer: str | list[str] | None,
@@ -368,6 +506,7 @@ def score_entry(entry: ReferenceEntry, answer: str | list[str] | None,
     log = _log or _JudgeLog(judge)
     if answer is None:
         return EntryScore(entry.key, entry.kind, 0.0, entry.content, None, "no answer")
+    where = f"answer[{entry.key!r}]"
     if entry.kind in ("exact", "fuzzy"):
         text = _answer_text(answer)
         got, want = normalize_answer(text), normalize_answer(entry.content)
@@ -377,8 +516,11 @@ def score_entry(entry: ReferenceEntry, answer: str | list[str] | None,
             return EntryScore(entry.key, entry.kind, 1.0, entry.content, answer, "equal after normalisation")
         if entry.kind == "exact":
             return EntryScore(entry.key, entry.kind, 0.0, entry.content, answer,
-                              f"{got!r} != {want!r} after normalisation")
-        v = log.ask(JudgeQuestion("equivalence", entry.content, text), f"answer[{entry.key!r}]")
+                              f"{_clip(got)!r} != {_clip(want)!r} after normalisation")
+        v = log.ask(JudgeQuestion("equivalence", entry.content, text), where)
+        if v.error:
+            return EntryScore(entry.key, entry.kind, None, entry.content, answer,
+                              f"{v.backend}: no verdict", error=v.error)
         return EntryScore(entry.key, entry.kind, 1.0 if v.ok else 0.0, entry.content, answer,
                           f"{v.backend}: {'equivalent' if v.ok else 'not equivalent'}"
                           + (f" ({v.detail})" if v.detail else ""))
@@ -390,52 +532,58 @@ def score_entry(entry: ReferenceEntry, answer: str | list[str] | None,
     refs = entry.items
     if entry.kind == "select":
         correct, how = len(set(given) & set(refs)), "exact items"
+    elif _hopeless(len(given), entry.reflen):
+        correct, how = 0, f"not judged: {len(given)} items for reflen {entry.reflen} score 0 in any case"
     else:
-        correct, how = _judged_pairs(entry, answer, given, refs, log), "judged items"
+        edges: list[list[int]] = [[] for _ in given]
+        for i, j, q in _pair_questions(entry, answer, given, refs):
+            v = None if q is None else log.ask(q, where)
+            if v is not None and v.error:
+                return EntryScore(entry.key, entry.kind, None, entry.content, answer,
+                                  f"{v.backend}: no verdict for {q.candidate!r} vs {q.reference!r}",
+                                  error=v.error)
+            if v is None or v.ok:
+                edges[i].append(j)
+        correct, how = maximum_matching(edges, len(refs)), "judged items, maximum matching"
     score = select_score(correct, len(given), entry.reflen, entry.minlen, entry.maxlen)
     return EntryScore(entry.key, entry.kind, score, entry.content, answer,
                       f"{correct} of {len(given)} given correct ({how}), reflen {entry.reflen}")
 
 
-def _judged_pairs(entry: ReferenceEntry, answer: str | list[str], given: list[str], refs: list[str],
-                  log: _JudgeLog) -> int:
-    """Fuzzy select: pair each solver item with the first unpaired reference item accepted."""
-    raw_refs = {normalize_answer(r): r.strip() for r in split_items(entry.content)}
-    raw_given = {normalize_answer(g): g.strip() for g in split_items(answer)}
-    unpaired = list(refs)
-    pairs = 0
-    for item in given:
-        for r in unpaired:
-            q = JudgeQuestion("equivalence", raw_refs.get(r, r), raw_given.get(item, item))
-            if item == r or log.ask(q, f"answer[{entry.key!r}]").ok:
-                unpaired.remove(r)
-                pairs += 1
-                break
-    return pairs
-
-
 def match_problem(reference: ReferenceSolution, solution: SolverSolution,
                   judge: EquivalenceJudge | None = None) -> ProblemScore:
-    """Score a solution against a reference; ``judge`` is needed for fuzzy entries and rules."""
+    """Score a solution against a reference; ``judge`` is needed for fuzzy entries and rules.
+
+    Every judge question of the problem (fuzzy entries, fuzzy-select pairs, checklist
+    rules) is asked in one batch first, so a judge with ``judge_many`` answers them
+    concurrently."""
     if reference.id != solution.id:
         raise InputError(f"solution id {solution.id!r} does not match reference id {reference.id!r}")
     log = _JudgeLog(judge)
-    entries = []
-    for key, raw in reference.answer.items():
-        entry = parse_reference_entry(key, raw)
-        entries.append(score_entry(entry, solution.answer.get(key), _log=log))
-    problem = ProblemScore(reference.id, sum(e.score for e in entries) / len(entries), entries,
-                           extra_keys=sorted(set(solution.answer) - set(reference.answer)))
+    parsed = [(parse_reference_entry(key, raw), solution.answer.get(key)) for key, raw in reference.answer.items()]
     checklist = reference.explanation.rule_checklist
+    text = (solution.explanation or "").strip()
+    rule_questions = [JudgeQuestion("rule", rule, text) for rule in checklist] if text else []
+    log.prefetch([q for e, a in parsed for q in _entry_questions(e, a)] + rule_questions)
+    entries = [score_entry(e, a, _log=log) for e, a in parsed]
+    scored = [e.score for e in entries if e.score is not None]
+    errors = [f"answer[{e.key!r}]: {e.error}" for e in entries if e.error]
+    problem = ProblemScore(reference.id, None if errors else sum(scored) / len(entries), entries,
+                           extra_keys=sorted(set(solution.answer) - set(reference.answer)), errors=errors)
     if checklist:
-        text = (solution.explanation or "").strip()
         for rule in checklist:
             if not text:
                 problem.rules.append(RuleScore(rule, 0.0, "no explanation"))
                 continue
             v = log.ask(JudgeQuestion("rule", rule, text), "explanation")
+            if v.error:
+                problem.rules.append(RuleScore(rule, None, f"{v.backend}: no verdict", v.error))
+                problem.errors.append(f"explanation rule {_clip(rule)!r}: {v.error}")
+                continue
             problem.rules.append(RuleScore(rule, 1.0 if v.ok else 0.0,
                                            f"{v.backend}: {'satisfied' if v.ok else 'not satisfied'}"))
-        problem.explanation_score = sum(r.score for r in problem.rules) / len(problem.rules)
+        rule_scores = [r.score for r in problem.rules]
+        problem.explanation_score = (None if any(x is None for x in rule_scores)
+                                     else sum(x for x in rule_scores if x is not None) / len(rule_scores))
     problem.judges, problem.offline_judge = log.backends, log.offline
     return problem

@@ -6,7 +6,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from judge.grading.llm import LLMConfig
+from judge.grading.client import LLMConfig
 from judge.grading.proofs.engine import Engine, EngineSettings
 from judge.grading.proofs.inputs import ProofProblem, ProofSolution
 from judge.grading.proofs.workflows import WORKFLOWS, Grader, SolutionGrade, ensemble

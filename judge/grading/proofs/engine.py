@@ -32,7 +32,7 @@ from typing import Any, Callable
 import jinja2
 from pydantic import BaseModel
 
-from judge.grading.llm import ChatClient, LLMConfig, LLMError, LLMUnavailableError
+from judge.grading.client import ChatClient, LLMConfig, LLMError, LLMUnavailableError, cache_key
 from judge.grading.proofs.schemas import ReplyInvalid, json_schema_format, parse_reply
 
 TEMPLATE_DIR = Path(__file__).parent / "templates"
@@ -88,6 +88,17 @@ def _canonical(obj: Any) -> str:
     return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
+def _dumps_text(record: Any) -> str:
+    """A cache or trace record as text a UTF-8 file can hold: a lone surrogate from a
+    solution's text or id is written as a JSON escape (it reads back as the same string)."""
+    text = json.dumps(record, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = json.dumps(record, ensure_ascii=True, sort_keys=True, separators=(",", ":"))
+    return text
+
+
 @dataclass
 class StepStats:
     calls: int = 0          # requests sent to the server (after a cache miss)
@@ -121,10 +132,13 @@ class EngineSettings:
 class Engine:
     """Runs one step call: cache lookup, request, validation, re-ask; thread-safe."""
 
-    def __init__(self, settings: EngineSettings) -> None:
+    def __init__(self, settings: EngineSettings, client: ChatClient | None = None) -> None:
+        """``client``: a chat client to share (with an equivalence judge, say), so one bound
+        on requests in flight holds for both; by default one of the engine's own. The engine
+        caches per step itself and never uses the client's cache."""
         self.settings = settings
-        # the client's own cache is keyed without the base URL: ours replaces it
-        self.client = ChatClient(replace(settings.llm, cache_dir=None))
+        self._own_client = client is None
+        self.client = client if client is not None else ChatClient(replace(settings.llm, cache_dir=None))
         self.stats: dict[str, StepStats] = {}
         self._lock = threading.Lock()
         self._trace_fh = None
@@ -133,6 +147,8 @@ class Engine:
             self._trace_fh = settings.trace_path.open("a", encoding="utf-8")
 
     def close(self) -> None:
+        if self._own_client:
+            self.client.close()
         if self._trace_fh is not None:
             self._trace_fh.close()
             self._trace_fh = None
@@ -140,8 +156,7 @@ class Engine:
     # ------------------------------------------------------------------ cache
 
     def _key(self, body: dict[str, Any]) -> str:
-        base = self.settings.llm.base_url.rstrip("/")
-        return hashlib.sha256(_canonical({"base_url": base, "request": body}).encode("utf-8")).hexdigest()
+        return cache_key(self.client.config.base_url, body)  # the endpoint the body goes to
 
     def _path(self, step: str, key: str) -> Path | None:
         d = self.settings.cache_dir
@@ -165,7 +180,7 @@ class Engine:
             path.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
             with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump(record, fh, ensure_ascii=False, sort_keys=True)
+                fh.write(_dumps_text(record))
             os.replace(tmp, path)
         except OSError as exc:
             raise StepError(step, "cache_write", f"cannot write the cache at {path.parent}: "
@@ -189,7 +204,7 @@ class Engine:
             if record["outcome"] == "error":
                 st.errors += 1
             if self._trace_fh is not None:
-                self._trace_fh.write(_canonical(record) + "\n")
+                self._trace_fh.write(_dumps_text(record) + "\n")
                 self._trace_fh.flush()
 
     def total(self) -> StepStats:
@@ -213,7 +228,7 @@ class Engine:
         if s.max_tokens is not None:
             body["max_tokens"] = s.max_tokens
         key = self._key(body)
-        prompt_hash = hashlib.sha256(_canonical(messages).encode("utf-8")).hexdigest()[:16]
+        prompt_hash = hashlib.sha256(_canonical(messages).encode("utf-8", "surrogatepass")).hexdigest()[:16]
         rec = {"time": round(time.time(), 3), "step": step, **where, "attempt": attempt, "key": key,
                "prompt_hash": prompt_hash, "model": s.llm.model, "template": template,
                "template_version": template_version(template) if template else None}
@@ -228,8 +243,7 @@ class Engine:
             raise StepError(step, "cache_miss", f"--offline and no cached reply for this request (key {key[:16]})")
         start = time.monotonic()
         try:
-            result = self.client.complete(messages, response_format=fmt, temperature=s.temperature, seed=seed,
-                                          max_tokens=s.max_tokens)
+            text, usage = self.client.post(body)  # the body the key was made from, sent as it is
         except LLMError as exc:
             kind = "unavailable" if isinstance(exc, LLMUnavailableError) else "bad_response"
             hint = (" (if the server rejects response_format, use --no-response-format)"
@@ -237,14 +251,16 @@ class Engine:
             self._trace({**rec, "cache_hit": False, "outcome": "error", "error": str(exc)[:500],
                          "latency_s": round(time.monotonic() - start, 3)})
             raise StepError(step, kind, str(exc) + hint) from None
-        usage = result.usage or {}
+        usage = usage or {}
+        latency = time.monotonic() - start
         stored = dict(body)  # the schema is long and repeated: keep its hash (it is in the key anyway)
         if fmt is not None:
-            stored["response_format"] = "sha256:" + hashlib.sha256(_canonical(fmt).encode()).hexdigest()[:16]
+            stored["response_format"] = "sha256:" + hashlib.sha256(_canonical(fmt).encode("utf-8", "surrogatepass")).hexdigest()[:16]
         self._trace({**rec, "cache_hit": False, "outcome": "reply", "tokens_in": usage.get("prompt_tokens"),
-                     "tokens_out": usage.get("completion_tokens"), "latency_s": round(result.latency_s, 3)})
-        self._put(step, key, {"base_url": s.llm.base_url, "request": stored, "reply": result.text, "usage": usage})
-        return result.text, key
+                     "tokens_out": usage.get("completion_tokens"), "latency_s": round(latency, 3)})
+        self._put(step, key, {"base_url": self.client.config.base_url, "request": stored, "reply": text,
+                              "usage": usage})
+        return text, key
 
     def ask(self, step: str, template: str, schema: type[BaseModel], *, where: dict[str, Any],
             check: Callable[[Any], None] | None = None, seed: int | None = None, **ctx: Any) -> Any:

@@ -9,11 +9,11 @@ GRADES (JSON Lines): ``solution_id`` (or ``id``), ``grade`` (an integer on the d
 
 A bad line is reported as an :class:`~judge.errors.Issue` (file, line, JSON location) and
 skipped; the other lines are still used.  Only an unreadable or empty file is fatal.
+All three go through :mod:`judge.jsonl` (bad bytes, depth, size and huge integers located).
 """
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,7 +21,8 @@ from typing import Any, Iterator
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from judge.errors import InputError, Issue, json_location
+from judge.errors import Issue, json_location
+from judge.jsonl import MAX_DEPTH, read_objects
 
 
 class ProofProblem(BaseModel):
@@ -57,31 +58,18 @@ class Loaded:
     issues: list[Issue]
 
 
-def _lines(path: Path) -> Iterator[tuple[int, str]]:
-    try:
-        fh = path.open(encoding="utf-8")
-    except OSError as exc:
-        raise InputError([Issue(str(path), f"cannot read: {exc.strerror or exc}")]) from None
-    with fh:
-        try:
-            for lineno, line in enumerate(fh, start=1):
-                if line.strip():
-                    yield lineno, line
-        except UnicodeDecodeError as exc:
-            raise InputError([Issue(str(path), f"not UTF-8 text: {exc.reason}")]) from None
+def _objects(path: Path, issues: list[Issue]) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line, object) of every good line, through the project's one JSON Lines reader:
+    a line that is not UTF-8, not JSON, nested deeper than ``MAX_DEPTH``, holding an integer
+    past the int-to-text limit, longer than the line limit or not an object is an issue
+    (file, line, column or JSON location) and the rest of the file is still read."""
+    yield from read_objects(path, issues.append, max_depth=MAX_DEPTH)
 
 
 def _records(path: Path, model: type[BaseModel]) -> Loaded:
-    items, issues = [], []
-    for lineno, line in _lines(path):
-        try:
-            data = json.loads(line)
-        except json.JSONDecodeError as exc:
-            issues.append(Issue(str(path), f"invalid JSON: {exc.msg} (column {exc.colno})", line=lineno))
-            continue
-        if not isinstance(data, dict):
-            issues.append(Issue(str(path), f"expected a JSON object, got {type(data).__name__}", line=lineno))
-            continue
+    items: list[Any] = []
+    issues: list[Issue] = []
+    for lineno, data in _objects(path, issues):
         try:
             items.append((lineno, model.model_validate(data)))
         except ValidationError as exc:
@@ -134,15 +122,7 @@ def load_grades(path: str | Path, lo: int, hi: int) -> tuple[dict[str, int], lis
     p = Path(path)
     grades: dict[str, int] = {}
     issues: list[Issue] = []
-    for lineno, line in _lines(p):
-        try:
-            data = json.loads(line)
-        except json.JSONDecodeError as exc:
-            issues.append(Issue(str(p), f"invalid JSON: {exc.msg} (column {exc.colno})", line=lineno))
-            continue
-        if not isinstance(data, dict):
-            issues.append(Issue(str(p), "expected a JSON object", line=lineno))
-            continue
+    for lineno, data in _objects(p, issues):
         key = "solution_id" if "solution_id" in data else "id"
         sid = data.get(key)
         if not isinstance(sid, str) or not sid:

@@ -1,0 +1,369 @@
+"""The Ray executor: judging spread over a Ray cluster, one warm sandbox pool per node.
+
+    judge run SUITE --solutions FILE --executor ray [--ray-address ADDR]
+    judge.Judge(executor="ray", ray_address="ray://...")
+
+One :class:`JudgeActor` per node owns a :class:`judge.Judge` (so a warm sandbox: Docker where
+the node has an engine, else the process sandbox, as ``--sandbox`` says) and judges up to
+``jobs`` candidates at once (a threaded actor). The driver keeps everything else of a run
+where it is: :class:`judge.execution.batch.BatchRunner` reads the candidates, bounds the work
+in flight, writes results in input order and skips what ``--resume`` already holds; it only
+sees :class:`RayExecutor` in place of the local :class:`~judge.execution.executor.Executor`.
+
+A node lost mid-run: its actor's calls fail with a Ray error, the actor is dropped and each
+of its candidates is sent to another actor (up to ``retries`` times); only when every retry
+failed is the candidate written as ``sandbox_error`` (our failure, never the candidate's).
+Each candidate is written exactly once because the writing stays on the driver.
+
+Process sandbox user ids: several nodes may share one machine (a laptop cluster); each
+actor's process sandbox leases its candidate uids under the host-wide lock
+(:class:`judge.sandbox.process.UidLease`), so no two actors share a uid and one actor's
+cleanup never kills another's candidates.
+
+Layering: the actor builds its sandbox and :class:`Executor` itself (what ``judge.Judge``
+does locally) instead of importing the public API, so this module stays below it and
+``judge.Judge(executor="ray")`` can use it.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from typing import Any, Callable
+
+# judge.problem first: importing judge.execution.executor before it is an import cycle
+from judge.problem.model import Problem
+from judge.execution.executor import Submission
+from judge.execution.verdicts import CandidateResult, TestResult, Verdict
+from judge.sandbox.base import Limits
+
+#: candidates in flight per sandbox worker: one judging and one already waiting inside the
+#: actor, so a worker never idles through the driver's round trip
+PIPELINE = 2
+DEFAULT_RETRIES = 3
+#: an actor's answer when it was sent a problem key it has not been given yet
+NEED_PROBLEM = "need-problem"
+START_TIMEOUT_S = 180.0
+
+
+def _ray() -> Any:
+    try:
+        import ray
+    except ImportError:
+        from judge.sandbox.base import SandboxUnavailable
+
+        raise SandboxUnavailable("the Ray executor needs the 'ray' extra: "
+                                 "pip install 'judge[ray]'") from None
+    return ray
+
+
+class JudgeActor:
+    """Runs on one node: a warm sandbox of ``jobs`` workers and an Executor over it, as
+    ``judge.Judge`` builds locally. Made a Ray actor by :func:`_actor_class` (so importing
+    this module does not need Ray)."""
+
+    def __init__(self, sandbox: str, jobs: int, limits: Limits,
+                 options: dict[str, Any]) -> None:
+        from judge.execution.executor import Executor
+        from judge.languages.sandbox import for_languages
+        from judge.sandbox import open_sandbox
+
+        self.notes: list[str] = []
+        self.jobs = jobs
+        isolation = options.get("isolation", "warm")
+        # as judge.Judge does: under Docker, the other languages go to the native image
+        self.sandbox = for_languages(
+            open_sandbox(sandbox, jobs, isolation, notice=self.notes.append, limits=limits,
+                         allow_unisolated=options.get("allow_unisolated", False)),
+            jobs, isolation == "fresh")
+        try:
+            self.executor = Executor(self.sandbox, limits,
+                                     reference_timing=options.get("reference_timing", True),
+                                     stop_on_failure=options.get("fail_fast", False),
+                                     test_isolation=options.get("test_isolation", "per-test"))
+        except BaseException:
+            self.sandbox.close()
+            raise
+        self._problems: dict[str, Problem] = {}
+        self._lock = threading.Lock()
+
+    def info(self) -> dict[str, Any]:
+        import ray
+
+        return {"node_id": ray.get_runtime_context().get_node_id(), "pid": os.getpid(),
+                "jobs": self.jobs, "sandbox": self.sandbox.describe(),
+                "isolation": self.sandbox.isolation(), "notes": self.notes}
+
+    def judge_one(self, key: str, problem: Problem | None, submission: Submission,
+                  meta: dict[str, Any]) -> CandidateResult | str:
+        """Judge one candidate. The driver sends each problem to an actor once (``problem``)
+        and afterwards only its ``key``; a key this actor has not seen yet (two calls
+        overtook each other) answers :data:`NEED_PROBLEM` and the driver sends it again
+        with the problem. No ObjectRef travels inside the arguments: a nested one makes
+        every call a reference-counting round trip with the driver."""
+        if problem is not None:
+            with self._lock:
+                self._problems.setdefault(key, problem)
+        else:
+            problem = self._problems.get(key)
+            if problem is None:
+                return NEED_PROBLEM
+        return self.executor.judge(problem, submission, **meta)
+
+    def close(self) -> bool:
+        """Stop the checker helpers, then the sandbox: no worker or container survives."""
+        try:
+            self.executor.close()
+        finally:
+            self.sandbox.close()
+        return True
+
+
+_ACTOR: Any = None
+
+
+def _actor_class() -> Any:
+    global _ACTOR
+    if _ACTOR is None:
+        _ACTOR = _ray().remote(JudgeActor)
+    return _ACTOR
+
+
+class _Member:
+    def __init__(self, handle: Any, node_id: str, jobs: int, number: int) -> None:
+        self.handle, self.node_id, self.jobs, self.number = handle, node_id, jobs, number
+        self.in_flight = 0
+        self.alive = True
+        self.sandbox: dict[str, Any] = {}
+        self.isolation: dict[str, Any] = {}
+        #: keys of the problems this actor has been sent
+        self.problems: set[str] = set()
+
+
+class RayExecutor:
+    """Stands in for the local Executor inside BatchRunner: ``judge()`` sends a candidate to
+    the least busy live actor and blocks for its result; infrastructure failures are retried
+    on another actor. Thread-safe; ``slots`` is how many candidates the cluster judges at
+    once (BatchRunner's ``jobs``)."""
+
+    def __init__(self, *, address: str | None = None, sandbox: str = "auto",
+                 jobs: int | None = None, limits: Limits | None = None,
+                 options: dict[str, Any] | None = None, retries: int = DEFAULT_RETRIES,
+                 notice: Callable[[str], None] = lambda message: None) -> None:
+        ray = _ray()
+        self.limits = limits or Limits()
+        self.sandbox_kind = sandbox
+        self.jobs = jobs
+        self.options = options or {}
+        self.retries = retries
+        self.notice = notice
+        self._owns_ray = False
+        if not ray.is_initialized():
+            kwargs: dict[str, Any] = {"log_to_driver": False}
+            if address is None and not os.environ.get("RAY_ADDRESS"):
+                kwargs["include_dashboard"] = False  # a private Ray for this run
+            try:
+                _check_reachable(address or os.environ.get("RAY_ADDRESS"))
+                ray.init(address=address, **kwargs)
+            except Exception as exc:  # noqa: BLE001 - no cluster there: say so, exit 3
+                from judge.sandbox.base import SandboxUnavailable
+
+                raise SandboxUnavailable("cannot reach a Ray cluster at %s: %s" % (
+                    address or os.environ.get("RAY_ADDRESS") or "(local)", _short(exc))
+                ) from None
+            self._owns_ray = True
+        self._lock = threading.Lock()
+        self._members: list[_Member] = []
+        self._numbers = 0
+        self._problem_keys: dict[int, tuple[Problem, str]] = {}
+        self._closed = False
+        self.retried = 0
+        self.lost_actors = 0
+        self._start_actors()
+
+    # ---- actors --------------------------------------------------------------------------
+
+    def _nodes(self) -> list[dict[str, Any]]:
+        ray = _ray()
+        return [n for n in ray.nodes() if n.get("Alive") and n.get("Resources", {}).get("CPU")]
+
+    def _start_actors(self) -> None:
+        ray = _ray()
+        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+        pending = []
+        for node in self._nodes():
+            jobs = self.jobs or max(1, int(node["Resources"]["CPU"]))
+            self._numbers += 1
+            number = self._numbers
+            handle = _actor_class().options(
+                num_cpus=0, max_concurrency=jobs * PIPELINE, max_restarts=0,
+                scheduling_strategy=NodeAffinitySchedulingStrategy(node["NodeID"], soft=False),
+            ).remote(self.sandbox_kind, jobs, self.limits, self.options)
+            pending.append((_Member(handle, node["NodeID"], jobs, number),
+                            handle.info.remote()))
+        for member, info in pending:
+            try:
+                detail = ray.get(info, timeout=START_TIMEOUT_S)
+            except Exception as exc:  # noqa: BLE001 - a node that cannot judge is skipped
+                self.notice("ray: node %s cannot judge (%s); skipped" % (
+                    member.node_id[:12], _short(exc)))
+                ray.kill(member.handle)
+                continue
+            for note in detail.get("notes", []):
+                self.notice("ray node %s: %s" % (member.node_id[:12], note))
+            member.sandbox = detail.get("sandbox", {})
+            member.isolation = detail.get("isolation", {})
+            self._members.append(member)
+        if not self._members:
+            from judge.sandbox.base import SandboxUnavailable
+
+            raise SandboxUnavailable("no Ray node could open a sandbox")
+
+    @property
+    def slots(self) -> int:
+        """Candidates in flight across the cluster (at start): every node's jobs, times
+        ``PIPELINE``; the bound BatchRunner keeps."""
+        return PIPELINE * sum(m.jobs for m in self._members) or 1
+
+    def describe(self) -> dict[str, Any]:
+        members = [m for m in self._members if m.alive]
+        kinds = sorted({m.sandbox.get("kind", "?") for m in members})
+        return {"kind": "ray", "nodes": len(members), "jobs": sum(m.jobs for m in members),
+                "sandboxes": kinds, "retried": self.retried, "lost_actors": self.lost_actors,
+                "node_sandboxes": [dict(m.sandbox, node_id=m.node_id) for m in members]}
+
+    def isolation(self) -> dict[str, Any]:
+        """The isolation facts of the nodes: the weakest one's (``isolated`` false when any
+        node runs unisolated), with ``backend`` naming every node's sandbox."""
+        facts = [m.isolation for m in self._members if m.alive and m.isolation]
+        if not facts:
+            return {"backend": self.name, "isolated": False}
+        weakest = dict(min(facts, key=lambda f: bool(f.get("isolated"))))
+        weakest["backend"] = "ray: %d node%s, %s" % (
+            len(facts), "" if len(facts) == 1 else "s",
+            ", ".join(sorted({str(f.get("backend")) for f in facts})))
+        return weakest
+
+    @property
+    def name(self) -> str:
+        return "ray (%s)" % ", ".join(self.describe()["sandboxes"])
+
+    def _pick(self) -> _Member | None:
+        with self._lock:
+            live = [m for m in self._members if m.alive]
+            if not live:
+                return None
+            member = min(live, key=lambda m: m.in_flight / m.jobs)
+            member.in_flight += 1
+            return member
+
+    def _lost(self, member: _Member, exc: BaseException) -> None:
+        with self._lock:
+            if not member.alive:
+                return
+            member.alive = False
+            self.lost_actors += 1
+        self.notice("ray: lost the actor on node %s (%s); its candidates go to other nodes"
+                    % (member.node_id[:12], _short(exc)))
+
+    def _problem_key(self, problem: Problem) -> str:
+        """A key for a problem, unique in this run (the problem object is kept with it, so
+        its ``id`` cannot be reused by another)."""
+        entry = self._problem_keys.get(id(problem))
+        if entry is None:
+            with self._lock:
+                entry = self._problem_keys.setdefault(
+                    id(problem), (problem, "%x-%s" % (id(problem), problem.identifier)))
+        return entry[1]
+
+    def _call(self, member: _Member, key: str, problem: Problem, submission: Submission,
+              meta: dict[str, Any]) -> CandidateResult:
+        """One candidate on one actor, sending the problem along the first time."""
+        ray = _ray()
+        with self._lock:
+            first = key not in member.problems
+            member.problems.add(key)
+        answer = ray.get(member.handle.judge_one.remote(
+            key, problem if first else None, submission, meta))
+        if answer == NEED_PROBLEM:
+            answer = ray.get(member.handle.judge_one.remote(key, problem, submission, meta))
+        return answer  # type: ignore[return-value]
+
+    # ---- judging -------------------------------------------------------------------------
+
+    def judge(self, problem: Problem, submission: Submission, **meta: Any) -> CandidateResult:
+        ray = _ray()
+        key = self._problem_key(problem)
+        errors: list[str] = []
+        for attempt in range(self.retries + 1):
+            member = self._pick()
+            if member is None:
+                errors.append("no live actor")
+                break
+            try:
+                return self._call(member, key, problem, submission, meta)
+            except ray.exceptions.RayTaskError as exc:  # the judging code raised on the node
+                errors.append(_short(exc))
+                if attempt:
+                    self.retried += 1
+            except ray.exceptions.RayError as exc:  # actor, worker or node lost
+                self._lost(member, exc)
+                errors.append(_short(exc))
+                self.retried += 1
+            finally:
+                with self._lock:
+                    member.in_flight -= 1
+        message = "ray: not judged after %d attempts (%s)" % (len(errors), "; ".join(errors[-2:]))
+        tests = [TestResult(i, Verdict.SANDBOX_ERROR, 0.0, message)
+                 for i in range(len(problem.tests))] or [
+            TestResult(0, Verdict.SANDBOX_ERROR, 0.0, message)]
+        return CandidateResult(problem.identifier, Verdict.SANDBOX_ERROR, tests, "ray", 0.0,
+                               meta.get("model"), meta.get("prompt_id"), meta.get("sample"),
+                               message)
+
+    def close(self) -> None:
+        """Close every actor's sandbox, end the actors, and Ray itself when we started it."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            members = list(self._members)
+        ray = _ray()
+        closing = [(m, m.handle.close.remote()) for m in members if m.alive]
+        for member, ref in closing:
+            try:
+                ray.get(ref, timeout=60)
+            except Exception:  # noqa: BLE001 - a lost node has nothing left to close
+                pass
+        for member in members:
+            try:
+                ray.kill(member.handle)
+            except Exception:  # noqa: BLE001
+                pass
+        self._problem_keys.clear()
+        if self._owns_ray:
+            ray.shutdown()
+
+
+def _check_reachable(address: str | None, timeout: float = 5.0) -> None:
+    """A ``host:port`` cluster address must accept a connection: ``ray.init`` would retry a
+    dead address for minutes. (``ray://``, ``auto`` and ``local`` are left to Ray.)"""
+    if not address or "://" in address or address in ("auto", "local"):
+        return
+    host, _, port = address.rpartition(":")
+    if not host or not port.isdigit():
+        raise ValueError("a Ray address is host:port or ray://host:port, got %r" % address)
+    import socket
+
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout).close()
+    except OSError as exc:
+        raise ConnectionError("nothing answers at %s (%s)" % (address, exc.strerror or exc)
+                              ) from None
+
+
+def _short(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return "%s: %s" % (type(exc).__name__, text[0][:200] if text else "")

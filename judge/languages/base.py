@@ -1,0 +1,210 @@
+"""What a language adds to the judge: a type mapping, name conventions, how its function is
+found in a candidate's code, its prompt syntax, and how its harness is built and run.
+
+Everything else (the type model, comparison, verdicts, limits, reports) is shared. The
+harness of a language is a jinja2 template under ``runners/<language>/``; it reads a test's
+arguments as wire data (judge/sandbox/wire.py) from a file, converts them to the parameter
+types of the candidate's own function, calls it once and writes the return value as wire data
+to file descriptor 3. The Python worker supervises it exactly as it supervises a Python test
+(runners/native/native_worker.py).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from judge.problem.types import TypeSpec
+from judge.resources import runner_dir
+from judge.sandbox.harness import template_environment
+
+
+class NotExpressible(ValueError):
+    """A problem's type that the language cannot express: a property of the problem, reported
+    once, never a candidate's failure."""
+
+
+#: a compact descriptor of a declared type, the same in every harness:
+#: i int, f float, s str, b bool, n None, L list, T tuple, V variadic tuple, S set, D dict,
+#: O optional
+_CODES = {"int": "i", "float": "f", "str": "s", "bool": "b", "none": "n", "list": "L",
+          "sequence": "L", "set": "S", "dict": "D", "optional": "O"}
+
+
+def descriptor(spec: TypeSpec) -> tuple[str, list[Any]]:
+    """(code, children) for a declared type; NotExpressible for what no harness carries."""
+    if spec.kind == "tuple":
+        if spec.variadic:
+            return "V", [descriptor(spec.args[0])]
+        return "T", [descriptor(a) for a in spec.args]
+    if spec.kind == "union":
+        raise NotExpressible("a union type (%s)" % spec)
+    code = _CODES.get(spec.kind)
+    if code is None:
+        raise NotExpressible("type %s" % spec)
+    return code, [descriptor(a) for a in spec.args]
+
+
+def descriptor_text(desc: tuple[str, list[Any]]) -> str:
+    code, children = desc
+    if not children:
+        return code
+    return "%s(%s)" % (code, ",".join(descriptor_text(c) for c in children))
+
+
+def snake_to_camel(name: str) -> str:
+    head, *rest = [p for p in name.split("_") if p] or [name]
+    return head + "".join(p[:1].upper() + p[1:] for p in rest)
+
+
+def snake_to_pascal(name: str) -> str:
+    camel = snake_to_camel(name)
+    return camel[:1].upper() + camel[1:]
+
+
+@dataclass
+class Build:
+    """What the worker needs to compile and run a candidate (sent with the job)."""
+
+    files: dict[str, str]
+    compile: list[list[str]]
+    run: list[str]
+    artifacts: list[str]
+    env: dict[str, str] = field(default_factory=dict)
+    #: lines of the harness before the candidate's first line in the compiled file
+    line_offset: int = 0
+    candidate_file: str = ""
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"files": self.files, "compile": self.compile, "run": self.run,
+                "artifacts": self.artifacts, "env": self.env}
+
+
+class Language:
+    """One language. Subclasses fill in the mapping and the build."""
+
+    name = ""
+    title = ""
+    extension = ""
+    fence_tags: tuple[str, ...] = ()
+    #: CPU seconds a runtime needs to start (JVM, Node) added to each test's limits
+    startup_s = 0.0
+    #: processes/threads a test's process may have (runtimes are multi-threaded)
+    nproc = 32
+    comment = "//"
+
+    # ---- names ---------------------------------------------------------------------------
+
+    def conventional_name(self, name: str) -> str:
+        return name
+
+    def function_names(self, name: str) -> list[str]:
+        """The names a candidate's function may have: the problem's, then the language's
+        usual form of it."""
+        return list(dict.fromkeys([name, self.conventional_name(name)]))
+
+    def defines(self, code: str, name: str) -> bool:
+        raise NotImplementedError
+
+    def find_function(self, code: str, names: list[str]) -> str | None:
+        for name in names:
+            for form in self.function_names(name):
+                if self.defines(code, form):
+                    return form
+        return None
+
+    # ---- types ---------------------------------------------------------------------------
+
+    def type_name(self, spec: TypeSpec, top: bool = True) -> str:
+        raise NotImplementedError
+
+    def return_type_name(self, specs: list[TypeSpec]) -> str:
+        if len(specs) == 1:
+            return self.type_name(specs[0])
+        return self.type_name(TypeSpec("tuple", tuple(specs)))
+
+    def check_expressible(self, problem: Any) -> None:
+        """Raise NotExpressible when the problem's types cannot be written here."""
+        for spec in list(problem.param_specs) + [problem.return_spec]:
+            descriptor(spec)
+            self.type_name(spec)
+
+    def literal(self, value: Any, spec: TypeSpec) -> str:
+        raise NotImplementedError
+
+    # ---- prompts -------------------------------------------------------------------------
+
+    def signature(self, function: str, names: list[str], params: list[TypeSpec],
+                  returns: list[TypeSpec]) -> str:
+        raise NotImplementedError
+
+    def stub(self, function: str, names: list[str], params: list[TypeSpec],
+             returns: list[TypeSpec], doc: str) -> str:
+        """The starting code a completion-style prompt shows: a doc comment and the
+        signature with an empty body."""
+        raise NotImplementedError
+
+    def call(self, function: str, args: list[str]) -> str:
+        return "%s(%s)" % (function, ", ".join(args))
+
+    # ---- builds --------------------------------------------------------------------------
+
+    def prepare_code(self, code: str) -> str:
+        """Adjust a candidate's code so the harness can sit beside it (e.g. a ``main`` of
+        its own). Never changes what the function computes."""
+        return code
+
+    def build(self, code: str, function: str, params: list[TypeSpec], returns: TypeSpec,
+              memory_mb: int) -> Build:
+        raise NotImplementedError
+
+    def compile_error(self, output: str, build: Build) -> tuple[str, int | None]:
+        """The compiler's first error, and its line in the candidate's code."""
+        lines = [line for line in output.splitlines() if line.strip()]
+        return (lines[0][:500] if lines else "compilation failed"), None
+
+    def render(self, template: str, **context: Any) -> str:
+        env = template_environment(str(runner_dir(self.name)))
+        return env.get_template(template).render(**context)
+
+    @functools.cached_property
+    def toolchain(self) -> str:
+        """The toolchain's identity on this machine (versions), for the compile cache."""
+        return self.name
+
+
+def first_error(output: str, pattern: re.Pattern[str], file: str, offset: int
+                ) -> tuple[str, int | None]:
+    """The first line of ``output`` matching ``pattern`` (named groups ``file``, ``line``,
+    ``message``) in the candidate's file, its line mapped back to the candidate's code."""
+    for match in pattern.finditer(output):
+        if file and match.group("file").rsplit("/", 1)[-1] != file:
+            continue
+        line = int(match.group("line")) - offset
+        return match.group("message").strip()[:500], (line if line > 0 else None)
+    for match in pattern.finditer(output):
+        return match.group("message").strip()[:500], None
+    lines = [line for line in output.splitlines() if line.strip()]
+    return (lines[0][:500] if lines else "compilation failed"), None
+
+
+def float_literal(value: float) -> str:
+    if math.isnan(value) or math.isinf(value):
+        raise NotExpressible("a non-finite float literal")
+    text = repr(float(value))
+    return text
+
+
+def json_string(text: str) -> str:
+    """A string literal with JSON escapes: valid in JavaScript, Java, Go, Rust (\\u{...}
+    aside) and C++ for the printable text samples hold."""
+    return json.dumps(text, ensure_ascii=False)
+
+
+def code_digest(*parts: str) -> str:
+    return hashlib.sha256("\x00".join(parts).encode()).hexdigest()

@@ -1,0 +1,127 @@
+"""C++17 with g++: free functions, std containers, ``long long`` and ``double``."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from typing import Any
+
+from judge.languages.base import (Build, Language, NotExpressible, descriptor, first_error,
+                                  float_literal, json_string)
+from judge.problem.types import TypeSpec
+
+PCH_DIR = "/usr/local/lib/judge-pch"
+_ERROR = re.compile(r"^(?P<file>[^\s:]+):(?P<line>\d+):(?:\d+:)? (?:fatal )?error: (?P<message>.*)$",
+                    re.M)
+
+
+def _ty(desc: tuple[str, list[Any]]) -> str:
+    code, children = desc
+    return "Ty{'%s', {%s}}" % (code, ", ".join(_ty(c) for c in children))
+
+
+class Cpp(Language):
+    name = "cpp"
+    title = "C++17"
+    extension = "cpp"
+    fence_tags = ("cpp", "c++", "cc", "cxx", "c")
+    candidate_file = "solution.cpp"
+
+    def defines(self, code: str, name: str) -> bool:
+        # a return type (possibly templated), the name, an opening parenthesis
+        return re.search(r"[\w>&*\]]\s+[&*]?\s*%s\s*\(" % re.escape(name), code) is not None
+
+    def type_name(self, spec: TypeSpec, top: bool = True) -> str:
+        kind = spec.kind
+        simple = {"int": "long long", "float": "double", "str": "std::string", "bool": "bool",
+                  "none": "void"}
+        if kind in simple:
+            return simple[kind]
+        if kind in ("list", "sequence"):
+            return "std::vector<%s>" % self.type_name(spec.args[0], False)
+        if kind == "tuple":
+            if spec.variadic:
+                return "std::vector<%s>" % self.type_name(spec.args[0], False)
+            return "std::tuple<%s>" % ", ".join(self.type_name(a, False) for a in spec.args)
+        if kind == "set":
+            return "std::set<%s>" % self.type_name(spec.args[0], False)
+        if kind == "dict":
+            return "std::map<%s, %s>" % (self.type_name(spec.args[0], False),
+                                         self.type_name(spec.args[1], False))
+        if kind == "optional":
+            return "std::optional<%s>" % self.type_name(spec.args[0], False)
+        raise NotExpressible("type %s has no C++ counterpart here" % spec)
+
+    def param_type(self, spec: TypeSpec) -> str:
+        name = self.type_name(spec)
+        return name if spec.kind in ("int", "float", "bool") else "const %s&" % name
+
+    def signature(self, function, names, params, returns):
+        args = ", ".join("%s %s" % (self.param_type(s), n) for n, s in zip(names, params))
+        return "%s %s(%s)" % (self.return_type_name(returns), function, args)
+
+    def stub(self, function, names, params, returns, doc):
+        comment = "\n".join(("// " + line).rstrip() for line in doc.strip().splitlines())
+        return "#include <bits/stdc++.h>\n\n%s\n%s {\n" % (comment, self.signature(
+            function, names, params, returns))
+
+    def literal(self, value: Any, spec: TypeSpec) -> str:
+        kind = spec.kind
+        if value is None:
+            return "std::nullopt"
+        if kind == "optional":
+            return self.literal(value, spec.args[0])
+        if kind == "bool":
+            return "true" if value else "false"
+        if kind == "int":
+            return "%dLL" % value if abs(value) > 2**31 else str(value)
+        if kind == "float":
+            return float_literal(value)
+        if kind == "str":
+            return json_string(value)
+        if kind in ("list", "sequence", "set") or (kind == "tuple" and spec.variadic):
+            inner = spec.args[0]
+            return "{%s}" % ", ".join(self.literal(v, inner) for v in value)
+        if kind == "tuple":
+            return "{%s}" % ", ".join(self.literal(v, s) for v, s in zip(value, spec.args))
+        if kind == "dict":
+            return "{%s}" % ", ".join("{%s, %s}" % (self.literal(k, spec.args[0]),
+                                                   self.literal(v, spec.args[1]))
+                                     for k, v in value.items())
+        raise NotExpressible("a %s value" % spec)
+
+    def prepare_code(self, code: str) -> str:
+        return code
+
+    def build(self, code: str, function: str, params: list[TypeSpec], returns: TypeSpec,
+              memory_mb: int) -> Build:
+        # ``#line`` directives give the candidate's own line numbers in compiler messages
+        source = self.render("main.cpp.j2", candidate_file=self.candidate_file, code=code,
+                             harness_line=1, function=function,
+                             return_ty=_ty(descriptor(returns)))
+        return Build(
+            files={"main.cpp": source},
+            # a precompiled <bits/stdc++.h> with these exact flags, where
+            # scripts/ensure-toolchains.sh (or the image) made one; ignored where absent
+            compile=[["/usr/bin/g++", "-std=c++17", "-O2", "-pipe", "-w", "-fmax-errors=5",
+                      "-I" + PCH_DIR, "-o", "prog", "main.cpp"]],
+            run=["{build}/prog", "{args}"],
+            artifacts=["prog"],
+            line_offset=0,
+            candidate_file=self.candidate_file,
+        )
+
+    def compile_error(self, output: str, build: Build) -> tuple[str, int | None]:
+        return first_error(output, _ERROR, build.candidate_file, build.line_offset)
+
+    @property
+    def toolchain(self) -> str:
+        return _version(["g++", "--version"])
+
+
+def _version(command: list[str]) -> str:
+    try:
+        out = subprocess.run(command, capture_output=True, text=True, timeout=60)
+        return (out.stdout + out.stderr).strip().splitlines()[0]
+    except (OSError, subprocess.SubprocessError, IndexError):
+        return command[0] + " (unknown version)"

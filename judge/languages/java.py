@@ -1,0 +1,136 @@
+"""Java 17: a method (static or not) of the candidate's class (``Solution`` and ``Problem`` are
+the usual names), camelCase names, ``long``/``double``, ``List``, ``Map``, ``Set``,
+``Optional``. Parameter types are read by reflection from the candidate's own method, so
+``int``, ``List<Integer>``, ``int[]`` work too. The heap is capped below the memory limit, so
+running out of it is ``memory_limit``."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from typing import Any
+
+from judge.languages.base import (Build, Language, NotExpressible, descriptor, first_error,
+                                  float_literal, json_string, snake_to_camel)
+from judge.problem.types import TypeSpec
+
+_ERROR = re.compile(r"^(?P<file>[^\s:]+\.java):(?P<line>\d+): error: (?P<message>.*)$", re.M)
+_PUBLIC_CLASS = re.compile(r"^\s*public\s+(?:final\s+|abstract\s+)*(?:class|interface|enum|record)\s+(\w+)",
+                           re.M)
+_BOXED = {"long": "Long", "double": "Double", "boolean": "Boolean", "int": "Integer"}
+
+
+def _ty(desc: tuple[str, list[Any]]) -> str:
+    code, children = desc
+    return "t('%s'%s)" % (code, "".join(", " + _ty(c) for c in children))
+
+
+class Java(Language):
+    name = "java"
+    title = "Java 17"
+    extension = "java"
+    fence_tags = ("java",)
+    startup_s = 0.6
+    nproc = 96
+
+    def conventional_name(self, name: str) -> str:
+        return snake_to_camel(name)
+
+    def defines(self, code: str, name: str) -> bool:
+        return re.search(r"[\w>\]]\s+%s\s*\(" % re.escape(name), code) is not None
+
+    def type_name(self, spec: TypeSpec, top: bool = True) -> str:
+        kind = spec.kind
+        simple = {"int": "long", "float": "double", "str": "String", "bool": "boolean",
+                  "none": "void"}
+        if kind in simple:
+            name = simple[kind]
+            return name if top else _BOXED.get(name, name)
+        if kind in ("list", "sequence") or (kind == "tuple" and spec.variadic):
+            return "List<%s>" % self.type_name(spec.args[0], False)
+        if kind == "tuple":
+            inner = {self.type_name(a, False) for a in spec.args}
+            return "List<%s>" % (inner.pop() if len(inner) == 1 else "Object")
+        if kind == "set":
+            return "Set<%s>" % self.type_name(spec.args[0], False)
+        if kind == "dict":
+            return "Map<%s, %s>" % (self.type_name(spec.args[0], False),
+                                    self.type_name(spec.args[1], False))
+        if kind == "optional":
+            return "Optional<%s>" % self.type_name(spec.args[0], False)
+        raise NotExpressible("type %s has no Java counterpart here" % spec)
+
+    def signature(self, function, names, params, returns):
+        args = ", ".join("%s %s" % (self.type_name(s), n) for n, s in zip(names, params))
+        return "public static %s %s(%s)" % (self.return_type_name(returns), function, args)
+
+    def stub(self, function, names, params, returns, doc):
+        comment = "\n".join(("     * " + line).rstrip() for line in doc.strip().splitlines())
+        return ("import java.util.*;\n\nclass Solution {\n    /**\n%s\n     */\n    %s {\n"
+                % (comment, self.signature(function, names, params, returns)))
+
+    def literal(self, value: Any, spec: TypeSpec) -> str:
+        kind = spec.kind
+        if kind == "optional":
+            return "Optional.empty()" if value is None else "Optional.of(%s)" % self.literal(
+                value, spec.args[0])
+        if value is None:
+            return "null"
+        if kind == "bool":
+            return "true" if value else "false"
+        if kind == "int":
+            return "%dL" % value
+        if kind == "float":
+            return float_literal(value)
+        if kind == "str":
+            return json_string(value)
+        if kind in ("list", "sequence", "tuple"):
+            specs = spec.args if kind == "tuple" and not spec.variadic else [spec.args[0]] * len(value)
+            return "List.of(%s)" % ", ".join(self.literal(v, s) for v, s in zip(value, specs))
+        if kind == "set":
+            return "Set.of(%s)" % ", ".join(self.literal(v, spec.args[0])
+                                            for v in sorted(value, key=repr))
+        if kind == "dict":
+            return "Map.of(%s)" % ", ".join("%s, %s" % (self.literal(k, spec.args[0]),
+                                                        self.literal(v, spec.args[1]))
+                                            for k, v in value.items())
+        raise NotExpressible("a %s value" % spec)
+
+    def call(self, function: str, args: list[str]) -> str:
+        return "Solution.%s(%s)" % (function, ", ".join(args))
+
+    def candidate_file(self, code: str) -> str:
+        match = _PUBLIC_CLASS.search(code)
+        return "%s.java" % (match.group(1) if match else "Solution")
+
+    def build(self, code: str, function: str, params: list[TypeSpec], returns: TypeSpec,
+              memory_mb: int) -> Build:
+        candidate = self.candidate_file(code)
+        harness = self.render("JudgeHarness.java.j2", functions=self.function_names(function),
+                              candidate_file=candidate, return_ty=_ty(descriptor(returns)))
+        heap = max(64, memory_mb - 192)
+        quick = ["-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData",
+                 "-Xshare:auto"]
+        return Build(
+            files={candidate: code, "JudgeHarness.java": harness},
+            compile=[["/usr/bin/javac", "-J-XX:+UseSerialGC", "-J-XX:TieredStopAtLevel=1",
+                      "-J-Xmx512m", "-encoding", "UTF-8", "-nowarn", "-Xmaxerrs", "5", "-d", "out",
+                      candidate, "JudgeHarness.java"]],
+            run=["/usr/bin/java", "-Xmx%dm" % heap, "-Xss256m", "-XX:CICompilerCount=1",
+                 "-XX:MaxMetaspaceSize=64m", "-XX:ReservedCodeCacheSize=32m", *quick,
+                 "-Djava.io.tmpdir={tmp}", "-cp", "{build}/out", "JudgeHarness", "{args}"],
+            artifacts=["out"],
+            candidate_file=candidate,
+        )
+
+    def compile_error(self, output: str, build: Build) -> tuple[str, int | None]:
+        return first_error(output, _ERROR, build.candidate_file, 0)
+
+    @property
+    def toolchain(self) -> str:
+        try:
+            out = subprocess.run(["javac", "-version"], capture_output=True, text=True,
+                                 timeout=60)
+            return (out.stdout + out.stderr).strip()
+        except (OSError, subprocess.SubprocessError):
+            return "javac (unknown version)"

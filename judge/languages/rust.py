@@ -1,0 +1,132 @@
+"""Rust (rustc, edition 2021): a free function (or ``impl Solution``), snake_case names,
+``i64``/``f64``, ``Vec``, ``HashMap``/``HashSet``, tuples, ``Option``. The candidate's code
+is compiled unchanged inside a module; each argument is converted to the type the function
+asks for (inferred by the compiler from the call), so ``i32``, ``&[T]``, ``&str`` work too."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from typing import Any
+
+from judge.languages.base import (Build, Language, NotExpressible, descriptor, first_error,
+                                  float_literal, json_string)
+from judge.problem.types import TypeSpec
+
+_ERROR = re.compile(r"^(?P<file>[^\s:]+\.rs):(?P<line>\d+):\d+: (?P<message>error.*)$", re.M)
+
+
+def _ty(desc: tuple[str, list[Any]]) -> str:
+    code, children = desc
+    return "judge_h::t('%s', vec![%s])" % (code, ", ".join(_ty(c) for c in children))
+
+
+class Rust(Language):
+    name = "rust"
+    title = "Rust"
+    extension = "rs"
+    fence_tags = ("rust", "rs")
+    source_file = "main.rs"
+
+    def defines(self, code: str, name: str) -> bool:
+        return re.search(r"\bfn\s+%s\s*[<(]" % re.escape(name), code) is not None
+
+    def _hashable(self, spec: TypeSpec) -> None:
+        if spec.kind == "float" or any(a.kind == "float" for a in spec.args):
+            raise NotExpressible("floats as set elements or map keys (%s) in Rust" % spec)
+
+    def type_name(self, spec: TypeSpec, top: bool = True) -> str:
+        kind = spec.kind
+        simple = {"int": "i64", "float": "f64", "str": "String", "bool": "bool", "none": "()"}
+        if kind in simple:
+            return simple[kind]
+        if kind in ("list", "sequence") or (kind == "tuple" and spec.variadic):
+            return "Vec<%s>" % self.type_name(spec.args[0], False)
+        if kind == "tuple":
+            inner = ", ".join(self.type_name(a, False) for a in spec.args)
+            return "(%s,)" % inner if len(spec.args) == 1 else "(%s)" % inner
+        if kind == "set":
+            self._hashable(spec.args[0])
+            return "HashSet<%s>" % self.type_name(spec.args[0], False)
+        if kind == "dict":
+            self._hashable(spec.args[0])
+            return "HashMap<%s, %s>" % (self.type_name(spec.args[0], False),
+                                        self.type_name(spec.args[1], False))
+        if kind == "optional":
+            return "Option<%s>" % self.type_name(spec.args[0], False)
+        raise NotExpressible("type %s has no Rust counterpart here" % spec)
+
+    def signature(self, function, names, params, returns):
+        args = ", ".join("%s: %s" % (n, self.type_name(s)) for n, s in zip(names, params))
+        return "fn %s(%s) -> %s" % (function, args, self.return_type_name(returns))
+
+    def stub(self, function, names, params, returns, doc):
+        comment = "\n".join(("/// " + line).rstrip() for line in doc.strip().splitlines())
+        uses = "use std::collections::{HashMap, HashSet};\n\n"
+        return "%s%s\n%s {\n" % (uses, comment, self.signature(function, names, params, returns))
+
+    def literal(self, value: Any, spec: TypeSpec) -> str:
+        kind = spec.kind
+        if kind == "optional":
+            return "None" if value is None else "Some(%s)" % self.literal(value, spec.args[0])
+        if value is None:
+            return "()"
+        if kind == "bool":
+            return "true" if value else "false"
+        if kind == "int":
+            return str(value)
+        if kind == "float":
+            text = float_literal(value)
+            return text
+        if kind == "str":
+            return "%s.to_string()" % json_string(value)
+        if kind in ("list", "sequence") or (kind == "tuple" and spec.variadic):
+            return "vec![%s]" % ", ".join(self.literal(v, spec.args[0]) for v in value)
+        if kind == "tuple":
+            inner = ", ".join(self.literal(v, s) for v, s in zip(value, spec.args))
+            return "(%s,)" % inner if len(spec.args) == 1 else "(%s)" % inner
+        if kind == "set":
+            return "HashSet::from([%s])" % ", ".join(self.literal(v, spec.args[0])
+                                                     for v in sorted(value, key=repr))
+        if kind == "dict":
+            return "HashMap::from([%s])" % ", ".join(
+                "(%s, %s)" % (self.literal(k, spec.args[0]), self.literal(v, spec.args[1]))
+                for k, v in value.items())
+        raise NotExpressible("a %s value" % spec)
+
+    def callee(self, code: str, function: str) -> str:
+        impl = re.search(r"\bimpl\s+(\w+)\s*\{", code)
+        if impl and re.search(r"\bfn\s+%s\s*[<(]\s*(?!&?\s*(mut\s+)?self)" % re.escape(function),
+                              code[impl.end():]) and not re.search(
+                                  r"^fn\s+%s\s*[<(]" % re.escape(function), code, re.M):
+            return "%s::%s" % (impl.group(1), function)
+        return function
+
+    def build(self, code: str, function: str, params: list[TypeSpec], returns: TypeSpec,
+              memory_mb: int) -> Build:
+        source = self.render("main.rs.j2", code=code, arity=len(params),
+                             callee=self.callee(code, function),
+                             return_ty=_ty(descriptor(returns)),
+                             source_file=self.source_file, line_offset=1)
+        return Build(
+            files={self.source_file: source},
+            compile=[["/usr/bin/rustc", "--edition", "2021", "-C", "opt-level=0", "-C", "debuginfo=0",
+                      "-C", "strip=symbols", "--error-format=short", "-o", "prog",
+                      self.source_file]],
+            run=["{build}/prog", "{args}"],
+            artifacts=["prog"],
+            env={"RUST_BACKTRACE": "0"},
+            line_offset=1,
+            candidate_file=self.source_file,
+        )
+
+    def compile_error(self, output: str, build: Build) -> tuple[str, int | None]:
+        return first_error(output, _ERROR, build.candidate_file, build.line_offset)
+
+    @property
+    def toolchain(self) -> str:
+        try:
+            return subprocess.run(["/usr/bin/rustc", "--version"], capture_output=True,
+                                  text=True, timeout=30).stdout.strip()
+        except (OSError, subprocess.SubprocessError):
+            return "rustc (unknown version)"

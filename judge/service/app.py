@@ -1,0 +1,562 @@
+"""The HTTP service: FastAPI routes over :class:`judge.Judge`.
+
+One warm sandbox pool (opened by one ``Judge``) serves every request. Requests are admitted
+into a bounded queue (``jobs`` judging + ``queue`` waiting, counted in candidates); past it the
+answer is 429 with ``Retry-After``. Errors are JSON ``{"error": {"status", "message",
+"field"}}`` and never carry a traceback. What a client sends reaches the judge's process only
+as data: inline problems may not carry ``checker`` code or ``check`` expressions (those are
+evaluated outside the sandbox, so only the server's own suites may use them).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import hmac
+import inspect
+import logging
+import math
+import threading
+import time
+from collections import OrderedDict
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any, AsyncIterator, Awaitable, Callable
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from judge.api import Judge
+from judge.errors import InputError, json_location
+from judge.execution.batch import problem_fingerprint
+from judge.execution.verdicts import Verdict
+from judge.problem.model import Problem, problem_from_data
+from judge.sandbox.base import Limits, SandboxUnavailable
+from judge.service.models import (
+    BatchRequest,
+    BatchResponse,
+    ErrorResponse,
+    HealthResponse,
+    JudgeRequest,
+    ProblemsResponse,
+    ProblemSummary,
+    RequestLimits,
+    ResultLine,
+)
+
+log = logging.getLogger("judge.service")
+
+#: how many per-limits / per-inline-problem Judges are kept (each is a small wrapper over
+#: the one shared sandbox; the bound keeps memory flat whatever clients send)
+JUDGE_CACHE = 64
+#: how long to wait between attempts to open an unavailable sandbox
+REOPEN_AFTER_S = 10.0
+#: graceful shutdown: how long in-flight requests may take to finish
+DRAIN_TIMEOUT_S = 120.0
+_ERRORS = {400: ErrorResponse, 401: ErrorResponse, 404: ErrorResponse, 413: ErrorResponse,
+           429: ErrorResponse, 503: ErrorResponse}
+_RESPONSES: dict[int | str, dict[str, Any]] = {code: {"model": model} for code, model in
+                                               _ERRORS.items()}
+
+
+class ApiError(Exception):
+    """An error answered as JSON with its status (and the request field it is about)."""
+
+    def __init__(self, status: int, message: str, field: str | None = None,
+                 headers: dict[str, str] | None = None, **extra: Any) -> None:
+        super().__init__(message)
+        self.status, self.message, self.field = status, message, field
+        self.headers = headers or {}
+        self.extra = extra
+
+
+def error_body(status: int, message: str, field: str | None = None, **extra: Any
+               ) -> dict[str, Any]:
+    body: dict[str, Any] = {"status": status, "message": message}
+    if field is not None:
+        body["field"] = field
+    body.update({k: v for k, v in extra.items() if v is not None})
+    return {"error": body}
+
+
+def _location(loc: tuple[Any, ...] | list[Any]) -> str:
+    parts = list(loc)
+    if parts and parts[0] == "body":
+        parts = parts[1:]
+    return json_location(parts) or "body"
+
+
+@dataclass
+class ServiceConfig:
+    """What ``judge serve`` was started with."""
+
+    problems: dict[str, Problem] = field(default_factory=dict)
+    sandbox: str = "auto"
+    jobs: int = 1
+    queue: int = 64
+    max_body_mb: float = 8.0
+    limits: Limits = field(default_factory=Limits)
+    token: str | None = None
+    test_isolation: str = "per-test"
+    reference_timing: bool = True
+    allow_unisolated: bool = False
+    notice: Callable[[str], None] = field(default=lambda message: log.warning("%s", message))
+
+
+class JudgeService:
+    """The state behind the routes: the main Judge (owning the sandbox), a bounded cache of
+    Judges sharing that sandbox for other limits and inline problems, and the admission
+    counters."""
+
+    def __init__(self, config: ServiceConfig) -> None:
+        self.config = config
+        self.capacity = config.jobs + config.queue
+        self._main: Judge | None = None
+        self._reason: str | None = None
+        self._last_attempt = 0.0
+        self._open_lock = threading.Lock()
+        self._judges: OrderedDict[tuple[str, str], Judge] = OrderedDict()
+        self._judges_lock = threading.Lock()
+        self._pool = ThreadPoolExecutor(max_workers=config.jobs, thread_name_prefix="serve")
+        self.admitted = 0
+        self.judged = 0
+        self._seconds_per_item = 0.05
+        self.shutting_down = False
+        self._idle = asyncio.Event()
+        self._idle.set()
+        self._accepts_language = "language" in inspect.signature(Judge.judge).parameters
+
+    # ---- sandbox -------------------------------------------------------------------------
+
+    def open(self) -> None:
+        """Open the sandbox (once; again after ``REOPEN_AFTER_S`` when it was unavailable).
+        Raises ApiError(503) while it cannot be opened."""
+        if self._main is not None:
+            return
+        with self._open_lock:
+            if self._main is not None:
+                return
+            if self.shutting_down:
+                raise ApiError(503, "the server is shutting down", headers={"Retry-After": "5"})
+            now = time.monotonic()
+            if self._reason is not None and now - self._last_attempt < REOPEN_AFTER_S:
+                raise self._unavailable()
+            self._last_attempt = now
+            judge = Judge(self.config.sandbox, self.config.jobs, limits=self.config.limits,
+                          test_isolation=self.config.test_isolation,
+                          reference_timing=self.config.reference_timing,
+                          allow_unisolated=self.config.allow_unisolated,
+                          notice=self.config.notice)
+            try:
+                judge.open()
+            except SandboxUnavailable as exc:
+                judge.close()
+                self._reason = str(exc)
+                raise self._unavailable() from None
+            self._main, self._reason = judge, None
+
+    def _unavailable(self) -> ApiError:
+        return ApiError(503, "sandbox unavailable: %s" % self._reason,
+                        headers={"Retry-After": str(int(REOPEN_AFTER_S))})
+
+    def describe(self) -> dict[str, Any]:
+        if self._main is None:
+            return {}
+        try:
+            return self._main.describe()
+        except Exception as exc:  # noqa: BLE001 - health must answer
+            return {"error": str(exc)}
+
+    def judge_for(self, problem: Problem, inline: bool, limits: Limits) -> Judge:
+        """The Judge to use: the main one for a loaded problem with the server's limits;
+        otherwise one sharing its sandbox, keyed by the limits (and, for an inline problem,
+        by its content, so an inline problem never shares reference timings or checker
+        caches with a loaded one of the same identifier)."""
+        self.open()
+        assert self._main is not None
+        if not inline and limits == self.config.limits:
+            return self._main
+        key = (problem_fingerprint(problem) if inline else "", limits.fingerprint())
+        with self._judges_lock:
+            judge = self._judges.get(key)
+            if judge is not None:
+                self._judges.move_to_end(key)
+                return judge
+            judge = Judge(self._main.sandbox, self.config.jobs, limits=limits,
+                          test_isolation=self.config.test_isolation,
+                          reference_timing=self.config.reference_timing)
+            self._judges[key] = judge
+            while len(self._judges) > JUDGE_CACHE:
+                _, old = self._judges.popitem(last=False)
+                old.close()  # a Judge on a shared sandbox: closes nothing but itself
+            return judge
+
+    # ---- admission -----------------------------------------------------------------------
+
+    def admit(self, count: int) -> None:
+        if self.shutting_down:
+            raise ApiError(503, "the server is shutting down", headers={"Retry-After": "5"})
+        if count > self.capacity:
+            raise ApiError(400, "at most %d items per batch on this server (jobs + queue)"
+                           % self.capacity, "items")
+        if self.admitted + count > self.capacity:
+            waiting = max(0, self.admitted - self.config.jobs)
+            seconds = (waiting + count) * self._seconds_per_item / self.config.jobs
+            retry = max(1, min(60, math.ceil(seconds)))
+            raise ApiError(429, "the queue is full (%d candidates admitted, capacity %d); "
+                           "retry later" % (self.admitted, self.capacity), None,
+                           headers={"Retry-After": str(retry)})
+        self.admitted += count
+        self._idle.clear()
+
+    def release(self, count: int) -> None:
+        self.admitted -= count
+        if self.admitted == 0:
+            self._idle.set()
+
+    @property
+    def queue_depth(self) -> int:
+        return max(0, self.admitted - self.config.jobs)
+
+    # ---- judging -------------------------------------------------------------------------
+
+    def resolve(self, request: JudgeRequest, where: str = "") -> tuple[Problem, bool, Limits]:
+        """The problem, whether it is inline, and the limits of one request (ApiError on a
+        bad one, naming the field)."""
+        prefix = where + "." if where else ""
+        language = request.language
+        if language is not None and language != "python" and not self._accepts_language:
+            raise ApiError(400, "language %r is not supported by this server (supported: "
+                           "python)" % language, prefix + "language")
+        if language is not None and self._accepts_language:
+            from judge.languages import normalize
+
+            try:
+                normalize(language)
+            except ValueError as exc:
+                raise ApiError(400, str(exc), prefix + "language") from None
+        if request.problem_id is not None:
+            problem = self.config.problems.get(request.problem_id)
+            if problem is None:
+                raise ApiError(404, "unknown problem_id %r (GET /v1/problems lists them)"
+                               % request.problem_id, prefix + "problem_id")
+            inline = False
+        else:
+            problem = self._inline(request.problem or {}, prefix + "problem")
+            inline = True
+        if request.prompt_id is not None and problem.prompt(request.prompt_id) is None:
+            raise ApiError(400, "unknown prompt_id %r for %s" % (request.prompt_id,
+                                                                problem.identifier),
+                           prefix + "prompt_id")
+        return problem, inline, self._limits(request.limits, prefix + "limits")
+
+    def _inline(self, data: dict[str, Any], where: str) -> Problem:
+        if data.get("checker") is not None:
+            raise ApiError(400, "an inline problem may not carry checker code (it would run "
+                           "in the judge's process); load the suite on the server instead",
+                           where + ".checker")
+        tests = data.get("correctness_test_suite")
+        if isinstance(tests, list):
+            for index, test in enumerate(tests):
+                if isinstance(test, dict) and test.get("check") is not None:
+                    raise ApiError(400, "an inline problem may not carry check expressions "
+                                   "(they run in the judge's process); use expected_output",
+                                   "%s.correctness_test_suite[%d].check" % (where, index))
+        try:
+            return problem_from_data(data, "<request>")
+        except InputError as exc:
+            first = exc.issues[0]
+            errors = [{"field": "%s.%s" % (where, i.location) if i.location else where,
+                       "message": i.message} for i in exc.issues]
+            raise ApiError(400, "invalid problem: %s" % first.message,
+                           errors[0]["field"], errors=errors) from None
+
+    def _limits(self, requested: RequestLimits | None, where: str) -> Limits:
+        base = self.config.limits
+        if requested is None:
+            return base
+        changes = requested.model_dump(exclude_none=True)
+        for name, value in changes.items():
+            ceiling = getattr(base, name)
+            if name != "time_factor" and value > ceiling:
+                raise ApiError(400, "%s may be at most %s on this server (the server's own "
+                               "limit)" % (name, ceiling), "%s.%s" % (where, name))
+            if name == "time_factor" and value > max(ceiling, 10.0):
+                raise ApiError(400, "time_factor may be at most %s on this server"
+                               % max(ceiling, 10.0), "%s.%s" % (where, name))
+        return dataclasses.replace(base, **changes) if changes else base
+
+    def _judge_blocking(self, problem: Problem, inline: bool, limits: Limits,
+                        request: JudgeRequest) -> dict[str, Any]:
+        started = time.monotonic()
+        judge = self.judge_for(problem, inline, limits)
+        extra: dict[str, Any] = {}
+        if self._accepts_language and request.language is not None:
+            extra["language"] = request.language
+        result = judge.judge(problem, request.solution, model=request.model,
+                             prompt_id=request.prompt_id, sample=request.sample, **extra)
+        elapsed = time.monotonic() - started
+        self._seconds_per_item = 0.9 * self._seconds_per_item + 0.1 * elapsed
+        self.judged += 1
+        return result.to_dict()
+
+    async def judge_items(self, items: list[tuple[Problem, bool, Limits, JudgeRequest]]
+                          ) -> list[dict[str, Any]]:
+        """Judge already-resolved items, ``jobs`` at a time, results in input order."""
+        loop = asyncio.get_running_loop()
+        futures = [loop.run_in_executor(self._pool, self._judge_blocking, *item)
+                   for item in items]
+        try:
+            return list(await asyncio.gather(*futures))
+        except asyncio.CancelledError:  # the client went away: drop what has not started
+            for future in futures:
+                future.cancel()
+            raise
+
+    async def drain(self, timeout: float = DRAIN_TIMEOUT_S) -> None:
+        self.shutting_down = True
+        try:
+            await asyncio.wait_for(self._idle.wait(), timeout)
+        except asyncio.TimeoutError:
+            log.warning("shutdown: %d candidates still in flight after %.0fs",
+                        self.admitted, timeout)
+
+    def close(self) -> None:
+        """Finish what runs, then close every Judge and the sandbox (no worker or container
+        survives)."""
+        self.shutting_down = True
+        self._pool.shutdown(wait=True, cancel_futures=True)
+        with self._judges_lock:
+            judges, self._judges = list(self._judges.values()), OrderedDict()
+        for judge in judges:
+            judge.close()
+        with self._open_lock:
+            main, self._main = self._main, None
+        if main is not None:
+            main.close()
+
+
+def _bearer_ok(header: str | None, token: str) -> bool:
+    if not header:
+        return False
+    scheme, _, value = header.partition(" ")
+    return scheme.lower() == "bearer" and hmac.compare_digest(value.strip().encode(),
+                                                              token.encode())
+
+
+class BodyLimit:
+    """ASGI middleware: answers 413 for a body over ``max_bytes`` (by Content-Length before
+    reading it, and by counting for a chunked body), and 401 without the bearer token when
+    one is configured. Pure ASGI so the body is never buffered past the cap."""
+
+    def __init__(self, app: Any, max_bytes: int, token: str | None) -> None:
+        self.app, self.max_bytes, self.token = app, max_bytes, token
+
+    async def __call__(self, scope: dict[str, Any], receive: Callable[[], Awaitable[Any]],
+                       send: Callable[[Any], Awaitable[None]]) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1")
+                   for k, v in scope.get("headers", [])}
+        if self.token is not None and not _bearer_ok(headers.get("authorization"), self.token):
+            await _send_json(send, 401, error_body(401, "missing or wrong bearer token "
+                                                   "(Authorization: Bearer <JUDGE_API_TOKEN>)",
+                                                   "Authorization"),
+                             {"WWW-Authenticate": 'Bearer realm="judge"'})
+            return
+        if scope.get("method") == "POST" and "json" not in headers.get("content-type", ""):
+            # a JSON API: a body is JSON whatever the client labelled it (curl -d says form)
+            scope = dict(scope)
+            scope["headers"] = [(k, v) for k, v in scope.get("headers", [])
+                                if k.lower() != b"content-type"]
+            scope["headers"].append((b"content-type", b"application/json"))
+        length = headers.get("content-length")
+        if length is not None:
+            try:
+                too_big = int(length) > self.max_bytes
+            except ValueError:
+                await _send_json(send, 400, error_body(400, "bad Content-Length header",
+                                                       "Content-Length"))
+                return
+            if too_big:
+                await _send_json(send, 413, self._too_large())
+                return
+        received = 0
+        sent_response = False
+        too_large = False
+
+        async def counting_receive() -> Any:
+            nonlocal received, too_large
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > self.max_bytes:
+                    too_large = True
+                    raise _BodyTooLarge()
+            return message
+
+        async def tracking_send(message: Any) -> None:
+            nonlocal sent_response
+            if too_large:  # whatever the app made of the aborted read, the answer is 413
+                if message["type"] == "http.response.start" and not sent_response:
+                    sent_response = True
+                    await _send_json(send, 413, self._too_large())
+                return
+            if message["type"] == "http.response.start":
+                sent_response = True
+            await send(message)
+
+        try:
+            await self.app(scope, counting_receive, tracking_send)
+        except _BodyTooLarge:
+            if not sent_response:
+                await _send_json(send, 413, self._too_large())
+
+    def _too_large(self) -> dict[str, Any]:
+        return error_body(413, "request body larger than %d bytes (judge serve --max-body-mb)"
+                          % self.max_bytes, "body")
+
+
+class _BodyTooLarge(Exception):
+    pass
+
+
+async def _send_json(send: Callable[[Any], Awaitable[None]], status: int, body: Any,
+                     headers: dict[str, str] | None = None) -> None:
+    response = JSONResponse(body, status_code=status, headers=headers)
+    await send({"type": "http.response.start", "status": status,
+                "headers": response.raw_headers})
+    await send({"type": "http.response.body", "body": response.body})
+
+
+def create_app(config: ServiceConfig) -> FastAPI:
+    """The ASGI application. The sandbox opens at startup (in a thread) and closes at
+    shutdown after in-flight requests finished."""
+    service = JudgeService(config)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        loop = asyncio.get_running_loop()
+        try:
+            await loop.run_in_executor(None, service.open)
+        except ApiError as exc:  # unavailable: health says so, judging answers 503
+            config.notice(exc.message)
+        try:
+            yield
+        finally:
+            await service.drain()
+            await loop.run_in_executor(None, service.close)
+            config.notice("judge serve: stopped; sandbox closed (%d candidates judged)"
+                          % service.judged)
+
+    app = FastAPI(title="judge", version=_version(), lifespan=lifespan,
+                  description="A sandboxed judge for LLM-generated code, over HTTP. Every "
+                  "answer to a judge request is a results-file line, as `judge run` writes.")
+    app.state.service = service
+
+    @app.exception_handler(ApiError)
+    async def _api_error(request: Request, exc: ApiError) -> JSONResponse:
+        return JSONResponse(error_body(exc.status, exc.message, exc.field, **exc.extra),
+                            status_code=exc.status, headers=exc.headers)
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        errors = []
+        for error in exc.errors():
+            where = _location(error.get("loc", ()))
+            message = str(error.get("msg", "invalid"))
+            if error.get("type") == "json_invalid":
+                loc = error.get("loc", ())
+                message = "malformed JSON: %s%s" % (
+                    error.get("ctx", {}).get("error") or message,
+                    " (at character %d)" % loc[1] if len(loc) > 1 and isinstance(loc[1], int)
+                    else "")
+                where = "body"
+            errors.append({"field": where, "message": message})
+        first = errors[0] if errors else {"field": "body", "message": "invalid request"}
+        return JSONResponse(error_body(400, first["message"], first["field"], errors=errors),
+                            status_code=400)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        message = exc.detail if isinstance(exc.detail, str) else "HTTP %d" % exc.status_code
+        return JSONResponse(error_body(exc.status_code, message), status_code=exc.status_code,
+                            headers=getattr(exc, "headers", None))
+
+    @app.exception_handler(Exception)
+    async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
+        log.error("internal error on %s %s: %s: %s", request.method, request.url.path,
+                  type(exc).__name__, exc)
+        return JSONResponse(error_body(500, "internal error (%s); the server log has more"
+                                       % type(exc).__name__), status_code=500)
+
+    @app.get("/v1/health", response_model=HealthResponse, responses=_RESPONSES)
+    async def health() -> HealthResponse:
+        """The sandbox in force (kind, engine, image), problems loaded and the queue."""
+        detail = service.describe()
+        status = "shutting_down" if service.shutting_down else (
+            "ok" if detail else "unavailable")
+        return HealthResponse(status=status, sandbox=detail.get("kind"),
+                              engine=detail.get("engine"), image=detail.get("image"),
+                              sandbox_detail=detail or None, reason=service._reason,
+                              problems_loaded=len(config.problems), jobs=config.jobs,
+                              queue_capacity=service.capacity,
+                              queue_depth=service.queue_depth, in_flight=service.admitted,
+                              judged=service.judged)
+
+    @app.get("/v1/problems", response_model=ProblemsResponse, responses=_RESPONSES)
+    async def problems() -> ProblemsResponse:
+        """The problems of the suites the server loaded (judge them by ``problem_id``)."""
+        return ProblemsResponse(problems=[
+            ProblemSummary(problem_id=p.identifier, function_name=p.function_name,
+                           tests=len(p.correctness_test_suite),
+                           prompts=[q.prompt_id for q in p.prompts], tags=p.tags,
+                           source=p.source)
+            for p in config.problems.values()])
+
+    @app.post("/v1/judge", response_model=ResultLine, response_model_exclude_unset=True,
+              responses=_RESPONSES)
+    async def judge_one(body: JudgeRequest) -> Any:
+        """Judge one candidate; the answer is its results-file line. A ``sandbox_error``
+        (our infrastructure failed, after a retry) is a 503 carrying that line, so a client
+        retries instead of scoring it."""
+        item = service.resolve(body)
+        service.admit(1)
+        try:
+            line = (await service.judge_items([(*item, body)]))[0]
+        finally:
+            service.release(1)
+        if line.get("verdict") == Verdict.SANDBOX_ERROR.value:
+            raise ApiError(503, "the sandbox failed on this candidate (not the candidate's "
+                           "fault); retry", headers={"Retry-After": "1"}, result=line)
+        return JSONResponse(line)
+
+    @app.post("/v1/judge/batch", response_model=BatchResponse, responses=_RESPONSES)
+    async def judge_batch(body: BatchRequest) -> Any:
+        """Judge several candidates; results in the order of ``items``. A ``sandbox_error``
+        line here means: retry that item."""
+        items = [(*service.resolve(item, "items[%d]" % index), item)
+                 for index, item in enumerate(body.items)]
+        service.admit(len(items))
+        try:
+            lines = await service.judge_items(items)
+        finally:
+            service.release(len(items))
+        return JSONResponse({"results": lines})
+
+    return BodyLimit(app, int(config.max_body_mb * 1024 * 1024), config.token)  # type: ignore[return-value]
+
+
+def _version() -> str:
+    """The installed package's version (the package metadata: no import of the package root,
+    which re-exports the layers above)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("judge")
+    except PackageNotFoundError:
+        return "unknown"

@@ -1,0 +1,269 @@
+"""The Ray executor on a real multi-node Ray cluster on this machine (no mocks of Ray).
+
+``ray.cluster_utils.Cluster`` starts a head node and a worker node, each with its own raylet,
+object store and worker processes, on 127.0.0.1. The executor places one actor per node, each
+with its own warm process sandbox; the driver (this test) writes results in order.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")  # loopback only
+
+ray = pytest.importorskip("ray", reason="the 'ray' extra is part of the test extra")
+from ray.cluster_utils import Cluster  # noqa: E402
+
+from judge.problem.model import load_suite, problem_from_data  # noqa: E402
+from judge.api import Judge  # noqa: E402
+from judge.candidates.extract import Candidate  # noqa: E402
+from judge.execution.batch import with_problems  # noqa: E402
+from judge.execution.resume import compact, load_previous  # noqa: E402
+from judge import jsonl  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+#: the actors' process sandboxes lease candidate uids upwards from this base, under one
+#: host-wide lock (judge.sandbox.process.UidLease): every candidate process of these tests
+#: runs under a uid in ACTOR_UIDS
+UID_BASE = int(os.environ.get("JUDGE_SANDBOX_UID_BASE", "61000"))
+ACTOR_UIDS = (UID_BASE, UID_BASE + 512)
+
+
+#: each node's object store (problems only travel through it): small, on a shared machine
+OBJECT_STORE = 100 * 2**20
+
+
+def start_cluster() -> Cluster:
+    cluster = Cluster(initialize_head=True, head_node_args={
+        "num_cpus": 1, "include_dashboard": False, "object_store_memory": OBJECT_STORE})
+    cluster.add_node(num_cpus=1, object_store_memory=OBJECT_STORE)
+    cluster.wait_for_nodes()
+    return cluster
+
+
+def stop_cluster(cluster: Cluster) -> None:
+    ray.shutdown()
+    cluster.shutdown()
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    cluster = start_cluster()
+    yield cluster
+    stop_cluster(cluster)
+
+
+def shipped_candidates(count: int) -> tuple[object, list[Candidate]]:
+    """Right answers, wrong answers, crashes and compile errors over problems/basics."""
+    suite = load_suite(ROOT / "problems" / "basics")
+    problems = [p for p in suite.problems if p.optimal_solution]
+    out = []
+    for index in range(count):
+        p = problems[index % len(problems)]
+        name, params = p.function_name, ", ".join(p.parameter_names)
+        code = [p.optimal_solution, "def %s(%s):\n    return None\n" % (name, params),
+                "def %s(%s):\n    raise KeyError(1)\n" % (name, params),
+                "def %s(%s)\n" % (name, params)][index % 4 if index % 3 else 0]
+        out.append(Candidate(p.identifier, code, model="t", sample=index))
+    return suite, out
+
+
+def signature(rows):
+    return [(r["problem_id"], r["sample"], r["verdict"], [t["verdict"] for t in r["tests"]])
+            for r in rows]
+
+
+def uid_processes(low: int, high: int) -> list[psutil.Process]:
+    found = []
+    for proc in psutil.process_iter(["uids"]):
+        try:
+            if proc.info["uids"] and low <= proc.info["uids"].real < high:
+                found.append(proc)
+        except psutil.Error:
+            pass
+    return found
+
+
+def test_two_nodes_same_verdicts_as_local_in_order(cluster):
+    suite, candidates = shipped_candidates(120)
+    with Judge("process", 2) as local:
+        expected = local.run(with_problems(suite, ((c, None) for c in candidates))).results
+    with Judge("process", 1, executor="ray", ray_address=cluster.address) as remote:
+        info = remote.describe()
+        assert info["kind"] == "ray" and info["nodes"] == 2 and info["jobs"] == 2
+        assert info["sandboxes"] == ["process"]
+        got = remote.run(with_problems(suite, ((c, None) for c in candidates))).results
+        # the single-candidate API goes the same way
+        one = remote.judge(suite.by_id[candidates[0].problem_id], candidates[0].solution)
+        assert one.verdict.value == "pass"
+        assert len({n["NodeID"] for n in ray.nodes() if n["Alive"]}) == 2
+    assert [r["sample"] for r in got] == list(range(120))
+    assert signature(got) == signature(expected)
+    assert {r["key"] for r in got} == {r["key"] for r in expected}
+    # no candidate process is left on either node
+    assert uid_processes(*ACTOR_UIDS) == [], "candidate processes left"
+
+
+def test_resume_over_ray_judges_only_what_is_missing(cluster, tmp_path):
+    suite, candidates = shipped_candidates(40)
+    output = tmp_path / "results.jsonl"
+    with Judge("process", 1, executor="ray", ray_address=cluster.address) as remote:
+        with jsonl.open_write(output) as writer:
+            first = remote.run(with_problems(suite, ((c, None) for c in candidates[:25])),
+                               output=writer)
+        with output.open("a") as handle:  # a run killed mid-write leaves half a line
+            handle.write('{"problem_id": "basics_')
+        previous = load_previous(output)
+        with jsonl.open_write(output, append=True) as writer:
+            second = remote.run(with_problems(suite, ((c, None) for c in candidates)),
+                                output=writer, previous=previous)
+    assert len(first.results) == 25 and second.skipped == 25 and len(second.results) == 15
+    rows = compact(output)
+    assert sorted(r["sample"] for r in rows) == list(range(40))
+    assert len({r["key"] for r in rows}) == 40
+
+
+def slow_problem():
+    return problem_from_data({
+        "identifier": "ray_slow_add", "description": "add slowly",
+        "prompts": [{"prompt_id": "p", "prompt": "add", "genericize": False,
+                     "sample_inputs_outputs": []}],
+        "function_prototype": {"function_name": "add",
+                               "parameters": [{"name": "a", "type": "int"},
+                                              {"name": "b", "type": "int"}],
+                               "return_values": [{"type": "int"}]},
+        "correctness_test_suite": [{"input": {"a": i, "b": 1}, "expected_output": [i + 1]}
+                                   for i in range(2)],
+        "limits": {"time_limit_s": 2.0},
+    }, "<ray-test>")
+
+
+def test_node_killed_mid_run_every_candidate_written_once(tmp_path):
+    """Kill the worker node while candidates are in flight on it: they are judged again on
+    the head node, each written exactly once, none blamed on the candidate."""
+    cluster = start_cluster()
+    try:
+        problem = slow_problem()
+        from judge.problem.model import Suite
+
+        suite = Suite("slow", tmp_path, [problem])
+        code_ok = "import time\ndef add(a, b):\n    time.sleep(0.15)\n    return a + b\n"
+        code_bad = "import time\ndef add(a, b):\n    time.sleep(0.15)\n    return a - b\n"
+        candidates = [Candidate(problem.identifier, code_bad if i % 5 == 4 else code_ok,
+                                model="k", sample=i) for i in range(80)]
+        output = tmp_path / "killed.jsonl"
+        worker = next(n for n in cluster.worker_nodes)
+        notes: list[str] = []
+        killed = threading.Event()
+
+        def kill_when_running() -> None:
+            deadline = time.monotonic() + 120
+            while time.monotonic() < deadline:
+                if output.exists() and len(output.read_text().splitlines()) >= 15:
+                    cluster.remove_node(worker, allow_graceful=False)
+                    killed.set()
+                    return
+                time.sleep(0.05)
+        killer = threading.Thread(target=kill_when_running)
+        with Judge("process", 1, executor="ray", ray_address=cluster.address,
+                   notice=notes.append, reference_timing=False) as remote:
+            assert remote.describe()["nodes"] == 2
+            killer.start()
+            with jsonl.open_write(output) as writer:
+                outcome = remote.run(with_problems(suite, ((c, None) for c in candidates)),
+                                     output=writer)
+            info = remote.describe()
+        killer.join()
+        assert killed.is_set(), "the run ended before the node could be killed"
+        rows = [json.loads(line) for line in output.read_text().splitlines()]
+        assert [r["sample"] for r in rows] == list(range(80)), "each candidate once, in order"
+        assert len({r["key"] for r in rows}) == 80
+        assert [r["verdict"] for r in rows] == [
+            "wrong_answer" if i % 5 == 4 else "pass" for i in range(80)]
+        assert outcome.results == rows
+        assert info["lost_actors"] == 1 and info["nodes"] == 1 and info["retried"] >= 1
+        assert any("lost the actor" in n for n in notes)
+        deadline = time.monotonic() + 15
+        while uid_processes(*ACTOR_UIDS) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert uid_processes(*ACTOR_UIDS) == [], "candidate processes left"
+    finally:
+        stop_cluster(cluster)
+
+
+def test_cli_executor_ray_matches_local(cluster, tmp_path):
+    suite, candidates = shipped_candidates(30)
+    solutions = tmp_path / "solutions.jsonl"
+    solutions.write_text("".join(json.dumps({"problem_id": c.problem_id, "solution": c.solution,
+                                             "model": c.model, "sample": c.sample}) + "\n"
+                                 for c in candidates))
+    outputs = {}
+    for name, extra in (("local", ["--jobs", "2"]),
+                        ("ray", ["--executor", "ray", "--ray-address", cluster.address,
+                                 "--jobs", "1"])):
+        outputs[name] = tmp_path / ("%s.jsonl" % name)
+        run = subprocess.run([sys.executable, "-m", "judge", "run", str(ROOT / "problems" /
+                                                                       "basics"),
+                              "--solutions", str(solutions), "--output", str(outputs[name]),
+                              "--sandbox", "process", *extra], capture_output=True, text=True,
+                             timeout=600, cwd=ROOT)
+        assert run.returncode == 0, run.stderr
+        assert "Traceback" not in run.stderr
+        if name == "ray":
+            assert "with the ray (process) sandbox (1 job per node)" in run.stderr
+    rows = {n: [json.loads(x) for x in p.read_text().splitlines()] for n, p in outputs.items()}
+    assert signature(rows["ray"]) == signature(rows["local"])
+
+
+def test_no_ray_cluster_is_a_clear_error(tmp_path):
+    """A wrong address: exit 3 (sandbox unavailable) with a message, no traceback."""
+    solutions = tmp_path / "s.jsonl"
+    solutions.write_text(json.dumps({"problem_id": "basics_digital_root",
+                                     "solution": "def digital_root(n): return n"}) + "\n")
+    run = subprocess.run([sys.executable, "-m", "judge", "run",
+                          str(ROOT / "problems" / "basics"), "--solutions", str(solutions),
+                          "--executor", "ray", "--ray-address", "127.0.0.1:1"],
+                         capture_output=True, text=True, timeout=300, cwd=ROOT,
+                         env={**os.environ, "RAY_gcs_rpc_server_connect_timeout_s": "5"})
+    assert run.returncode == 3, run.stderr
+    assert "Traceback" not in run.stderr and "ray" in run.stderr.lower()
+
+
+@pytest.mark.docker
+def test_hostile_candidates_in_docker_on_two_nodes_same_as_local(cluster):
+    """Each node's actor opens its own Docker sandbox: the holdout-style hostile candidates get
+    the verdicts a local Docker run gives, and no container of either node survives."""
+    from conftest import docker_or_skip
+
+    docker_or_skip()
+    import docker
+
+    from test_service import HOSTILE, hostile_problem
+
+    problem = problem_from_data(hostile_problem("ray_hostile_add"), "<ray-hostile>")
+    items = [(problem, code, {"model": name, "sample": 0}) for name, code in HOSTILE.items()]
+    with Judge("docker", 1) as local:
+        expected = [(r.verdict.value, [t.verdict.value for t in r.tests])
+                    for r in local.judge_many(items)]
+    with Judge("docker", 1, executor="ray", ray_address=cluster.address) as remote:
+        info = remote.describe()
+        got = [(r.verdict.value, [t.verdict.value for t in r.tests])
+               for r in remote.judge_many(items)]
+    assert info["nodes"] == 2 and info["sandboxes"] == ["docker"]
+    assert dict(zip(HOSTILE, got)) == dict(zip(HOSTILE, expected))
+    assert "sandbox_error" not in {verdict for verdict, _ in got}
+    runs = {s["run_id"] for s in info["node_sandboxes"]}
+    assert len(runs) == 2, "one Docker sandbox per node"
+    client = docker.from_env()
+    left = [c.name for run in runs for c in client.containers.list(
+        all=True, filters={"label": "org.judge.run=%s" % run})]
+    assert left == [], "containers left: %s" % left
