@@ -38,7 +38,8 @@ def open_sandbox(kind: str, jobs: int, isolation: str = "warm",
 def _docker(jobs: int, fresh: bool, notice: Callable[[str], None], build: bool,
             memory_mb: int | None = None) -> Sandbox:
     try:
-        from judge.sandbox import build, image
+        from judge.sandbox import image
+        from judge.sandbox.build import build_image
         from judge.sandbox.docker import DockerSandbox
     except ImportError as exc:  # pragma: no cover - the docker SDK is a dependency
         raise SandboxUnavailable("docker support is not installed: %s" % exc) from None
@@ -49,7 +50,7 @@ def _docker(jobs: int, fresh: bool, notice: Callable[[str], None], build: bool,
             raise SandboxUnavailable("the sandbox image is not built (run: judge sandbox build)")
         notice("building the docker sandbox image (once)...")
         try:
-            build.build_image(progress=notice)
+            build_image(progress=notice)
         except Exception as exc:
             raise SandboxUnavailable("cannot build the sandbox image: %s" % exc) from None
     return DockerSandbox(size=jobs, fresh=fresh, memory_mb=memory_mb)
