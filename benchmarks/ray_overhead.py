@@ -32,7 +32,7 @@ os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from judge.problem.model import Suite, load_suite  # noqa: E402  (first: import order)
+from judge.problem.model import Suite  # noqa: E402  (first: import order)
 from judge.api import Judge  # noqa: E402
 from judge.execution.batch import with_problems  # noqa: E402
 from throughput import batch, load_problems  # noqa: E402

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 
-import pytest
 
 from judge.execution.compare import DEFAULT_TOLERANCE, Tolerance, compare
 from judge.problem.types import parse_type

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from proof_server import ScriptedServer, grade_reply  # noqa: E402
+from proof_server import ScriptedServer  # noqa: E402
 from test_proof_grading import PROBLEMS, SOLUTIONS, grade, write_jsonl  # noqa: E402
 
 from judge.scoring.agreement import Scale, compute_agreement  # noqa: E402

@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import os
 import socket
-import sys
 from typing import Any
 
 from judge.errors import InputError, Issue

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import os
 import threading
-import time
 from typing import Any, Callable
 
 # judge.problem first: importing judge.execution.executor before it is an import cycle

@@ -61,7 +61,7 @@ from typing import Any, Literal, NamedTuple
 from pydantic import ValidationError
 
 from judge import jsonl
-from judge.errors import InputError, json_location
+from judge.errors import InputError, json_location  # noqa: F401 (InputError re-exported)
 
 MAX_SCORE = 1000.0
 #: relative epsilon of the inclusive tolerance boundary (see the module docstring)
