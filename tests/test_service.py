@@ -413,6 +413,9 @@ def test_graceful_shutdown_finishes_in_flight_requests(suite_dir):
             break
         time.sleep(0.05)
     workers = srv.descendants()
+    while not workers and time.monotonic() < deadline + 20:  # workers start on first job
+        time.sleep(0.05)
+        workers = srv.descendants()
     assert workers, "the sandbox has worker processes while judging"
     code, log, alive = srv.stop()
     for t in threads:
