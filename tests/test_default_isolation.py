@@ -75,17 +75,94 @@ def test_failures_caused_by_an_earlier_test_in_the_batch_are_not_verdicts(execut
     result = executor.judge(PROBLEM, Submission(textwrap.dedent(code), "double"))
     assert result.verdict is Verdict.PASS, [(t.verdict, t.message) for t in result.tests]
     assert (result.passed, result.total) == (TESTS, TESTS)
-    assert result.extra["isolation"] == "batch, isolated from test 1"
+    assert result.extra["isolation"] == "batch, isolated: tests 1-5"
 
 
 def test_failing_first_test_of_a_batch_stands_and_the_rest_run_alone(executor):
     result = executor.judge(PROBLEM, Submission(WRONG_ON_FIRST, "double"))
     assert result.verdict is Verdict.WRONG_ANSWER
     assert [t.verdict for t in result.tests] == [Verdict.WRONG_ANSWER] + [Verdict.PASS] * 5
-    assert result.extra["isolation"] == "batch, isolated from test 1"
+    # its own first test: isolated by definition; the passes after it stand
+    assert result.extra["isolation"] == "batch"
 
 
 def test_passing_candidate_runs_as_one_batch(executor):
     result = executor.judge(PROBLEM, Submission("def double(x):\n    return 2 * x\n", "double"))
     assert result.verdict is Verdict.PASS
     assert result.extra["isolation"] == "batch"
+
+
+#: wrong on tests 2 and 4 only, whatever ran before
+WRONG_ON_TWO_AND_FOUR = "def double(x):\n    return -1 if x in (2, 4) else 2 * x\n"
+#: raises on test 2, in any process: the batch stops there and never reaches 3-5
+RAISES_ON_TWO = """
+def double(x):
+    if x == 2:
+        raise ValueError("two")
+    return 2 * x
+"""
+#: the second call in a process kills that process: only a batch sees it die
+DIES_ON_SECOND_CALL = """
+import os
+calls = []
+def double(x):
+    calls.append(x)
+    if len(calls) > 1:
+        os._exit(7)
+    return 2 * x
+"""
+#: passes its first test in a process, then loops: the batch stops at test 1 on its limit
+LOOPS_AFTER_FIRST_CALL = """
+calls = []
+def double(x):
+    calls.append(x)
+    while len(calls) > 1:
+        pass
+    return 2 * x
+"""
+
+
+def test_only_the_failing_tests_run_again_and_passes_after_a_failure_stand(executor):
+    result = executor.judge(PROBLEM, Submission(WRONG_ON_TWO_AND_FOUR, "double"))
+    assert result.verdict is Verdict.WRONG_ANSWER
+    assert [t.verdict for t in result.tests] == [Verdict.PASS] * 2 + [
+        Verdict.WRONG_ANSWER, Verdict.PASS, Verdict.WRONG_ANSWER, Verdict.PASS]
+    assert result.extra["isolation"] == "batch, isolated: tests 2, 4"
+
+
+def test_tests_a_batch_never_reached_run_alone(executor):
+    result = executor.judge(PROBLEM, Submission(RAISES_ON_TWO, "double"))
+    assert result.verdict is Verdict.RUNTIME_ERROR
+    assert [t.verdict for t in result.tests] == [Verdict.PASS] * 2 + [
+        Verdict.RUNTIME_ERROR] + [Verdict.PASS] * 3
+    assert "ValueError" in result.tests[2].message
+    assert result.extra["isolation"] == "batch, isolated: tests 2-5"
+
+
+@pytest.mark.parametrize("code", [DIES_ON_SECOND_CALL, LOOPS_AFTER_FIRST_CALL],
+                         ids=["dies", "loops"])
+def test_a_batch_killed_by_state_is_not_a_verdict(executor, code):
+    """Crashes and hangs caused by an earlier test of the same child are judged again alone:
+    each test passes in a process of its own."""
+    result = executor.judge(PROBLEM, Submission(textwrap.dedent(code), "double"))
+    assert result.verdict is Verdict.PASS, [(t.verdict, t.message) for t in result.tests]
+    assert (result.passed, result.total) == (TESTS, TESTS)
+    assert result.extra["isolation"] == "batch, isolated: tests 1-5"
+
+
+def test_failing_candidates_under_load_keep_their_isolated_verdicts(sandbox_factory):
+    """Both workers busy with candidates whose batches fail in different ways: every verdict
+    is the one each test gets alone."""
+    sandbox = sandbox_factory(LIMITS)
+    sandbox.close()
+    kind = "docker" if "Docker" in type(sandbox).__name__ else "process"
+    codes = [LEAKY, WRONG_ON_TWO_AND_FOUR, RAISES_ON_TWO, DIES_ON_SECOND_CALL, LEAKY_RAISES,
+             WRONG_ON_FIRST] * 2
+    with Judge(kind, jobs=2, limits=LIMITS, reference_timing=False) as judge:
+        results = list(judge.judge_many([(PROBLEM, textwrap.dedent(c)) for c in codes]))
+    passed = {LEAKY: TESTS, LEAKY_RAISES: TESTS, DIES_ON_SECOND_CALL: TESTS,
+              WRONG_ON_TWO_AND_FOUR: TESTS - 2, RAISES_ON_TWO: TESTS - 1,
+              WRONG_ON_FIRST: TESTS - 1}
+    for code, result in zip(codes, results):
+        assert result.passed == passed[code], (code, [(t.verdict, t.message)
+                                                      for t in result.tests])

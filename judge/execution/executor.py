@@ -162,6 +162,18 @@ def _load_failure(record: dict[str, Any]) -> bool:
         record.get("status") == "raised" and record.get("stage") == "load")
 
 
+def _ranges(indices: tuple[int, ...]) -> str:
+    """``(1, 2, 3, 7)`` -> ``"tests 1-3, 7"``: which tests ran alone, short."""
+    spans: list[list[int]] = []
+    for index in sorted(indices):
+        if spans and spans[-1][1] == index - 1:
+            spans[-1][1] = index
+        else:
+            spans.append([index, index])
+    text = ", ".join(str(a) if a == b else "%d-%d" % (a, b) for a, b in spans)
+    return ("test " if len(indices) == 1 else "tests ") + text
+
+
 def _int_or_none(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and \
         abs(value) < 1 << 62 else None
@@ -301,44 +313,51 @@ class Executor:
 
     def _batch_then_isolated(self, problem: Problem, job: Job
                              ) -> tuple[JobReport, list[TestResult], str]:
-        """``on-failure``: the tests run one after another in one child until the first that
-        does not pass; from that test on, each runs in a child of its own. A child's first
-        test is as isolated as any (loaded fresh, nothing ran before it), so when the batch
-        fails on test 0 with a record of that test's own, that verdict stands and the others
-        follow in their own children. So every failing verdict comes from an isolated test,
-        and a candidate that passes costs one child."""
+        """``on-failure``: all tests run one after another in one child (the child goes on
+        past a wrong value, which only the judge can see, and stops at a test that raises or
+        hits a limit). Every test that did not pass there runs again in a child of its own,
+        and so does every test the batch did not reach; passes stand. A child's first test
+        is as isolated as any (loaded fresh, nothing ran before it), so a failure of the
+        batch's first test with a record of its own stands too. So every failing verdict
+        comes from an isolated test, a candidate that passes costs one child, and one that
+        fails costs one child more per failing (or unreached) test."""
         batch = replace(job, batch=True, batch_acks=False)
         report = self.sandbox.run(batch)
         tests = self.verdicts(problem, report, batch)
         first = next((t.index for t in tests if t.verdict is not Verdict.PASS), None)
         if first is None or overall(tests) in (Verdict.COMPILE_ERROR, Verdict.SANDBOX_ERROR):
             return report, tests, "batch"
-        start = first
-        if first == 0 and _own_record(report.records.get(0)):
-            if _load_failure(report.records[0]) or self.stop_on_failure:
-                return report, tests[:1] + [self._not_run(i, tests[:1])
-                                            for i in range(1, len(tests))], "batch"
-            start = 1
-        kept = tests[:start]
-        tail = replace(job, first_test=start)
+        first_stands = first == 0 and _own_record(report.records.get(0))
+        if first_stands and (_load_failure(report.records[0]) or self.stop_on_failure):
+            return report, tests[:1] + [self._not_run(i, tests[:1])
+                                        for i in range(1, len(tests))], "batch"
+        rerun = tuple(t.index for t in tests
+                      if t.verdict is not Verdict.PASS and not (first_stands and t.index == 0))
+        kept = {t.index: t for t in tests if t.index not in rerun}
+        if not rerun:
+            return report, tests, "batch"
+        tail = replace(job, only=rerun)
         if job.budget_s is not None:
-            tail = self._within_budget(tail, report, first)
+            tail = self._within_budget(tail, report, first, kept)
             if tail is None:  # the batch spent it: nothing is run twice past the budget
-                return report, kept + [self._budget_spent(i, job, i == first)
-                                       for i in range(start, len(tests))], "batch"
+                return report, [kept.get(t.index) or self._budget_spent(t.index, job,
+                                                                      t.index == first)
+                                for t in tests], "batch"
         tail_report = self.sandbox.run(tail)
         # messages name the candidate's whole budget, not what was left of it for the tail
         named = replace(tail, budget_s=job.budget_s)
         return tail_report, self.verdicts(problem, tail_report, named, kept), \
-            "batch, isolated from test %d" % start
+            "batch, isolated: %s" % _ranges(rerun)
 
     @staticmethod
-    def _within_budget(tail: Job, report: JobReport, first: int) -> Job | None:
+    def _within_budget(tail: Job, report: JobReport, first: int,
+                       kept: dict[int, TestResult]) -> Job | None:
         """The tail job with what the batch left of the candidate's budget, or None when
-        nothing is left. Charged: the CPU of every batch test up to the first failing one
-        (included: a candidate that loops from its second test on costs its budget once, not
-        twice), and the wall-clock time of a batch stopped while that test ran. The batch's
-        tests after the first failure are our choice to run, and are not charged."""
+        nothing is left. Charged: the CPU of every batch test whose verdict stands (the
+        passes) and of its first failing test (so a candidate that loops from its second
+        test on costs its budget once, not twice), and the wall-clock time of a batch
+        stopped while that test ran. The batch's other failing tests run again alone and
+        are charged then, not twice."""
         budget = tail.budget_s or 0.0
         stopped = report.records.get(first, {})
         if "wall_s" in stopped:  # the batch was stopped during that test: its whole child's
@@ -347,11 +366,11 @@ class Executor:
                        - cpu - tail.limits.wall_extra_s)
         else:
             cpu = sum(float(report.records.get(i, {}).get("cpu_s") or 0.0)
-                      for i in range(first + 1))
+                      for i in set(kept) | {first})
             blocked = 0.0
         wall = cpu + max(0.0, blocked)
         left_cpu = budget - cpu
-        left_wall = tail.limits.wall_limit(budget) - wall
+        left_wall = tail.limits.budget_wall(budget) - wall
         if min(left_cpu, left_wall) < BUDGET_EPSILON_S:
             return None
         return replace(tail, budget_s=left_cpu, budget_wall_s=left_wall)
@@ -376,9 +395,11 @@ class Executor:
     # ---- records -> verdicts --------------------------------------------------------------
 
     def verdicts(self, problem: Problem, report: JobReport, job: Job,
-                 earlier: list[TestResult] | None = None) -> list[TestResult]:
-        """One verdict per test, from the report's records; ``earlier`` are the verdicts of
-        the tests before ``job.first_test``, judged already (taken as they are)."""
+                 earlier: list[TestResult] | dict[int, TestResult] | None = None
+                 ) -> list[TestResult]:
+        """One verdict per test, from the report's records; ``earlier`` are verdicts judged
+        already (taken as they are): a list for the tests before ``job.first_test``, or a
+        dict by index for every test the job does not run (``job.only``)."""
         total = len(problem.tests)
         if report.infra_error:
             return [TestResult(i, Verdict.SANDBOX_ERROR, 0.0, _text(report.infra_error, 2000))
@@ -388,8 +409,12 @@ class Executor:
             where = " (line %s)" % line if line else ""
             message = "%s%s" % (_text(report.compile_error), where)
             return [TestResult(i, Verdict.COMPILE_ERROR, 0.0, message) for i in range(total)]
-        results: list[TestResult] = list(earlier or [])
-        for index, test in enumerate(problem.tests[len(results):], start=len(results)):
+        taken = earlier if isinstance(earlier, dict) else dict(enumerate(earlier or []))
+        results: list[TestResult] = []
+        for index, test in enumerate(problem.tests):
+            if index in taken:
+                results.append(taken[index])
+                continue
             record = report.records.get(index)
             if record is not None:
                 results.append(self._from_record(problem, test, record, job, report))

