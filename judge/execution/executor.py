@@ -331,8 +331,12 @@ class Executor:
         if first_stands and (_load_failure(report.records[0]) or self.stop_on_failure):
             return report, tests[:1] + [self._not_run(i, tests[:1])
                                         for i in range(1, len(tests))], "batch"
+        # the batch's tests share one capture file: once it overflowed, which of them printed
+        # is not known, so no verdict of that child stands, passes included
+        shared_flood = any(r.get("output_capped") for r in report.records.values())
         rerun = tuple(t.index for t in tests
-                      if t.verdict is not Verdict.PASS and not (first_stands and t.index == 0))
+                      if (shared_flood or t.verdict is not Verdict.PASS)
+                      and not (first_stands and t.index == 0))
         kept = {t.index: t for t in tests if t.index not in rerun}
         if not rerun:
             return report, tests, "batch"
