@@ -1,8 +1,9 @@
 """The default test isolation (``on-failure``): every failing verdict comes from an isolated test.
 
-A candidate's tests run in one child until the first that does not pass; from there each test
-gets a child of its own. These candidates pass every test alone but fail when their tests
-share a process, so any failing verdict that came from a shared child would show here.
+A candidate's tests run in one child first; every test that did not pass there (or that it
+never reached) runs again in a child of its own. These candidates pass every test alone but
+fail when their tests share a process, so any failing verdict that came from a shared child
+would show here.
 """
 
 from __future__ import annotations

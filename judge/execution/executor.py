@@ -25,10 +25,10 @@ from judge.sandbox.base import Job, JobReport, Limits, Sandbox, TestInput
 from judge.problem.types import Tolerance, ValueTypeError, from_json, to_json
 from judge.execution.verdicts import CandidateResult, TestResult, Verdict, overall
 
-#: "on-failure" (default): a candidate's tests run in one child until the first that does not
-#: pass, and from there each in a child of its own, so every failing verdict comes from an
-#: isolated test (see ``Executor._batch_then_isolated``). "per-test": one forked child per
-#: test for every test (design principle 4), passes included.
+#: "on-failure" (default): a candidate's tests run in one child first; every test that did
+#: not pass there (or was not reached) runs again in a child of its own, so every failing
+#: verdict comes from an isolated test (see ``Executor._batch_then_isolated``). "per-test": one
+#: forked child per test for every test (design principle 4), passes included.
 TEST_ISOLATION = ("per-test", "on-failure")
 _SIGNAL_VERDICTS = {"SIGXFSZ": Verdict.OUTPUT_LIMIT, "SIGXCPU": Verdict.TIMEOUT}
 _OUTPUT_SHOWN = 300
