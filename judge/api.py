@@ -65,13 +65,18 @@ class Judge:
     ``executor="ray"`` (with ``ray_address``, else ``RAY_ADDRESS`` or a private local Ray)
     judges on a Ray cluster instead: one actor per node owns a sandbox of ``jobs`` workers
     (see :mod:`judge.execution.ray_executor`); everything else works the same.
+
+    :meth:`judge_many` and :meth:`run` judge identical candidates once (``dedup=True``): a
+    candidate with the same code, function, language, problem and limits as an earlier one
+    of the same call gets its result, with ``duplicate_of`` naming that one. ``dedup=False``
+    runs every candidate.
     """
 
     def __init__(self, sandbox: str | Sandbox = "auto", jobs: int = 1, *,
                  limits: Limits | None = None, test_isolation: str = "on-failure",
                  fail_fast: bool = False, reference_timing: bool = True,
                  isolation: str = "warm", allow_unisolated: bool = False,
-                 executor: str = "local", ray_address: str | None = None,
+                 dedup: bool = True, executor: str = "local", ray_address: str | None = None,
                  notice: Callable[[str], None] | None = None, **limit_overrides: Any) -> None:
         if isinstance(sandbox, str) and sandbox not in KINDS:
             raise ValueError("sandbox must be one of %s or a Sandbox" % ", ".join(KINDS))
@@ -92,6 +97,7 @@ class Judge:
         self.reference_timing = reference_timing
         self.isolation = isolation
         self.allow_unisolated = allow_unisolated
+        self.dedup = dedup
         self._notice = notice or (lambda message: print(message, file=sys.stderr))
         self._kind = sandbox if isinstance(sandbox, str) else None
         self._sandbox: Sandbox | None = None if isinstance(sandbox, str) else sandbox
@@ -220,11 +226,11 @@ class Judge:
         limits are skipped."""
         executor = self._ensure()
         runner = BatchRunner(executor, self._slots(executor), output, previous, progress,
-                             on_issue)
+                             on_issue, dedup=self.dedup)
         return runner.run(items, source)
 
     def _runner(self, executor: Executor, progress: Progress | None = None) -> BatchRunner:
-        return BatchRunner(executor, self._slots(executor), progress=progress)
+        return BatchRunner(executor, self._slots(executor), progress=progress, dedup=self.dedup)
 
     def _slots(self, executor: Executor) -> int:
         """Candidates judged at once: ``jobs`` locally; every node's jobs with Ray."""

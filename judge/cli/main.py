@@ -249,7 +249,8 @@ def cmd_run(args: argparse.Namespace) -> int:
             args.sandbox, args.jobs, limits=_limits(args), isolation=args.isolation,
             test_isolation=args.test_isolation, fail_fast=args.fail_fast,
             reference_timing=not args.no_reference_timing, notice=_err,
-            allow_unisolated=args.allow_unisolated, executor=args.executor,
+            allow_unisolated=args.allow_unisolated, dedup=not args.no_dedup,
+            executor=args.executor,
             ray_address=args.ray_address))
         _err(isolation_line(judge.isolation_facts()))
         _err("judging %s with the %s sandbox (%d job%s%s)" % (
@@ -391,10 +392,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--fail-fast", action="store_true",
                    help="stop a candidate's tests at its first failure")
     p.add_argument("--test-isolation", choices=("per-test", "on-failure"), default="on-failure",
-                   help="on-failure (default): a candidate's tests run in one child until the "
-                        "first that does not pass, then each in a child of its own: every "
-                        "failing verdict comes from an isolated test. per-test: one forked "
-                        "child per test, passes included (slower)")
+                   help="on-failure (default): a candidate's tests run in one child, and each "
+                        "test that did not pass there (or was not reached) runs again in a "
+                        "child of its own: every failing verdict comes from an isolated test. "
+                        "per-test: one forked child per test, passes included (slower)")
+    p.add_argument("--no-dedup", action="store_true",
+                   help="judge every candidate, also one whose code, problem, language and "
+                        "limits equal an earlier one's (by default such a duplicate gets "
+                        "that one's result, with duplicate_of naming it)")
     p.add_argument("--executor", choices=("local", "ray"), default="local",
                    help="ray: judge on a Ray cluster, one warm sandbox per node (needs the "
                         "'ray' extra); --jobs is then per node")

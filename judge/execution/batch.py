@@ -5,15 +5,24 @@ results are written incrementally, in input order, one JSON line each, flushed a
 A bad solutions line is reported and skipped; everything else is still judged and written.
 ``resume`` skips candidates already in the output that were judged with the same code,
 problem and limits (see :mod:`judge.execution.resume`).
+
+Duplicates are judged once (``dedup``, the default): a candidate whose code, function name,
+language, problem and limits equal an earlier candidate's of the same run gets that
+candidate's result, with its own identity and ``duplicate_of`` naming the one that was run.
+Sampled LLM output repeats itself (the shared gpt-3.5 HumanEval corpus: 1,640 samples, 555
+distinct), and running the same code against the same tests again only re-measures noise.
+A ``sandbox_error`` (our failure, not the code's) is never passed on: its duplicates are
+judged themselves.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import re
 import sys
 import time
-from collections import deque
+from collections import OrderedDict, deque
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import IO, Any, Callable, Iterable, Iterator
@@ -26,7 +35,10 @@ from judge.problem.model import Problem, Suite
 from judge.execution.verdicts import CandidateResult, TestResult, Verdict
 
 #: candidates in flight per job: bounds memory while one slow candidate holds up the output
-WINDOW_PER_JOB = 64
+WINDOW_PER_JOB = 512
+#: distinct candidates remembered for ``dedup`` (the most recent ones): samples of one prompt
+#: usually come together, so a bounded memory finds nearly every duplicate of a long run
+DEDUP_MEMORY = 8192
 CandidateStream = Iterable[tuple["Candidate | None", "Issue | None"]]
 
 
@@ -185,17 +197,40 @@ def with_problems(suite: Suite, stream: CandidateStream, source: str = "<solutio
         yield problem, candidate, None
 
 
+@dataclass
+class _Duplicate:
+    """A candidate whose code, function, language, problem and limits equal an earlier one's
+    in this run (its ``leader``): it takes the leader's result when the leader is done."""
+
+    leader: "Future[CandidateResult] | CandidateResult"
+    problem: Problem
+    submission: Submission
+    candidate: Candidate
+    stamp: dict[str, Any]
+
+
+def same_code_key(judged: str, submission: Submission) -> str:
+    """What makes two candidates the same run: problem and limits (``judged``), language,
+    function name and code."""
+    parts = [judged, submission.language, submission.function, submission.code]
+    return hashlib.sha256("\x00".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
+
+
 class BatchRunner:
     """Judges a stream of (problem, candidate) items on an executor, ``jobs`` at a time, and
     hands results back in input order. The one path: the CLI, the Python API and the
-    service all judge through it."""
+    service all judge through it. With ``dedup`` (the default) a candidate identical to an
+    earlier one of the run is not run again (see the module's docstring)."""
 
     def __init__(self, executor: Executor, jobs: int,
                  output: Any | None = None, previous: dict[str, dict[str, Any]] | None = None,
                  progress: Progress | None = None,
-                 on_issue: Callable[[Issue], None] | None = None) -> None:
+                 on_issue: Callable[[Issue], None] | None = None, dedup: bool = True) -> None:
         self.executor = executor
         self.jobs = max(1, jobs)
+        self.dedup = dedup
+        self._leaders: OrderedDict[str, Future[CandidateResult] | CandidateResult] = \
+            OrderedDict()
         self.output = output  # a judge.jsonl.Writer (or anything with .write(record))
         self.previous = previous or {}
         self.progress = progress
@@ -314,16 +349,14 @@ class BatchRunner:
                 if isinstance(prepared, CandidateResult):
                     pending.append(prepared)
                 else:
-                    submission, stamp = prepared
-                    pending.append(pool.submit(self._judge, problem, submission, candidate,
-                                               stamp))
+                    pending.append(self._submit(pool, problem, candidate, *prepared))
                 # results leave in input order; a wide window keeps the other workers busy
                 # while one candidate runs into its time limits
                 while len(pending) > WINDOW_PER_JOB * self.jobs or (
                         pending and _ready(pending[0])):
-                    yield self._emit(_result(pending.popleft()))
+                    yield self._emit(self._result(pending.popleft()))
             while pending:
-                yield self._emit(_result(pending.popleft()))
+                yield self._emit(self._result(pending.popleft()))
             finished = True
         finally:
             for item in pending:
@@ -332,6 +365,54 @@ class BatchRunner:
             pool.shutdown(wait=finished, cancel_futures=True)
             if self.progress:
                 self.progress.close()
+
+    def _submit(self, pool: ThreadPoolExecutor, problem: Problem, candidate: Candidate,
+                submission: Submission, stamp: dict[str, Any]
+                ) -> "Future[CandidateResult] | _Duplicate":
+        """Start judging a candidate, or, when an identical one is already judged or on its
+        way, wait for that one's result."""
+        if not self.dedup:
+            return pool.submit(self._judge, problem, submission, candidate, stamp)
+        key = same_code_key(stamp["judged_with"], submission)
+        leader = self._leaders.get(key)
+        if leader is not None:
+            self._leaders.move_to_end(key)
+            return _Duplicate(leader, problem, submission, candidate, stamp)
+        future = pool.submit(self._judge, problem, submission, candidate, stamp)
+        self._leaders[key] = future
+        if len(self._leaders) > DEDUP_MEMORY:
+            self._leaders.popitem(last=False)
+        return future
+
+    def _result(self, item: "Future[CandidateResult] | CandidateResult | _Duplicate"
+                ) -> CandidateResult:
+        if not isinstance(item, _Duplicate):
+            return _result(item)
+        leader = _result(item.leader)
+        if leader.verdict is Verdict.SANDBOX_ERROR:
+            # our failure, not the code's: this one is judged itself (and later duplicates
+            # follow it, not the failed one)
+            key = same_code_key(item.stamp["judged_with"], item.submission)
+            result = self._judge(item.problem, item.submission, item.candidate, item.stamp)
+            self._leaders[key] = result
+            return result
+        return self._duplicate(leader, item)
+
+    @staticmethod
+    def _duplicate(leader: CandidateResult, item: _Duplicate) -> CandidateResult:
+        """The leader's result under the duplicate's own identity."""
+        candidate = item.candidate
+        result = dataclasses.replace(leader, tests=list(leader.tests), model=candidate.model,
+                                     prompt_id=candidate.prompt_id, sample=candidate.sample,
+                                     extra=dict(leader.extra))
+        result.extra.pop("note", None)
+        result.extra.pop("line", None)
+        if item.submission.note:
+            result.extra["note"] = item.submission.note
+        result.extra.update(item.stamp)
+        result.extra["language"] = candidate.language or "python"
+        result.extra["duplicate_of"] = leader.extra.get("line", leader.extra.get("key"))
+        return result
 
     def run(self, items: Iterable[WorkItem], source: str = "<solutions>") -> RunOutcome:
         """Judge everything; results are written to ``output`` and kept in the outcome.
@@ -348,7 +429,9 @@ class BatchRunner:
         return outcome
 
 
-def _ready(item: Future[CandidateResult] | CandidateResult) -> bool:
+def _ready(item: "Future[CandidateResult] | CandidateResult | _Duplicate") -> bool:
+    if isinstance(item, _Duplicate):
+        return _ready(item.leader)
     return not isinstance(item, Future) or item.done()
 
 
