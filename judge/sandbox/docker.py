@@ -1,7 +1,7 @@
 """The docker sandbox: warm containers, each running the worker as its main process.
 
-Each container runs ``python3 /opt/judge/runner/worker.py`` (the runner is baked into the
-image, see ``judge.sandbox.image``) as PID 1 with its stdin open. The judge attaches to the
+Each container runs the worker ``/opt/judge/runner/worker.py`` (the runner is baked into the
+image with its bytecode, see ``judge.sandbox.image``; ``harness.worker_command``) as PID 1 with its stdin open. The judge attaches to the
 container *before* starting it and talks the worker protocol over the attach socket
 (``tty=False``: docker frames stdout/stderr with 8-byte headers, demultiplexed here, stdout
 read in bounded lines, stderr kept as a bounded tail). One job at a time per container; a
@@ -45,6 +45,7 @@ import time
 import uuid
 from typing import Any
 
+from judge.sandbox.harness import worker_command
 from judge.sandbox import image as images
 from judge.sandbox import maintenance
 from judge.sandbox.base import (
@@ -60,7 +61,8 @@ from judge.sandbox.base import (
 )
 
 SANDBOX_UID = 10001
-WORKER_COMMAND = ["python3", "-I", "-B", "/opt/judge/runner/worker.py",
+#: the worker imported from /opt/judge/runner (its bytecode compiled when the image was built)
+WORKER_COMMAND = worker_command("python3", "/opt/judge/runner", write_bytecode=False) + [
                   "--workroot", "/work", "--wipe", "/tmp", "--wipe", "/dev/shm",
                   "--wipe", "/dev/mqueue"]
 CONTAINER_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": "/work"}
@@ -255,7 +257,7 @@ class DockerSandbox(PooledSandbox):
 
     name = "docker"
 
-    def __init__(self, size: int = 1, max_jobs_per_worker: int = 200, fresh: bool = False,
+    def __init__(self, size: int = 1, max_jobs_per_worker: int = 500, fresh: bool = False,
                  image: str | None = None, language: str = "python",
                  memory_mb: int | None = None, memory_headroom_mb: int = 128,
                  cpus: float = 1.0, pids_limit: int = 64, tmpfs_mb: int = 64,

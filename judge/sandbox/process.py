@@ -42,7 +42,7 @@ from judge.sandbox.base import (
     WorkerSession,
     pop_line,
 )
-from judge.sandbox.harness import render_worker
+from judge.sandbox.harness import precompile, render_worker, worker_command
 
 UID_BASE = int(os.environ.get("JUDGE_SANDBOX_UID_BASE", "61000"))
 #: where uid leases are locked (one file per uid); root-only, so only /run is expected
@@ -186,6 +186,7 @@ class ProcessSandbox(PooledSandbox):
         self._worker_path = self._dir / "worker.py"
         self._worker_path.write_text(render_worker())
         self._worker_path.chmod(0o644)
+        precompile(str(self._worker_path))
         self._dir.chmod(0o755)
         is_root = os.geteuid() == 0
         if switch_user is False and is_root and not allow_unisolated:
@@ -270,7 +271,7 @@ class ProcessSandbox(PooledSandbox):
 
     def _spawn(self, slot: int) -> WorkerSession:
         workroot = self._dir / ("slot-%d" % slot)
-        command = [self.python, "-I", str(self._worker_path), "--workroot", str(workroot)]
+        command = worker_command(self.python, str(self._dir)) + ["--workroot", str(workroot)]
         uid = None
         if self.switch_user:
             try:

@@ -8,10 +8,6 @@
 # commands, environment) comes with the job from judge/languages/; this part knows no
 # language.
 
-import base64 as _b64
-import io as _io
-import zipfile as _zipfile
-
 RESULT_FD = 3
 NATIVE_FIELDS = CHILD_FIELDS | {"narrow"}
 _FIELD_TYPES["narrow"] = bool  # the candidate chose 32-bit floats (compared at their precision)
@@ -56,6 +52,9 @@ def _write_files(base, files, uid, gid):
 def _pack(base, paths, limit):
     """The compile products as a zip (base64), for the judge's compile cache; None when
     there are none or they are too big to be worth sending."""
+    import base64 as _b64, io as _io, zipfile as _zipfile  # only here: the worker forks per
+    # test, and every module it holds is memory each fork copies the page tables of
+
     buffer = _io.BytesIO()
     with _zipfile.ZipFile(buffer, "w", _zipfile.ZIP_DEFLATED, compresslevel=1) as archive:
         for relative in paths:
@@ -76,6 +75,8 @@ def _pack(base, paths, limit):
 
 
 def _unpack(base, artifact):
+    import base64 as _b64, io as _io, zipfile as _zipfile
+
     with _zipfile.ZipFile(_io.BytesIO(_b64.b64decode(artifact))) as archive:
         for info in archive.infolist():
             target = os.path.normpath(os.path.join(base, info.filename))
@@ -247,7 +248,7 @@ class NativeWorker(Worker):
         try:
             try:
                 record, go_on = self._build(job, build, capture_fd, builddir)
-            except (OSError, ValueError, _zipfile.BadZipFile) as exc:
+            except (OSError, ValueError) as exc:  # zipfile.BadZipFile is a ValueError
                 record, go_on = {"event": "error", "message": "preparing the build: %s" % exc}, False
             send(record)
             if not go_on:
