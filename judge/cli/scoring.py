@@ -43,12 +43,10 @@ from typing import Any
 from tabulate import tabulate
 
 from judge.errors import InputError as SuiteInputError
-from judge.grading.llm import LLMConfigError, LLMError, LLMJudge, OfflineJudge
 from judge.problem.model import load_suite
 from judge.scoring import agreement as agr
 from judge.scoring.math_answers import AIMEBenchmark, score_outputs
 from judge.scoring.primitives import InputError, ScoringError, read_json, read_jsonl
-from judge.scoring.reference_match import ReferenceFormatError, load_reference, load_solution, match_problem
 from judge.scoring.specs import (ScoreReport, ground_truth_from_results, load_spec, score_submission,
                                  submission_from_results, validate_result_row, zero_report)
 
@@ -326,6 +324,8 @@ def cmd_aime(args: argparse.Namespace) -> int:
 
 
 def _make_judge(args: argparse.Namespace) -> Any:
+    from judge.grading.llm import LLMJudge, OfflineJudge
+
     if args.judge == "llm":
         return LLMJudge.from_env(model=args.llm_model, base_url=args.llm_base_url, api_key=args.llm_api_key,
                                  use_cache=not args.no_cache,
@@ -337,6 +337,12 @@ def _make_judge(args: argparse.Namespace) -> Any:
 
 def cmd_match(args: argparse.Namespace) -> int:
     """``judge match``: every entry's score and the problem's."""
+    # imported here, not with the module: the LLM client and its HTTP stack cost every other
+    # command (``judge run`` among them) about 0.3 s of start-up
+    from judge.grading.llm import LLMConfigError, LLMError
+    from judge.scoring.reference_match import (ReferenceFormatError, load_reference,
+                                               load_solution, match_problem)
+
     try:
         judge = _make_judge(args)
     except (LLMConfigError, ValueError) as exc:

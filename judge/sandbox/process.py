@@ -210,24 +210,34 @@ class ProcessSandbox(PooledSandbox):
         own first, then the system's (the worker needs only the standard library)."""
         choices = [self.python] if explicit else [self.python, "/usr/bin/python3"]
         errors = []
-        for python in dict.fromkeys(choices):
-            if not os.path.exists(python):
-                continue
-            error = self._probe_user(python)
-            if error is None:
-                self.python = python
-                return
-            errors.append(error)
+        # the probe runs as a leased uid, like any worker: another judge on this host that
+        # cleans up the uid it holds (killing all it owns) can never kill this probe
+        try:
+            lease = UidLease.take(self.uid_base, self.lock_dir)
+        except SandboxUnavailable as exc:
+            lease, errors = None, [str(exc)]
+        try:
+            for python in dict.fromkeys(choices if lease is not None else []):
+                if not os.path.exists(python):
+                    continue
+                error = self._probe_user(python, lease.uid)
+                if error is None:
+                    self.python = python
+                    return
+                errors.append(error)
+        finally:
+            if lease is not None:
+                kill_tree(-1, lease.uid)
+                lease.release()
         self.switch_user = False
         self.user_probe_error = "; ".join(errors) or "no usable Python interpreter"
 
-    def _probe_user(self, python: str) -> str | None:
+    def _probe_user(self, python: str, uid: int) -> str | None:
         """Can a worker enter empty network, mount and IPC namespaces with private /tmp, and
         can a test child, switched to an unprivileged uid, still import the standard library?
         (Not when the interpreter lives under an unreadable home directory.) The probe does
         what a worker and its child do: start as root, unshare, mount, drop to the uid,
         import."""
-        uid = self.uid_base
         script = textwrap.dedent("""\
             import ctypes, os, sys
             libc = ctypes.CDLL(None, use_errno=True)
