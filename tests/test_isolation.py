@@ -387,8 +387,9 @@ TRICKLE_WHILE_ALLOCATING = """
 """
 
 BATCH_CLOCK_OVERWRITE = """
-    import __main__, time
-    __main__._PROCESS_TIME = lambda: 0.0  # the batch child's clock, before this fix
+    import sys, time
+    w = sys.modules.get("worker") or sys.modules["__main__"]  # the worker's module
+    w._PROCESS_TIME = lambda: 0.0  # the batch child's clock, before this fix
     def add(a, b):
         start = time.process_time()
         while time.process_time() - start < 0.3:

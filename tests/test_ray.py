@@ -158,8 +158,9 @@ def test_node_killed_mid_run_every_candidate_written_once(tmp_path):
         suite = Suite("slow", tmp_path, [problem])
         code_ok = "import time\ndef add(a, b):\n    time.sleep(0.15)\n    return a + b\n"
         code_bad = "import time\ndef add(a, b):\n    time.sleep(0.15)\n    return a - b\n"
-        candidates = [Candidate(problem.identifier, code_bad if i % 5 == 4 else code_ok,
-                                model="k", sample=i) for i in range(80)]
+        # distinct code each (a comment), so that none is a duplicate judged once
+        candidates = [Candidate(problem.identifier, (code_bad if i % 5 == 4 else code_ok)
+                                + "# %d\n" % i, model="k", sample=i) for i in range(80)]
         output = tmp_path / "killed.jsonl"
         worker = next(n for n in cluster.worker_nodes)
         notes: list[str] = []

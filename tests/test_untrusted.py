@@ -202,7 +202,9 @@ def test_forged_6_mib_type_name_is_capped(executor):
     ("w.CHILD_STATUSES.clear()\nw._parse_child_result = w._clean_field = None", True),
 ])
 def test_breaking_the_worker_module_is_about_the_test(executor, breakage, can_pass):
-    code = "import __main__ as w\n%s\ndef add(a, b):\n    return a + b + 7919000\n" % breakage
+    # the worker's own module (imported as "worker"; a worker run as a script is __main__)
+    code = ("import sys\nw = sys.modules.get('worker') or sys.modules['__main__']\n%s\n"
+            "def add(a, b):\n    return a + b + 7919000\n" % breakage)
     result = judge(executor, code)
     assert all(t.verdict is not Verdict.SANDBOX_ERROR for t in result.tests), result.to_json()
     if not can_pass:
