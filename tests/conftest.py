@@ -176,3 +176,39 @@ def tcp_listener():
         yield listener
     finally:
         listener.close()
+
+
+# ---- small problems built in memory ------------------------------------------------------------
+
+def scaled_int_data(identifier: str, function: str, factor: int, tests: int,
+                    generic_prompt: bool = False, limits: dict | None = None) -> dict:
+    """A problem file's data: ``function(x) == factor * x`` for x in 0..tests-1, one int
+    parameter. ``generic_prompt`` adds a genericized prompt (id ``generic``, function
+    ``func``) beside the plain one (id ``p``)."""
+    prompts = [{"prompt_id": "p", "prompt": function, "genericize": False,
+                "sample_inputs_outputs": []}]
+    if generic_prompt:
+        prompts.append({"prompt_id": "generic", "prompt": function, "genericize": True,
+                        "sample_inputs_outputs": []})
+    data = {
+        "identifier": identifier,
+        "description": "Multiply a number by %d." % factor,
+        "prompts": prompts,
+        "function_prototype": {"function_name": function,
+                               "parameters": [{"name": "x", "type": "int"}],
+                               "return_values": [{"type": "int"}]},
+        "correctness_test_suite": [{"input": {"x": i}, "expected_output": [factor * i]}
+                                   for i in range(tests)],
+    }
+    if limits:
+        data["limits"] = limits
+    return data
+
+
+def scaled_int_problem(identifier: str, function: str, factor: int, tests: int,
+                       generic_prompt: bool = False, limits: dict | None = None):
+    """:func:`scaled_int_data`, validated and prepared as a loaded problem."""
+    from judge.problem.model import problem_from_data
+
+    return problem_from_data(scaled_int_data(identifier, function, factor, tests,
+                                             generic_prompt, limits), "<%s>" % identifier)

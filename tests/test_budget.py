@@ -20,6 +20,7 @@ from judge.cli.main import main as cli_main
 from judge.execution.executor import Executor, Submission
 from judge.execution.verdicts import Verdict
 from judge.problem.model import problem_from_data
+from tests.conftest import scaled_int_data
 from judge.sandbox.base import Limits
 
 TESTS = 100
@@ -31,20 +32,7 @@ NOT_RUN = "not run: the candidate's time budget"
 
 
 def _data(tests: int = TESTS, limits: dict | None = None) -> dict:
-    data = {
-        "identifier": "budget_double",
-        "description": "Double a number.",
-        "prompts": [{"prompt_id": "p", "prompt": "double", "genericize": False,
-                     "sample_inputs_outputs": []}],
-        "function_prototype": {"function_name": "double",
-                               "parameters": [{"name": "x", "type": "int"}],
-                               "return_values": [{"type": "int"}]},
-        "correctness_test_suite": [{"input": {"x": i}, "expected_output": [2 * i]}
-                                   for i in range(tests)],
-    }
-    if limits:
-        data["limits"] = limits
-    return data
+    return scaled_int_data("budget_double", "double", 2, tests, limits=limits)
 
 
 def _problem(tests: int = TESTS, limits: dict | None = None):

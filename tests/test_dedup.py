@@ -25,7 +25,7 @@ from judge.execution.batch import BatchRunner
 from judge.execution.executor import Executor, Submission
 from judge.execution import verdicts
 from judge.execution.verdicts import CandidateResult, Verdict
-from judge.problem.model import problem_from_data
+from tests.conftest import scaled_int_problem
 from judge.sandbox.base import Limits
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -33,19 +33,7 @@ LIMITS = Limits(time_limit_s=0.5, memory_mb=256, output_kb=64, budget_s=1.0)
 
 
 def _problem(tests: int = 20, identifier: str = "triple") -> Any:
-    return problem_from_data({
-        "identifier": identifier,
-        "description": "Triple a number.",
-        "prompts": [{"prompt_id": "plain", "prompt": "triple", "genericize": False,
-                     "sample_inputs_outputs": []},
-                    {"prompt_id": "generic", "prompt": "triple", "genericize": True,
-                     "sample_inputs_outputs": []}],
-        "function_prototype": {"function_name": "triple",
-                               "parameters": [{"name": "x", "type": "int"}],
-                               "return_values": [{"type": "int"}]},
-        "correctness_test_suite": [{"input": {"x": i}, "expected_output": [3 * i]}
-                                   for i in range(tests)],
-    }, "<%s>" % identifier)
+    return scaled_int_problem(identifier, "triple", 3, tests, generic_prompt=True)
 
 
 PROBLEM = _problem()

@@ -16,7 +16,7 @@ import pytest
 from judge.api import Judge
 from judge.execution.executor import Executor, Submission
 from judge.execution.verdicts import Verdict
-from judge.problem.model import problem_from_data
+from tests.conftest import scaled_int_problem
 from judge.sandbox.base import Limits
 
 LIMITS = Limits(time_limit_s=1.0, memory_mb=256, output_kb=64)
@@ -24,17 +24,7 @@ TESTS = 6
 
 
 def _problem():
-    return problem_from_data({
-        "identifier": "leaky_double",
-        "description": "Double a number.",
-        "prompts": [{"prompt_id": "p", "prompt": "double", "genericize": False,
-                     "sample_inputs_outputs": []}],
-        "function_prototype": {"function_name": "double",
-                               "parameters": [{"name": "x", "type": "int"}],
-                               "return_values": [{"type": "int"}]},
-        "correctness_test_suite": [{"input": {"x": i}, "expected_output": [2 * i]}
-                                   for i in range(TESTS)],
-    }, "<leaky>")
+    return scaled_int_problem("leaky_double", "double", 2, TESTS)
 
 
 PROBLEM = _problem()
