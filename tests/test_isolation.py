@@ -711,3 +711,36 @@ def test_hostile_verdicts_with_4_workers_equal_those_with_1(sandbox_kind):
     assert alone["leave_files_behind"] == ["wrong_answer"] * 3
     assert all("pass" not in alone[name] for name in HOSTILE
                if name not in ("honest", "background_process", "kill_the_worker"))
+
+
+#: 40 MiB of its own, then ten forks that share it and sleep: summed resident sizes say
+#: 11 x 40 MiB (over the 256 MiB limit), what the processes hold is about 40 MiB
+FORKS_SHARING_THEIR_MEMORY = """
+    import os, time
+    def add(a, b):
+        block = bytearray(b"x") * (40 * 1024 * 1024)
+        children = []
+        for _ in range(10):
+            pid = os.fork()
+            if pid == 0:
+                time.sleep(0.4)
+                os._exit(0)
+            children.append(pid)
+        for pid in children:
+            os.waitpid(pid, 0)
+        return a + b + 7919000 + len(block) * 0
+"""
+
+
+def test_pages_shared_by_forks_are_counted_once(test_isolation):
+    """Memory is what the candidate's processes hold (each shared page counted once), not
+    the sum of their resident sizes, which counts a page once per process that maps it: forks
+    that share a block are no memory bomb, and whether they crossed the limit no longer
+    depends on how many forks the machine's speed let through before a check. As root in the
+    process sandbox (where the worker may read another user's smaps_rollup); a container
+    without CAP_SYS_PTRACE keeps the plain sum, and its cgroup limit counts real memory."""
+    root_only()
+    limits = Limits(time_limit_s=2.0, memory_mb=256, wall_factor=4.0)
+    result = _judge_one("process", FORKS_SHARING_THEIR_MEMORY, limits, test_isolation,
+                        problem=_problem("shared_forks", SECRET_SUMS[:2]))
+    assert result.verdict is Verdict.PASS, [(t.verdict, t.message) for t in result.tests]
