@@ -9,6 +9,30 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 
+class JudgeError(Exception):
+    """The root of every error the judge raises on purpose. Each class has a stable
+    ``code`` (like pydantic's error codes) that scripts and the HTTP service may rely on."""
+
+    code = "judge_error"
+
+
+class UnknownName(JudgeError, ValueError, LookupError):
+    """A name no registry knows: ``unknown language 'pyhton' (did you mean 'python'?)``."""
+
+    code = "unknown_name"
+
+    def __init__(self, kind: str, name: str, suggestion: str | None = None,
+                 known: list[str] | None = None) -> None:
+        self.kind, self.name, self.suggestion = kind, name, suggestion
+        self.known = list(known or [])
+        message = "unknown %s %r" % (kind, name)
+        if suggestion:
+            message += " (did you mean %r?)" % suggestion
+        elif self.known:
+            message += " (choose from %s)" % ", ".join(self.known)
+        super().__init__(message)
+
+
 @dataclass(frozen=True)
 class Issue:
     """One thing wrong with an input file."""
@@ -29,10 +53,12 @@ class Issue:
         return "%s: %s" % (where, self.message)
 
 
-class InputError(ValueError):
+class InputError(JudgeError, ValueError):
     """One or more issues with the user's input files (exit status 1).
 
     Takes the issues, or one message that already names its file and location."""
+
+    code = "invalid_input"
 
     def __init__(self, issues: list[Issue] | str) -> None:
         self.issues = [Issue("", issues)] if isinstance(issues, str) else list(issues)
