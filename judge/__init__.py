@@ -34,6 +34,31 @@ _EXPORTS = {
     "InputError": "judge.errors",
     "Issue": "judge.errors",
     "grade_proof": "judge.grading.proofs.api",
+    # the exception tree: every error the judge raises on purpose is a JudgeError with a
+    # stable ``code`` (tests/test_errors.py checks that each one is listed here)
+    "JudgeError": "judge.errors",
+    "UnknownName": "judge.errors",
+    "TransportError": "judge.sandbox.base",
+    "MalformedLine": "judge.sandbox.base",
+    "TransportTimeout": "judge.sandbox.base",
+    "EngineUnavailable": "judge.sandbox.image",
+    "ImageBuildError": "judge.sandbox.image",
+    "WireError": "judge.sandbox.wire",
+    "TypeParseError": "judge.problem.types",
+    "ValueTypeError": "judge.problem.types",
+    "NotExpressible": "judge.languages.base",
+    "ScoringError": "judge.scoring.primitives",
+    "UndefinedMetric": "judge.scoring.agreement",
+    "UnknownTaskError": "judge.scoring.math_answers",
+    "ReferenceFormatError": "judge.scoring.reference_match",
+    "LLMError": "judge.grading.client",
+    "LLMConfigError": "judge.grading.client",
+    "LLMUnavailableError": "judge.grading.client",
+    "LLMResponseError": "judge.grading.client",
+    "LLMCacheError": "judge.grading.client",
+    "StepError": "judge.grading.proofs.engine",
+    "ReplyInvalid": "judge.grading.proofs.schemas",
+    "ApiError": "judge.service.app",
 }
 
 __all__ = sorted(_EXPORTS) + ["__version__"]

@@ -54,6 +54,8 @@ from typing import Any, Callable, Mapping
 
 import httpx
 
+from judge.errors import JudgeError
+
 ENV_BASE_URL = "JUDGE_LLM_BASE_URL"
 ENV_MODEL = "JUDGE_LLM_MODEL"
 ENV_API_KEY = "JUDGE_LLM_API_KEY"
@@ -64,24 +66,34 @@ MAX_RESPONSE_BYTES = 8 * 1024 * 1024
 RETRY_STATUS = frozenset({408, 429, 500, 502, 503, 504})
 
 
-class LLMError(RuntimeError):
+class LLMError(JudgeError, RuntimeError):
     """Base class of LLM client errors."""
+
+    code = "llm_error"
 
 
 class LLMConfigError(LLMError):
     """The client is not configured (no model, bad URL, a bad setting)."""
 
+    code = "llm_config"
+
 
 class LLMUnavailableError(LLMError):
     """The endpoint could not be reached or kept failing after the retries."""
+
+    code = "llm_unavailable"
 
 
 class LLMResponseError(LLMError):
     """The endpoint answered, but not with something usable; the message has the raw text."""
 
+    code = "llm_response_invalid"
+
 
 class LLMCacheError(LLMError):
     """The answer cache cannot be written (the answer would not be replayable)."""
+
+    code = "llm_cache"
 
 
 def default_cache_dir() -> Path:
@@ -188,8 +200,10 @@ def _json_bytes(value: Any) -> bytes:
         return json.dumps(value, ensure_ascii=True, sort_keys=True).encode("ascii")
 
 
-class _Retry(Exception):
+class _Retry(JudgeError):
     """One attempt failed in a way worth retrying; ``after`` is the server's Retry-After."""
+
+    code = "llm_retry"
 
     def __init__(self, reason: str, after: float | None = None) -> None:
         super().__init__(reason)

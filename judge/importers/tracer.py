@@ -13,6 +13,7 @@ import random
 import signal
 import threading
 from typing import Any, Callable, Iterator
+from judge.errors import JudgeError
 from judge.importers.ast_tools import RawTest, _Call, _Raised, _Replace, _Statement, _Substitute, _assigned_names, _candidate_refs, _headers, _is_call_of, _locally_bound, _names, _simple_statements
 from judge.importers.records import Unconverted
 from judge.importers.values import literal_source, same
@@ -498,8 +499,8 @@ class _CallRewriter(ast.NodeTransformer):
         return node
 
 
-class _TraceTimeout(Exception):
-    pass
+class _TraceTimeout(JudgeError):
+    code = "import_trace_timeout"
 
 
 @contextlib.contextmanager

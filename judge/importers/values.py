@@ -7,6 +7,7 @@ import ast
 import json
 import math
 from typing import Any
+from judge.errors import JudgeError
 
 
 
@@ -82,8 +83,8 @@ def literal_source(value: Any) -> str | None:
     return text if same(value, back) else None
 
 
-class _NoType(Exception):
-    pass
+class _NoType(JudgeError):
+    code = "import_no_type"
 
 
 def _shape(value: Any) -> tuple[Any, ...]:

@@ -19,14 +19,17 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from judge.errors import JudgeError
 from judge.problem.types import TypeSpec
 from judge.resources import runner_dir
 from judge.sandbox.harness import template_environment
 
 
-class NotExpressible(ValueError):
+class NotExpressible(JudgeError, ValueError):
     """A problem's type that the language cannot express: a property of the problem, reported
     once, never a candidate's failure."""
+
+    code = "not_expressible"
 
 
 #: a compact descriptor of a declared type, the same in every harness:

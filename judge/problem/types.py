@@ -14,6 +14,7 @@ import math
 import re
 from dataclasses import dataclass
 from typing import Any
+from judge.errors import JudgeError
 
 SCALARS = {"int", "float", "str", "bool", "none", "bytes", "complex", "any"}
 
@@ -34,8 +35,10 @@ _SUGGESTIONS = {
 _TOKEN = re.compile(r"\s*(?:(\.\.\.)|([A-Za-z_][A-Za-z_0-9.]*)|(\[|\]|,|\|))")
 
 
-class TypeParseError(ValueError):
+class TypeParseError(JudgeError, ValueError):
     """A type string that is not in the supported Python typing spelling."""
+
+    code = "invalid_type"
 
 
 @dataclass(frozen=True)
@@ -185,8 +188,10 @@ def return_type(specs: list[TypeSpec]) -> TypeSpec:
 
 # ---- JSON test data -> Python values --------------------------------------------------------
 
-class ValueTypeError(ValueError):
+class ValueTypeError(JudgeError, ValueError):
     """A JSON value does not fit its declared type; ``path`` is the JSON location inside it."""
+
+    code = "value_type_mismatch"
 
     def __init__(self, path: str, message: str) -> None:
         super().__init__(message)

@@ -24,26 +24,35 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any
 
+from judge.errors import JudgeError
 from judge.sandbox.harness import PROTOCOL
 
 #: statuses after which a warm worker is replaced rather than reused
 INCIDENT_STATUSES = frozenset({"timeout", "memory", "signaled", "value_too_large"})
 
 
-class SandboxUnavailable(RuntimeError):
+class SandboxUnavailable(JudgeError, RuntimeError):
     """The requested sandbox cannot run here (no engine, no image, unsupported platform)."""
 
+    code = "sandbox_unavailable"
 
-class TransportError(RuntimeError):
+
+class TransportError(JudgeError, RuntimeError):
     """The worker stopped answering or broke the protocol."""
+
+    code = "sandbox_transport"
 
 
 class MalformedLine(TransportError):
     """A line arrived but is not a record (not JSON, nested too deep, too long)."""
 
+    code = "sandbox_malformed_line"
+
 
 class TransportTimeout(TransportError):
     """No complete line arrived before the deadline."""
+
+    code = "sandbox_transport_timeout"
 
 
 @dataclass(frozen=True)

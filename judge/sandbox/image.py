@@ -24,6 +24,7 @@ import time
 from pathlib import Path
 from typing import Callable, Iterable
 
+from judge.errors import JudgeError
 from judge.resources import runner_dir, sandbox_dir
 
 # ---------------------------------------------------------------------------- labels & names
@@ -44,12 +45,16 @@ _BASE_BUILDER_VERSION = "1"
 Progress = Callable[[str], None]
 
 
-class EngineUnavailable(RuntimeError):
+class EngineUnavailable(JudgeError, RuntimeError):
     """No Docker engine answers (or the docker SDK is missing)."""
 
+    code = "engine_unavailable"
 
-class ImageBuildError(RuntimeError):
+
+class ImageBuildError(JudgeError, RuntimeError):
     """The base or sandbox image could not be built; the message says why and what to do."""
+
+    code = "image_build_failed"
 
 
 def _quiet(_msg: str) -> None:

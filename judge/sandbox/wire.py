@@ -35,8 +35,18 @@ BIG_INT_BITS = 3000
 MAX_EQUAL_HASHES = 8
 
 
-class WireError(ValueError):
+if __name__ == "judge.sandbox.wire":  # in the judge: rooted in its exception tree
+    from judge.errors import JudgeError
+
+    _ERROR_BASES: tuple = (JudgeError, ValueError)
+else:  # inlined into the sandbox worker, which knows nothing of the judge
+    _ERROR_BASES = (ValueError,)
+
+
+class WireError(*_ERROR_BASES):
     """A value cannot be encoded, or data is not valid wire format."""
+
+    code = "wire_format"
 
 
 def _encode_float(value):

@@ -52,14 +52,17 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Sequence
 
+from judge.errors import JudgeError
 from judge import jsonl
 from judge.scoring.primitives import InputError, num_text, read_jsonl
 
 Number = int | float | Fraction
 
 
-class UndefinedMetric(ValueError):
+class UndefinedMetric(JudgeError, ValueError):
     """A metric has no value for these ratings; ``str()`` says why."""
+
+    code = "undefined_metric"
 
 
 # --------------------------------------------------------------------------------------

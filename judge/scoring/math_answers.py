@@ -39,6 +39,7 @@ from typing import Any, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from judge.errors import JudgeError
 from judge.resources import examples_dir
 from judge.scoring.primitives import InputError, read_json, read_jsonl, validation_message
 
@@ -346,8 +347,10 @@ def _shown(n: ExtractedNumber) -> str:
     return format_number(n.value) if n.value is not None else f"{n.text} (over {MAX_DIGITS} digits)"
 
 
-class UnknownTaskError(KeyError):
+class UnknownTaskError(JudgeError, KeyError):
     """A task id that the benchmark does not have."""
+
+    code = "unknown_task"
 
     def __str__(self) -> str:
         return str(self.args[0]) if self.args else "unknown task"

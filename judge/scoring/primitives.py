@@ -61,7 +61,7 @@ from typing import Any, Literal, NamedTuple
 from pydantic import ValidationError
 
 from judge import jsonl
-from judge.errors import InputError, json_location  # noqa: F401 (InputError re-exported)
+from judge.errors import InputError, JudgeError, json_location  # noqa: F401 (InputError re-exported)
 
 MAX_SCORE = 1000.0
 #: relative epsilon of the inclusive tolerance boundary (see the module docstring)
@@ -71,8 +71,10 @@ REL_EPS = 1e-12
 _FLOAT_SAFE = 1e300
 
 
-class ScoringError(ValueError):
+class ScoringError(JudgeError, ValueError):
     """The scoring spec or the ground truth cannot be used (the author's error, not the solver's)."""
+
+    code = "scoring_error"
 
 
 # --------------------------------------------------------------------------------------

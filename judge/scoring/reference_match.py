@@ -76,6 +76,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from judge.errors import JudgeError
 from judge.scoring.primitives import InputError, read_json, validation_message
 
 # --------------------------------------------------------------------------------------
@@ -200,8 +201,10 @@ class EquivalenceJudge(Protocol):
 # --------------------------------------------------------------------------------------
 
 
-class ReferenceFormatError(ValueError):
+class ReferenceFormatError(JudgeError, ValueError):
     """A reference entry cannot be understood; the message names the question key."""
+
+    code = "invalid_reference"
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from judge.api import Judge
-from judge.errors import InputError, json_location
+from judge.errors import InputError, JudgeError, json_location
 from judge.execution.batch import problem_fingerprint
 from judge.execution.verdicts import Verdict
 from judge.problem.model import Problem, problem_from_data
@@ -62,8 +62,10 @@ _RESPONSES: dict[int | str, dict[str, Any]] = {code: {"model": model} for code, 
                                                _ERRORS.items()}
 
 
-class ApiError(Exception):
+class ApiError(JudgeError):
     """An error answered as JSON with its status (and the request field it is about)."""
+
+    code = "api_error"
 
     def __init__(self, status: int, message: str, field: str | None = None,
                  headers: dict[str, str] | None = None, **extra: Any) -> None:
@@ -421,8 +423,8 @@ class BodyLimit:
                           % self.max_bytes, "body")
 
 
-class _BodyTooLarge(Exception):
-    pass
+class _BodyTooLarge(JudgeError):
+    code = "body_too_large"
 
 
 async def _send_json(send: Callable[[Any], Awaitable[None]], status: int, body: Any,

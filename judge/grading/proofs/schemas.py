@@ -16,7 +16,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from judge.errors import json_location
+from judge.errors import JudgeError, json_location
 
 
 def _not_bool(v: Any) -> Any:
@@ -150,8 +150,10 @@ class Rubric(_Lenient):
 # ----------------------------------------------------------------------------- parsing
 
 
-class ReplyInvalid(ValueError):
+class ReplyInvalid(JudgeError, ValueError):
     """A reply that is not valid for its step; ``str()`` is what the model is told on re-ask."""
+
+    code = "llm_reply_invalid"
 
 
 _FENCE = re.compile(r"```(?:json|JSON)?\s*\n?(.*?)```", re.S)
