@@ -1,0 +1,461 @@
+"""Program problems: whole programs that read standard input and write standard output.
+
+Beside function problems (``judge.problem.model``), a *program problem* is what contest
+archives and RL datasets hold: a statement, tests given as standard input (optionally
+command-line arguments and a folder of input files), the expected output, limits and an
+output checker. A problem file is JSON with ``"kind": "program"``::
+
+    {"kind": "program", "identifier": "hello", "statement": "...",
+     "samples": [{"stdin": "1 2\\n", "expected": "3\\n"}],
+     "tests": [{"name": "secret/01", "stdin_file": "data/01.in", "expected_file": "data/01.ans"}],
+     "limits": {"time_limit_s": 1, "memory_mb": 256, "output_kb": 8192},
+     "checker": {"type": "tokens", "float_tolerance": 1e-6},
+     "contest": {"stop_at_first_failure": true}}
+
+Paths are relative to the problem file's folder (or absolute). **Expected outputs never
+enter the sandbox**: a test is split into what the candidate's run gets
+(``ProgramTest.run_input``: stdin, args, input files) and what stays with the judge
+(``ProgramTest.expected_output``), so the executor cannot hand an answer over by mistake.
+
+Checkers (``OutputChecker``): ``tokens`` (the Kattis default output validator, with its
+flags ``case_sensitive``, ``space_change_sensitive``, ``float_absolute_tolerance``,
+``float_relative_tolerance``, ``float_tolerance``), ``exact`` (byte for byte), ``lines``
+(line by line, trailing spaces and trailing blank lines ignored) and ``validator`` (a
+custom output validator program as the Kattis/ICPC format defines it, with its flags; run
+in a sandbox of its own, never in the judge's process). ``checker_from_kattis_flags``
+reads the default validator's command-line flags exactly as the Kattis validator does.
+
+Loading collects every issue with its file and JSON location and raises one
+``InputError``, like function problem files.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
+
+from judge.errors import InputError, Issue
+from judge.problem.model import _schema_issues, read_json_file
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+CheckerType = Literal["tokens", "exact", "lines", "validator"]
+
+#: extensions of output validator programs -> language (Kattis languages table, the subset
+#: validators are written in); a folder is a program too (its files decide)
+VALIDATOR_LANGUAGES = {".c": "c", ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".c++": "cpp",
+                       ".py": "python", ".py3": "python", ".java": "java", ".js": "javascript",
+                       ".go": "go", ".rs": "rust"}
+
+#: the Kattis default output validator's flags that take a value
+_VALUE_FLAGS = ("float_absolute_tolerance", "float_relative_tolerance", "float_tolerance")
+_BOOL_FLAGS = ("case_sensitive", "space_change_sensitive")
+
+# A whole token that C's ``sscanf("%lf%10s")`` reads as one number and nothing else:
+# decimal (``1``, ``-2.``, ``.5``, ``1e-3``) or hexadecimal (``0x1.8p3``) notation.
+# ``inf``/``nan`` also scan but the Kattis validator refuses them (``isfloat`` is false).
+_DECIMAL = re.compile(rb"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\Z")
+_HEX = re.compile(rb"[+-]?0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)(?:[pP][+-]?\d+)?\Z")
+
+
+def kattis_float(token: bytes | str) -> float | None:
+    """The value of ``token`` when the Kattis default validator's ``isfloat`` accepts it:
+    the whole token is a number in C's ``strtod`` syntax and it is finite (``inf``,
+    ``nan`` and values that overflow to infinity, like ``1e999``, are not floats)."""
+    if isinstance(token, str):
+        token = token.encode("utf-8", "surrogateescape")
+    if _DECIMAL.match(token):
+        value = float(token)
+    elif _HEX.match(token):
+        try:
+            value = float.fromhex(token.decode("ascii"))
+        except OverflowError:
+            return None
+    else:
+        return None
+    return value if math.isfinite(value) else None
+
+
+class OutputChecker(_Strict):
+    """How a candidate's output is judged against the expected one (see the module doc)."""
+
+    type: CheckerType = "tokens"
+    case_sensitive: bool = False
+    space_change_sensitive: bool = False
+    float_absolute_tolerance: float | None = Field(default=None, ge=0)
+    float_relative_tolerance: float | None = Field(default=None, ge=0)
+    #: shorthand for both tolerances (not together with either of them)
+    float_tolerance: float | None = Field(default=None, ge=0)
+    #: a custom output validator: a source file or a folder (a program, as the package
+    #: format defines it), relative to the problem file's folder
+    validator: str | None = None
+    validator_language: str | None = None
+    #: arguments after ``input answer feedback_dir`` on the validator's command line
+    validator_flags: list[str] = []
+
+    @property
+    def absolute_tolerance(self) -> float | None:
+        return self.float_tolerance if self.float_tolerance is not None \
+            else self.float_absolute_tolerance
+
+    @property
+    def relative_tolerance(self) -> float | None:
+        return self.float_tolerance if self.float_tolerance is not None \
+            else self.float_relative_tolerance
+
+    @property
+    def uses_floats(self) -> bool:
+        return self.absolute_tolerance is not None or self.relative_tolerance is not None
+
+    def kattis_flags(self) -> list[str]:
+        """The default validator's command line for a ``tokens`` checker (the inverse of
+        ``checker_from_kattis_flags``)."""
+        flags = [name for name in _BOOL_FLAGS if getattr(self, name)]
+        if self.float_tolerance is not None:
+            flags += ["float_tolerance", repr(self.float_tolerance)]
+        for name in ("float_absolute_tolerance", "float_relative_tolerance"):
+            if getattr(self, name) is not None:
+                flags += [name, repr(getattr(self, name))]
+        return flags
+
+    def issues(self, where: str, file: str) -> list[Issue]:
+        """What the schema cannot say: fields that do not belong to this checker type."""
+        found = []
+        token_fields = [name for name in _BOOL_FLAGS if getattr(self, name)] + \
+            [name for name in _VALUE_FLAGS if getattr(self, name) is not None]
+        validator_fields = [name for name in ("validator", "validator_language")
+                            if getattr(self, name) is not None]
+        if self.validator_flags:
+            validator_fields.append("validator_flags")
+        if self.type != "tokens" and token_fields:
+            found.append(Issue(file, "%s only apply to the tokens checker, not %r" % (
+                ", ".join(token_fields), self.type), where))
+        if self.type != "validator" and validator_fields:
+            found.append(Issue(file, "%s only apply to a validator checker, not %r" % (
+                ", ".join(validator_fields), self.type), where))
+        if self.type == "validator" and self.validator is None:
+            found.append(Issue(file, "a validator checker needs the validator's path",
+                               where + ".validator" if where else "validator"))
+        if self.float_tolerance is not None and (self.float_absolute_tolerance is not None or
+                                                 self.float_relative_tolerance is not None):
+            found.append(Issue(file, "float_tolerance sets both tolerances: give it alone, or "
+                                     "float_absolute_tolerance / float_relative_tolerance", where))
+        if self.validator_language is not None and \
+                self.validator_language not in set(VALIDATOR_LANGUAGES.values()):
+            found.append(Issue(file, "unknown validator language %r (choose from %s)" % (
+                self.validator_language, ", ".join(sorted(set(VALIDATOR_LANGUAGES.values())))),
+                where + ".validator_language" if where else "validator_language"))
+        return found
+
+
+def checker_from_kattis_flags(flags: list[str] | str) -> OutputChecker:
+    """A ``tokens`` checker from the Kattis default output validator's flags, read exactly as
+    that validator reads its command line: flags in any order, a later one overriding an
+    earlier one; a tolerance must be a finite number (a negative one leaves it unset, as
+    the validator's ``tol >= 0`` test does); anything else is an error (ValueError) where
+    the validator would stop with a judge error."""
+    args = flags.split() if isinstance(flags, str) else list(flags)
+    values: dict[str, Any] = {}
+    absolute: float | None = None
+    relative: float | None = None
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg in _BOOL_FLAGS:
+            values[arg] = True
+        elif arg in _VALUE_FLAGS:
+            if i + 1 == len(args):
+                raise ValueError("%s needs a value" % arg)
+            number = kattis_float(args[i + 1])
+            if number is None:
+                raise ValueError("%s needs a finite number, got %r" % (arg, args[i + 1]))
+            if arg == "float_absolute_tolerance":
+                absolute = number
+            elif arg == "float_relative_tolerance":
+                relative = number
+            else:
+                absolute = relative = number
+            i += 1
+        else:
+            raise ValueError("unknown default validator flag %r (it takes %s)" % (
+                arg, ", ".join(_BOOL_FLAGS + _VALUE_FLAGS)))
+        i += 1
+    if absolute is not None and absolute >= 0:
+        values["float_absolute_tolerance"] = absolute
+    if relative is not None and relative >= 0:
+        values["float_relative_tolerance"] = relative
+    if values.get("float_absolute_tolerance") is not None and \
+            values.get("float_absolute_tolerance") == values.get("float_relative_tolerance"):
+        values["float_tolerance"] = values.pop("float_absolute_tolerance")
+        values.pop("float_relative_tolerance")
+    return OutputChecker(type="tokens", **values)
+
+
+def validator_language(path: Path) -> str | None:
+    """The language of a validator program (a file, or a folder of source files)."""
+    files = sorted(p for p in path.iterdir() if p.is_file()) if path.is_dir() else [path]
+    found = {VALIDATOR_LANGUAGES[p.suffix.lower()] for p in files
+             if p.suffix.lower() in VALIDATOR_LANGUAGES}
+    if found == {"c", "cpp"}:
+        return "cpp"
+    return found.pop() if len(found) == 1 else None
+
+
+class ProgramLimits(_Strict):
+    """Per-test limits of the candidate's run; ``None`` means the judge's default."""
+
+    time_limit_s: float | None = Field(default=None, gt=0)
+    memory_mb: int | None = Field(default=None, gt=0)
+    output_kb: int | None = Field(default=None, gt=0)
+
+
+class TimeRule(_Strict):
+    """How a package without a published time limit gets one (the format's own rule): the
+    slowest accepted submission measured here, times ``multiplier``, rounded up to a
+    multiple of ``resolution_s``; time_limit_exceeded submissions should run at least
+    ``tle_margin`` times that limit."""
+
+    multiplier: float = Field(default=5.0, ge=1)
+    tle_margin: float = Field(default=2.0, ge=1)
+    resolution_s: float = Field(default=1.0, gt=0)
+    #: where the rule comes from, for the import log ("legacy defaults", a file name, ...)
+    source: str = ""
+
+
+class ContestRules(_Strict):
+    """Contest semantics, recorded so they are visible: with ``stop_at_first_failure`` the
+    candidate's verdict is the first failing test's (ICPC) and later tests are not run; the
+    fraction of tests passed stays available by running all tests."""
+
+    stop_at_first_failure: bool = False
+
+
+class ProgramTest(_Strict):
+    """One test: the run's input (standard input inline or from a file, arguments, a folder
+    of input files) and the expected output (inline or a file), kept on the judge's side."""
+
+    name: str = ""
+    stdin: str | None = None
+    stdin_file: str | None = None
+    args: list[str] = []
+    #: a folder whose files are copied into the candidate's working directory
+    files: str | None = None
+    expected: str | None = None
+    expected_file: str | None = None
+    #: overrides the problem's checker for this test (a test group's validator flags)
+    checker: OutputChecker | None = None
+    #: the test group, e.g. "secret/group1" (Kattis packages); informational
+    group: str = ""
+    #: a sample test: judged like the others, and shown in prompts
+    sample: bool = False
+
+    _root: Path = PrivateAttr(default=Path("."))
+
+    def path(self, name: str | None) -> Path | None:
+        return None if name is None else self._root / name
+
+    def run_input(self) -> RunInput:
+        """What the candidate's run receives, and nothing else."""
+        if self.stdin is not None:
+            stdin = self.stdin.encode("utf-8")
+        elif self.stdin_file is not None:
+            stdin = (self._root / self.stdin_file).read_bytes()
+        else:
+            stdin = b""
+        files = self.path(self.files)
+        return RunInput(stdin=stdin, args=tuple(self.args), files=files)
+
+    def expected_output(self) -> bytes | None:
+        """The expected output (judge side only); None when there is none (an interactive
+        problem's validator has the answer file instead)."""
+        if self.expected is not None:
+            return self.expected.encode("utf-8")
+        if self.expected_file is not None:
+            return (self._root / self.expected_file).read_bytes()
+        return None
+
+
+@dataclass(frozen=True)
+class RunInput:
+    """The part of a test that goes into the sandbox: never the expected output."""
+
+    stdin: bytes
+    args: tuple[str, ...] = ()
+    files: Path | None = None
+
+
+class Sample(_Strict):
+    """A sample shown in prompts: input and output, or an interaction log (``<``/``>``)."""
+
+    stdin: str | None = None
+    expected: str | None = None
+    interaction: str | None = None
+    explanation: str | None = None
+
+
+class ProgramProblem(_Strict):
+    kind: Literal["program"] = "program"
+    identifier: str = Field(min_length=1)
+    name: str = ""
+    statement: str
+    input_format: str | None = None
+    output_format: str | None = None
+    samples: list[Sample] = []
+    tests: list[ProgramTest] = []
+    limits: ProgramLimits = ProgramLimits()
+    #: how to choose a time limit the problem does not give (Kattis packages)
+    time_rule: TimeRule | None = None
+    checker: OutputChecker = OutputChecker()
+    #: the output validator talks with the candidate through pipes
+    interactive: bool = False
+    contest: ContestRules = ContestRules()
+    #: the languages the problem may be solved in (None: all)
+    languages: list[str] | None = None
+    tags: list[str] | None = None
+    #: where the problem came from (an imported package's folder, a dataset's name)
+    source: str | None = None
+
+    _source_file: str = PrivateAttr(default="<memory>")
+    _root: Path = PrivateAttr(default=Path("."))
+
+    @property
+    def source_file(self) -> str:
+        return self._source_file
+
+    @property
+    def root(self) -> Path:
+        """The folder relative paths are resolved against."""
+        return self._root
+
+    def checker_for(self, test: ProgramTest) -> OutputChecker:
+        return test.checker if test.checker is not None else self.checker
+
+    def validator_path(self, checker: OutputChecker | None = None) -> Path | None:
+        checker = checker or self.checker
+        return None if checker.validator is None else self._root / checker.validator
+
+    def bind(self, root: Path, file: str = "<memory>") -> ProgramProblem:
+        """Resolve relative paths against ``root`` (the problem file's folder)."""
+        self._root = root
+        self._source_file = file
+        for test in self.tests:
+            test._root = root
+        return self
+
+
+# ---- semantic checks --------------------------------------------------------------------------
+
+def _exists(root: Path, name: str | None, folder: bool) -> bool:
+    if name is None:
+        return True
+    path = root / name
+    return path.is_dir() if folder else path.is_file()
+
+
+def check_program(problem: ProgramProblem, file: str) -> list[Issue]:
+    """Everything the schema cannot say: one source per stream, files that exist, a checker
+    that fits, interactive problems with their validator, unique test names."""
+    issues: list[Issue] = []
+    root = problem.root
+    issues += problem.checker.issues("checker", file)
+    if problem.checker.type == "validator" and problem.checker.validator is not None:
+        path = root / problem.checker.validator
+        if not path.exists():
+            issues.append(Issue(file, "output validator %s not found" % path,
+                                "checker.validator"))
+        elif problem.checker.validator_language is None and validator_language(path) is None:
+            issues.append(Issue(file, "cannot tell the output validator's language from %s "
+                                      "(set validator_language)" % path, "checker.validator"))
+    if problem.interactive and problem.checker.type != "validator":
+        issues.append(Issue(file, "an interactive problem needs a validator checker (the "
+                                  "program the candidate talks with)", "interactive"))
+    if not problem.tests:
+        issues.append(Issue(file, "no tests: the judge could not give a verdict", "tests"))
+    names: dict[str, int] = {}
+    for i, test in enumerate(problem.tests):
+        where = "tests[%d]" % i
+        if test.stdin is not None and test.stdin_file is not None:
+            issues.append(Issue(file, "give stdin or stdin_file, not both", where))
+        if test.expected is not None and test.expected_file is not None:
+            issues.append(Issue(file, "give expected or expected_file, not both", where))
+        if test.expected is None and test.expected_file is None and not problem.interactive:
+            issues.append(Issue(file, "a test needs its expected output (expected or "
+                                      "expected_file)", where))
+        for key, folder in (("stdin_file", False), ("expected_file", False), ("files", True)):
+            if not _exists(root, getattr(test, key), folder):
+                issues.append(Issue(file, "%s %s not found" % (
+                    "folder" if folder else "file", root / getattr(test, key)),
+                    "%s.%s" % (where, key)))
+        if test.checker is not None:
+            issues += test.checker.issues(where + ".checker", file)
+            if test.checker.type != problem.checker.type:
+                issues.append(Issue(file, "a test's checker must have the problem's checker "
+                                          "type (%s)" % problem.checker.type, where + ".checker"))
+        if test.name:
+            if test.name in names:
+                issues.append(Issue(file, "duplicate test name %r (also tests[%d])" % (
+                    test.name, names[test.name]), where + ".name"))
+            names[test.name] = i
+    for i, sample in enumerate(problem.samples):
+        where = "samples[%d]" % i
+        if sample.interaction is None and sample.stdin is None:
+            issues.append(Issue(file, "a sample needs stdin (and expected) or an interaction",
+                                where))
+    return issues
+
+
+# ---- loading ----------------------------------------------------------------------------------
+
+def is_program_data(data: Any) -> bool:
+    """Whether parsed JSON declares a program problem (``"kind": "program"``)."""
+    return isinstance(data, dict) and data.get("kind") == "program"
+
+
+def program_from_data(data: Any, file: str, root: Path | None = None) -> ProgramProblem:
+    """Validate parsed JSON as a program problem; raise InputError with every issue."""
+    if not isinstance(data, dict):
+        raise InputError([Issue(file, "a problem file must hold a JSON object, got %s"
+                                % type(data).__name__)])
+    try:
+        problem = ProgramProblem.model_validate(data)
+    except ValidationError as exc:
+        raise InputError(_schema_issues(exc, file)) from None
+    problem.bind(root if root is not None else Path(file).resolve().parent, file)
+    issues = check_program(problem, file)
+    if issues:
+        raise InputError(issues)
+    return problem
+
+
+def load_program(path: str | Path) -> ProgramProblem:
+    path = Path(path)
+    return program_from_data(read_json_file(path), str(path))
+
+
+@dataclass
+class ProgramSuite:
+    """Program problems from an import, with unique identifiers."""
+
+    name: str
+    root: Path
+    problems: list[ProgramProblem] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.by_id = {p.identifier: p for p in self.problems}
+
+    def __len__(self) -> int:
+        return len(self.problems)
+
+    def __iter__(self):
+        return iter(self.problems)
+
+    def __getitem__(self, identifier: str) -> ProgramProblem:
+        return self.by_id[identifier]
