@@ -63,19 +63,23 @@ else
     say "no Docker engine: docker tests will be skipped (their reasons are listed at the end)"
 fi
 
-summary="$(mktemp "${TMPDIR:-/tmp}/judge-test-summary.XXXXXX")"
-trap 'rm -f "$summary"' EXIT
-set +e
-JUDGE_TEST_SUMMARY="$summary" .venv/bin/python -m pytest -q -rs -p no:cacheprovider "$@"
-rc=$?
-set -e
+# ---- the lanes -----------------------------------------------------------------------------
+# With arguments: one pytest run over them (a developer's selection). Without (CI and the
+# README's command), the suite runs in lanes, each timed:
+#   lint     ruff over the package, the worker and the tests;
+#   docs     mkdocs build --strict;
+#   pure     tests that start no sandbox, server or timer (tests/conftest.py marks them 'pure'),
+#            in parallel with pytest-xdist;
+#   sandbox  everything else, serially (sandboxes, Docker, timing, servers, Ray);
+#   self     test.sh's own rule that "no tests collected" is a failure.
+summaries=()
+cleanup() { [ "${#summaries[@]}" = 0 ] || rm -f "${summaries[@]}"; }
+trap cleanup EXIT
+lane_times=""
+overall=0
 
-if [ "$rc" = 5 ]; then
-    say "pytest collected no tests (exit 5): that is a failure, not a pass"
-    exit 1
-fi
-# The final check: counted independently of pytest's exit status.
-if ! .venv/bin/python - "$summary" "${JUDGE_REQUIRE_DOCKER:-0}" <<'EOF'
+check_summary() {  # check_summary FILE: the docker tests counted apart from pytest's status
+    .venv/bin/python - "$1" "${JUDGE_REQUIRE_DOCKER:-0}" <<'EOF'
 import json, sys
 
 path, required = sys.argv[1], sys.argv[2] == "1"
@@ -94,7 +98,88 @@ if required and summary["docker_skipped"]:
         print("  " + nodeid, file=sys.stderr)
     sys.exit(1)
 EOF
-then
-    [ "$rc" = 0 ] && rc=1
+}
+
+run_pytest() {  # run_pytest LANE ARGS...
+    local lane="$1"; shift
+    local summary rc
+    summary="$(mktemp "${TMPDIR:-/tmp}/judge-test-summary.XXXXXX")"
+    summaries+=("$summary")
+    set +e
+    JUDGE_TEST_SUMMARY="$summary" .venv/bin/python -m pytest -q -rs -p no:cacheprovider "$@"
+    rc=$?
+    set -e
+    if [ "$rc" = 5 ]; then
+        say "$lane: pytest collected no tests (exit 5): that is a failure, not a pass"
+        return 1
+    fi
+    if ! check_summary "$summary"; then
+        [ "$rc" = 0 ] && rc=1
+    fi
+    return "$rc"
+}
+
+lane() {  # lane NAME COMMAND...: run one lane, time it, remember a failure
+    local name="$1"; shift
+    local start rc
+    say "lane $name: starting"
+    start=$(date +%s)
+    set +e
+    "$@"
+    rc=$?
+    set -e
+    local took=$(( $(date +%s) - start ))
+    lane_times+="$(printf '  %-8s %5d s  %s' "$name" "$took" "$([ "$rc" = 0 ] && echo ok || echo "FAILED (exit $rc)")")"$'\n'
+    say "lane $name: $took s, exit $rc"
+    if [ "$rc" != 0 ] && [ "$overall" = 0 ]; then overall=$rc; fi
+}
+
+if [ "$#" -gt 0 ]; then
+    set +e
+    run_pytest selection "$@"
+    rc=$?
+    exit "$rc"
 fi
-exit "$rc"
+
+lint() { .venv/bin/python -m ruff check judge runners/python; }
+docs() {
+    if [ -f mkdocs.yml ]; then
+        local site
+        site="$(mktemp -d "${TMPDIR:-/tmp}/judge-site.XXXXXX")"
+        .venv/bin/python -m mkdocs build --strict --quiet --site-dir "$site"
+        local rc=$?
+        rm -rf "$site"
+        return "$rc"
+    fi
+    say "no mkdocs.yml: no docs to build"
+}
+self_check() {
+    # test.sh itself (venv check, toolchains, docker, image build, pytest): a selection that
+    # collects no test must fail with exit 1, never pass on pytest's exit 5
+    local out rc
+    set +e
+    out="$(bash scripts/test.sh -k no_test_is_named_like_this_zq 2>&1)"
+    rc=$?
+    set -e
+    if [ "$rc" = 1 ] && grep -q "collected no tests" <<<"$out"; then
+        say "self: a selection that collects no test fails, as it should"
+        return 0
+    fi
+    say "self: expected exit 1 and 'collected no tests', got exit $rc:"
+    printf '%s\n' "$out" | tail -20 >&2
+    return 1
+}
+
+suite_start=$(date +%s)
+lane lint lint
+lane docs docs
+lane pure run_pytest pure -m pure -n 2
+lane sandbox run_pytest sandbox -m "not pure"
+lane self self_check
+say "lanes (wall time):"
+printf '%s' "$lane_times" >&2
+say "all lanes: $(( $(date +%s) - suite_start )) s"
+if [ "$overall" = 0 ]; then
+    echo "test.sh: every lane passed"
+fi
+exit "$overall"

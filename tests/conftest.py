@@ -20,6 +20,33 @@ import pytest
 REQUIRE_DOCKER = os.environ.get("JUDGE_REQUIRE_DOCKER") == "1" or os.environ.get("CI") == "true"
 
 _DOCKER_OUTCOMES: dict[str, str] = {}  # nodeid -> "passed" | "failed" | "skipped" (before any conversion)
+_OUTCOMES: dict[str, str] = {}  # nodeid -> the test's outcome, for the summary's totals
+
+#: Test modules that start no sandbox, server, cluster or timer: scripts/test.sh runs them in
+#: parallel (pytest-xdist, the 'pure' lane); every other module runs serially in the 'sandbox'
+#: lane. A new module is serial until it is named here, so nothing timing-sensitive is ever run
+#: in parallel by accident. A docker-marked test is never pure, whatever its module.
+PURE_MODULES = {
+    "test_agreement", "test_candidate", "test_compare", "test_docs", "test_errors",
+    "test_genericize_render", "test_jsonl", "test_kattis_reader", "test_lang_prompts",
+    "test_layering", "test_math_answers", "test_output_check", "test_passk_reports",
+    "test_problem", "test_reference_match", "test_registry", "test_registries", "test_scoring",
+    "test_scoring_edges_extraction", "test_types", "test_wire", "test_classify",
+    "test_statuses", "test_exceptions",
+}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        module = item.module.__name__.rpartition(".")[2] if item.module else ""
+        if module in PURE_MODULES and item.get_closest_marker("docker") is None:
+            item.add_marker(pytest.mark.pure)
+
+
+def pytest_runtest_logreport(report):
+    if report.when == "call" or report.outcome != "passed":
+        if report.nodeid not in _OUTCOMES or report.outcome != "passed":
+            _OUTCOMES[report.nodeid] = "skipped" if report.skipped else report.outcome
 
 
 def _skip_reason(report) -> str:
@@ -50,14 +77,16 @@ def pytest_runtest_makereport(item, call):
 
 def pytest_sessionfinish(session, exitstatus):
     path = os.environ.get("JUDGE_TEST_SUMMARY")
-    if not path:
-        return
+    if not path or hasattr(session.config, "workerinput"):
+        return  # an xdist worker: the controller writes the summary
     counts = {"passed": 0, "failed": 0, "skipped": 0}
     for outcome in _DOCKER_OUTCOMES.values():
         counts[outcome] += 1
     summary = {"require_docker": REQUIRE_DOCKER, "exitstatus": int(exitstatus),
                "collected": session.testscollected,
                "docker": counts,
+               "totals": {k: sum(1 for o in _OUTCOMES.values() if o == k)
+                          for k in ("passed", "failed", "skipped")},
                "docker_skipped": sorted(n for n, o in _DOCKER_OUTCOMES.items() if o == "skipped")}
     with open(path, "w", encoding="utf-8") as handle:
         json.dump(summary, handle, indent=1)

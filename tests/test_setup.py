@@ -313,15 +313,5 @@ def test_a_skipped_docker_test_passes_only_where_docker_is_not_required(skipping
         assert summary["require_docker"] is True
 
 
-@pytest.mark.slow
-def test_test_sh_fails_when_no_test_is_collected():
-    """scripts/test.sh itself (venv check, ensure-docker, image build, pytest): a selection
-    that collects nothing is exit 1 with a message, not a silent pass."""
-    if not (ROOT / ".venv" / "bin" / "python").exists():
-        pytest.skip("needs the .venv that scripts/test.sh makes")
-    env = {k: v for k, v in os.environ.items() if k != "JUDGE_TEST_SUMMARY"}
-    proc = subprocess.run(["bash", "scripts/test.sh", "-k", "no_test_is_named_like_this_zq"], cwd=ROOT,
-                          env=env, capture_output=True, text=True, timeout=900)
-    assert proc.returncode == 1, proc.stdout + proc.stderr
-    assert "collected no tests (exit 5)" in proc.stderr
-    no_traceback(proc)
+# scripts/test.sh's own rule ("no tests collected" is a failure) is checked by its 'self' lane,
+# outside the suite: running test.sh from inside a test ran the whole set-up a second time.
