@@ -11,11 +11,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sys
 from pathlib import Path
 from typing import Any
 
-EXIT_OK, EXIT_INPUT, EXIT_USAGE, EXIT_UNGRADED = 0, 1, 2, 4
+from judge.cli.common import EXIT_INPUT, EXIT_INTERRUPTED, EXIT_OK, EXIT_UNGRADED, EXIT_USAGE, err, print_issues
+
 MANIFEST = "models.json"
 
 
@@ -58,10 +58,6 @@ def add_parser(subparsers: Any) -> None:
 register = add_parser  # judge.cli discovers sub-commands through register(subparsers)
 
 
-def _err(msg: str) -> None:
-    print(f"judge grade: {msg}", file=sys.stderr)
-
-
 def _model_from_manifest(cache: Path) -> tuple[str | None, str | None]:
     try:
         entries = json.loads((cache / MANIFEST).read_text(encoding="utf-8"))
@@ -87,7 +83,7 @@ def _record_manifest(cache: Path, model: str, base_url: str) -> None:
             cache.mkdir(parents=True, exist_ok=True)
             path.write_text(json.dumps(entries, indent=1) + "\n", encoding="utf-8")
         except OSError as exc:
-            _err(f"cannot record {path}: {exc.strerror or exc}")
+            err(f"cannot record {path}: {exc.strerror or exc}", "grade")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -105,10 +101,10 @@ def run(args: argparse.Namespace) -> int:
         workflows = (list(WORKFLOWS) if chosen.strip() == "all" else
                      check_workflows(chosen.split(",")) if chosen else list(ens or []))
     except ValueError as exc:
-        _err(str(exc))
+        err(str(exc), "grade")
         return EXIT_USAGE
     if args.samples < 1 or args.concurrency < 1 or args.max_reasks < 0:
-        _err("--samples and --concurrency must be at least 1, --max-reasks at least 0")
+        err("--samples and --concurrency must be at least 1, --max-reasks at least 0", "grade")
         return EXIT_USAGE
     cache = Path(args.cache).expanduser() if args.cache else DEFAULT_CACHE
     model = args.model or os.environ.get(ENV_MODEL)
@@ -122,7 +118,7 @@ def run(args: argparse.Namespace) -> int:
                                  timeout_s=args.timeout, max_retries=args.retries, jitter=0.25,
                                  concurrency=args.concurrency)
     except LLMConfigError as exc:
-        _err(f"{exc} (or --offline with a cache made by one model)" if "no LLM model" in str(exc) else str(exc))
+        err(f"{exc} (or --offline with a cache made by one model)" if "no LLM model" in str(exc) else str(exc), "grade")
         return EXIT_USAGE
 
     issues = []
@@ -137,11 +133,9 @@ def run(args: argparse.Namespace) -> int:
             human, hi_issues = load_grades(args.human, lo, hi)
             issues += hi_issues
     except InputError as exc:
-        for issue in exc.issues:
-            print(str(issue), file=sys.stderr)
+        print_issues(exc.issues, prefix="")
         return EXIT_INPUT
-    for issue in issues:
-        print(str(issue), file=sys.stderr)
+    print_issues(issues, prefix="")
 
     temperature = args.temperature if args.temperature is not None else (0.7 if args.samples > 1 else 0.0)
     # default trace beside the cache; none for --offline (no calls are made, and a shipped
@@ -162,8 +156,8 @@ def run(args: argparse.Namespace) -> int:
         results = grade_many(grader, problems, solutions, workflows, ens,
                              concurrency=args.concurrency, on_result=write)
     except KeyboardInterrupt:
-        _err("interrupted; results written so far are kept")
-        return 130
+        err("interrupted; results written so far are kept", "grade")
+        return EXIT_INTERRUPTED
     finally:
         engine.close()
         if out_fh is not None:
@@ -179,7 +173,7 @@ def run(args: argparse.Namespace) -> int:
     for g in results:
         if not g.ok:
             kinds[g.error_kind or "error"] = kinds.get(g.error_kind or "error", 0) + 1
-            print(f"{args.solutions}:{g.line}: {g.solution_id} [{g.workflow}]: not graded: {g.error}", file=sys.stderr)
+            err(f"{args.solutions}:{g.line}: {g.solution_id} [{g.workflow}]: not graded: {g.error}")
     summary = {
         "workflows": workflows, "ensemble": ens, "samples": args.samples, "model": cfg.model,
         "base_url": cfg.base_url, "offline": args.offline, "scale": args.scale,

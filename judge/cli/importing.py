@@ -9,19 +9,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from collections import defaultdict
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from judge import jsonl
+from judge.cli.common import EXIT_INPUT, EXIT_OK, err
 from judge.errors import InputError, Issue
-
-EXIT_OK, EXIT_INPUT = 0, 1
-
-
-def _err(message: str) -> None:
-    print(message, file=sys.stderr, flush=True)
 
 
 # ---- judge import ------------------------------------------------------------------------------
@@ -61,24 +55,24 @@ def cmd_import(args: argparse.Namespace) -> int:
         if problem.file and problem.tests == 0:
             remarks.append("  NO TESTS: the judge cannot give this problem a verdict")
         if remarks or args.verbose:
-            _err("%s: %d expected-value, %d check%s" % (
+            err("%s: %d expected-value, %d check%s" % (
                 problem.task_id, problem.expected, problem.checks,
                 (", %d not about the candidate" % len(problem.vacuous)) if problem.vacuous else ""))
             for line in remarks:
-                _err(line)
+                err(line)
     vacuous: dict[str, int] = defaultdict(int)
     for problem in report.problems:
         for entry in problem.vacuous:
             vacuous[entry.source] += entry.count
     if vacuous:
-        _err("asserts that do not involve the candidate (always true, nothing to judge): %s" % (
+        err("asserts that do not involve the candidate (always true, nothing to judge): %s" % (
             "; ".join("%s (x%d)" % (source, n) for source, n in sorted(vacuous.items()))))
     for issue in report.issues:
-        _err("error: %s" % issue)
+        err("error: %s" % issue)
     written = {Path(p.file).name for p in report.written if p.file}
     others = sorted(f.name for f in Path(report.output).glob("*.json") if f.name not in written)
     if others:
-        _err("warning: %d other problem file%s in %s (%s%s) are not from this import; the "
+        err("warning: %d other problem file%s in %s (%s%s) are not from this import; the "
              "suite is every *.json there" % (len(others), "" if len(others) == 1 else "s",
                                               report.output, ", ".join(others[:3]),
                                               ", ..." if len(others) > 3 else ""))
@@ -158,7 +152,7 @@ def write_humaneval_results(samples: Path, rows: list[dict[str, Any]],
 
 
 def humaneval_output(samples: Path, rows: list[dict[str, Any]], issues: Sequence[Issue],
-                     notice: Callable[[str], None] = _err) -> dict[str, float]:
+                     notice: Callable[[str], None] = err) -> dict[str, float]:
     """``judge run --output-format humaneval``: write the results file, print the summary."""
     if not samples.is_file():
         raise InputError([Issue(str(samples), "no such solutions file")])

@@ -5,112 +5,40 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any, Sequence
 
+from judge.cli.common import (
+    EXIT_INPUT,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_SANDBOX,
+    EXIT_USAGE,
+    Parser,
+    add_limits,
+    add_sandbox,
+    err,
+    isolation_line,
+    limits,
+    print_issues,
+    report_issue,
+)
 from judge.errors import InputError, Issue
 
-EXIT_OK, EXIT_INPUT, EXIT_USAGE, EXIT_SANDBOX = 0, 1, 2, 3
-
-
-def _err(message: str) -> None:
-    print(message, file=sys.stderr, flush=True)
-
-
-def _print_issues(issues: Sequence[Issue]) -> None:
-    for issue in issues:
-        _err("error: %s" % issue)
-
-
-# ---- shared options ------------------------------------------------------------------------
-
-def _add_limits(parser: argparse.ArgumentParser) -> None:
-    from judge.sandbox.base import Limits
-
-    d = Limits()
-    group = parser.add_argument_group("limits (per test unless noted)")
-    group.add_argument("--time-limit", type=float, default=d.time_limit_s, metavar="S",
-                       help="CPU seconds when the problem has no reference timing (%(default)s)")
-    group.add_argument("--time-floor", type=float, default=d.time_floor_s, metavar="S",
-                       help="lowest limit derived from the reference (%(default)s)")
-    group.add_argument("--time-factor", type=float, default=d.time_factor, metavar="X",
-                       help="limit = max(floor, X * reference time) (%(default)s)")
-    group.add_argument("--memory-mb", type=int, default=d.memory_mb, help="(%(default)s)")
-    group.add_argument("--output-kb", type=int, default=d.output_kb,
-                       help="cap on printed output and written files (%(default)s)")
-    group.add_argument("--budget", type=_positive_float, default=None, metavar="S",
-                       help="CPU seconds for all of a candidate's tests together (default: "
-                            "%g x the sum of its per-test limits, at most --budget-cap)"
-                            % d.budget_factor)
-    group.add_argument("--budget-cap", type=_positive_float, default=d.budget_cap_s, metavar="S",
-                       help="most a derived candidate budget can be (%(default)s)")
-    group.add_argument("--no-reference-timing", action="store_true",
-                       help="use --time-limit everywhere instead of timing the reference")
-
-
-def _limits(args: argparse.Namespace) -> Any:
-    from judge.sandbox.base import Limits
-
-    return Limits(time_limit_s=args.time_limit, time_floor_s=args.time_floor,
-                  time_factor=args.time_factor, memory_mb=args.memory_mb,
-                  output_kb=args.output_kb, budget_s=args.budget, budget_cap_s=args.budget_cap)
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError("%r is not an integer" % text) from None
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be at least 1, got %d" % value)
-    return value
-
-
-def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError("%r is not a number" % text) from None
-    if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError("must be a positive number of seconds, got %s" % text)
-    return value
-
-
-def _add_sandbox(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--sandbox", choices=("auto", "process", "docker"), default="auto")
-    parser.add_argument("--jobs", type=_positive_int, default=os.cpu_count() or 1,
-                        help="candidates judged at once (default: the CPU count, %(default)s)")
-    parser.add_argument("--isolation", choices=("warm", "fresh"), default="warm",
-                        help="warm: reuse sandbox workers; fresh: a new one per candidate")
-    parser.add_argument("--allow-unisolated", action="store_true",
-                        help="process sandbox as root: run candidates even where it cannot "
-                             "switch users or cut the network (every result says so)")
+__all__ = ["EXIT_INPUT", "EXIT_OK", "EXIT_SANDBOX", "EXIT_USAGE", "build_parser", "main"]
 
 
 def _open_sandbox(args: argparse.Namespace) -> Any:
     from judge.languages.sandbox import for_languages
     from judge.sandbox import open_sandbox
 
-    sandbox = open_sandbox(args.sandbox, args.jobs, args.isolation, notice=_err,
-                           limits=_limits(args),
+    sandbox = open_sandbox(args.sandbox, args.jobs, args.isolation, notice=err,
+                           limits=limits(args),
                            allow_unisolated=getattr(args, "allow_unisolated", False))
-    _err(isolation_line(sandbox.isolation()))
+    err(isolation_line(sandbox.isolation()))
     return for_languages(sandbox, args.jobs, args.isolation == "fresh")
-
-
-def isolation_line(facts: dict[str, Any]) -> str:
-    """The isolation in force, said once per run."""
-    text = "sandbox isolation: %s; user: %s; network: %s; /tmp: %s; files: %s" % (
-        facts.get("backend"), facts.get("user"), facts.get("network"), facts.get("tmp"),
-        facts.get("filesystem"))
-    if facts.get("image"):
-        text += "; image: %s" % facts["image"]
-    if not facts.get("isolated"):
-        text += " -- UNISOLATED (%s)" % facts.get("warning", "see the README")
-    return text
 
 
 def _load_suite(path: str) -> Any:
@@ -141,10 +69,10 @@ def cmd_validate(args: argparse.Namespace) -> int:
             seen.setdefault(problem.identifier, problem.source)
     if not issues and args.run:
         issues.extend(_run_references(args, suites))
-    _print_issues(issues)
+    print_issues(issues)
     count = sum(len(s) for s in suites)
     if issues:
-        _err("%d error%s" % (len(issues), "" if len(issues) == 1 else "s"))
+        err("%d error%s" % (len(issues), "" if len(issues) == 1 else "s"))
         return EXIT_INPUT
     print("%d problem%s valid%s" % (count, "" if count == 1 else "s",
                                      " (reference solutions pass)" if args.run else ""))
@@ -156,7 +84,7 @@ def _run_references(args: argparse.Namespace, suites: list[Any]) -> list[Issue]:
 
     issues = []
     with _open_sandbox(args) as sandbox:
-        executor = Executor(sandbox, _limits(args), reference_timing=False)
+        executor = Executor(sandbox, limits(args), reference_timing=False)
         for suite in suites:
             for problem in suite.problems:
                 if not problem.optimal_solution:
@@ -195,7 +123,7 @@ def cmd_prompts(args: argparse.Namespace) -> int:
 
         prompts, skipped = render_language_prompts(suite, language, args.genericize)
         for problem_id, why in skipped:
-            _err("%s: not expressible in %s (%s)" % (problem_id, language, why))
+            err("%s: not expressible in %s (%s)" % (problem_id, language, why))
     else:
         prompts = render_prompts(suite, genericize=args.genericize)
     with ExitStack() as stack:
@@ -221,11 +149,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     from judge.reports.tables import render, summarize
 
     if args.output_format == "humaneval" and args.solutions == "optimal":
-        _err("usage error: --output-format humaneval needs a samples file as --solutions")
+        err("usage error: --output-format humaneval needs a samples file as --solutions")
         return EXIT_USAGE
     output_path = Path(args.output) if args.output else None
     if args.resume and output_path is None:
-        _err("usage error: --resume needs --output")
+        err("usage error: --resume needs --output")
         return EXIT_USAGE
     suite = _load_suite(args.suite)
     language = _language(args)
@@ -236,61 +164,57 @@ def cmd_run(args: argparse.Namespace) -> int:
 
             missing = [p for p in suite.problems if reference_solution(p, language) is None]
             if missing:
-                _err("%d of %d problems have no %s reference solution (not run)"
+                err("%d of %d problems have no %s reference solution (not run)"
                      % (len(missing), len(suite.problems), language))
     else:
         path = Path(args.solutions)
         if not path.is_file():
             raise InputError([Issue(str(path), "no such solutions file")])
         stream, source = _with_language(read_solutions(path), language), str(path)
-    previous = load_previous(output_path, _report_issue) if args.resume and output_path else {}
+    previous = load_previous(output_path, report_issue) if args.resume and output_path else {}
     with ExitStack() as stack:
         judge = stack.enter_context(Judge(
-            args.sandbox, args.jobs, limits=_limits(args), isolation=args.isolation,
+            args.sandbox, args.jobs, limits=limits(args), isolation=args.isolation,
             test_isolation=args.test_isolation, fail_fast=args.fail_fast,
-            reference_timing=not args.no_reference_timing, notice=_err,
+            reference_timing=not args.no_reference_timing, notice=err,
             allow_unisolated=args.allow_unisolated, dedup=not args.no_dedup,
             executor=args.executor,
             ray_address=args.ray_address))
-        _err(isolation_line(judge.isolation_facts()))
-        _err("judging %s with the %s sandbox (%d job%s%s)" % (
+        err(isolation_line(judge.isolation_facts()))
+        err("judging %s with the %s sandbox (%d job%s%s)" % (
             args.suite, judge.backend_name, args.jobs, "" if args.jobs == 1 else "s",
             " per node" if args.executor == "ray" else ""))
         output = None
         if output_path is not None:
             output = stack.enter_context(jsonl.open_write(output_path, append=args.resume,
-                                                          notice=_err))
+                                                          notice=err))
         outcome = judge.run(with_problems(suite, stream, source), output=output,
                             previous=previous, progress=Progress(None),
-                            on_issue=_report_issue, source=source)
+                            on_issue=report_issue, source=source)
     rows = outcome.results
     if output_path is not None and args.resume:
-        rows = compact(output_path, _report_issue)
+        rows = compact(output_path, report_issue)
     if args.output_format == "humaneval":
         from judge.cli.importing import humaneval_output
 
-        humaneval_output(Path(args.solutions), rows, outcome.issues, _err)
+        humaneval_output(Path(args.solutions), rows, outcome.issues, err)
     else:
         print(render(summarize(rows), args.format), end="")
     rate = len(outcome.results) / outcome.seconds if outcome.seconds else 0.0
-    _err("judged %d candidate%s in %.1fs (%.1f/s)%s" % (
+    err("judged %d candidate%s in %.1fs (%.1f/s)%s" % (
         len(outcome.results), "" if len(outcome.results) == 1 else "s", outcome.seconds, rate,
         ", skipped %d already judged" % outcome.skipped if outcome.skipped else ""))
     if outcome.interrupted:
-        _err("interrupted: results so far are written")
-        return 130
+        err("interrupted: results so far are written")
+        return EXIT_INTERRUPTED
     return EXIT_INPUT if outcome.issues else EXIT_OK
-
-
-def _report_issue(issue: Issue) -> None:
-    _err("error: %s" % issue)
 
 
 def cmd_report(args: argparse.Namespace) -> int:
     from judge.reports.tables import read_results, render, summarize
 
     rows, issues = read_results(args.results)
-    _print_issues(issues)
+    print_issues(issues)
     print(render(summarize(rows), args.format), end="")
     return EXIT_INPUT if issues else EXIT_OK
 
@@ -304,14 +228,14 @@ def cmd_sandbox(args: argparse.Namespace) -> int:
         # every step (base image choice, build, smoke test) is one line on stderr; a failure is
         # a message and exit 3, never a traceback
         try:
-            tag = build.build_image(target, progress=_err, force=args.force,
+            tag = build.build_image(target, progress=err, force=args.force,
                                     rebuild_base=args.rebuild_base)
         except image.EngineUnavailable as exc:
-            _err("sandbox unavailable: %s (start one: bash scripts/ensure-docker.sh as root, "
+            err("sandbox unavailable: %s (start one: bash scripts/ensure-docker.sh as root, "
                  "or use --sandbox process)" % exc)
             return EXIT_SANDBOX
         except image.ImageBuildError as exc:
-            _err("cannot build the sandbox image: %s" % exc)
+            err("cannot build the sandbox image: %s" % exc)
             return EXIT_SANDBOX
         print(tag)
         return EXIT_OK
@@ -346,24 +270,17 @@ def _doctor_toolchains() -> bool:
 
 # ---- parser ------------------------------------------------------------------------------
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # usage errors exit 2, as the contract says
-        self.print_usage(sys.stderr)
-        _err("%s: error: %s" % (self.prog, message))
-        raise SystemExit(EXIT_USAGE)
-
-
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="judge", description="A sandboxed judge for LLM-generated code "
+    parser = Parser(prog="judge", description="A sandboxed judge for LLM-generated code "
                      "and answers.")
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
 
     p = sub.add_parser("validate", help="check problem files (exit 1 listing every error)")
     p.add_argument("paths", nargs="+")
     p.add_argument("--run", action="store_true",
                    help="also run each optimal_solution against its own tests")
-    _add_sandbox(p)
-    _add_limits(p)
+    add_sandbox(p)
+    add_limits(p)
     p.set_defaults(func=cmd_validate)
 
     p = sub.add_parser("prompts", help="render prompts as a model sees them")
@@ -406,8 +323,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--ray-address", metavar="ADDR", help="an existing cluster (e.g. "
                    "127.0.0.1:6379 or ray://head:10001); default: RAY_ADDRESS, else a local "
                    "Ray started for this run")
-    _add_sandbox(p)
-    _add_limits(p)
+    add_sandbox(p)
+    add_limits(p)
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("report", help="summarize a results file")
@@ -451,18 +368,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except InputError as exc:
-        _print_issues(exc.issues)
+        print_issues(exc.issues)
         return EXIT_INPUT
     except (SandboxUnavailable, EngineUnavailable, ImageBuildError) as exc:
-        _err("sandbox unavailable: %s" % exc)
+        err("sandbox unavailable: %s" % exc)
         return EXIT_SANDBOX
     except KeyboardInterrupt:
-        _err("interrupted")
-        return 130
+        err("interrupted")
+        return EXIT_INTERRUPTED
     except BrokenPipeError:
         return EXIT_OK
     except (FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError) as exc:
-        _err("error: %s: %s" % (exc.filename or "input", exc.strerror or exc))
+        err("error: %s: %s" % (exc.filename or "input", exc.strerror or exc))
         return EXIT_INPUT
 
 

@@ -36,12 +36,20 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
-import sys
 from typing import Any
 
-from tabulate import tabulate
-
+from judge.cli.common import (
+    EXIT_INPUT,
+    EXIT_OK,
+    EXIT_USAGE,
+    dump_json,
+    error,
+    int_in,
+    non_negative_number,
+    positive_number,
+    table,
+    warn,
+)
 from judge.errors import InputError as SuiteInputError
 from judge.problem.model import load_suite
 from judge.scoring import agreement as agr
@@ -50,24 +58,7 @@ from judge.scoring.primitives import InputError, ScoringError, read_json, read_j
 from judge.scoring.specs import (ScoreReport, ground_truth_from_results, load_spec, score_submission,
                                  submission_from_results, validate_result_row, zero_report)
 
-EXIT_OK, EXIT_INPUT, EXIT_USAGE, EXIT_SERVICE = 0, 1, 2, 3
-
-
-def _err(cmd: str, message: str) -> None:
-    print(f"judge {cmd}: error: {message}", file=sys.stderr)
-
-
-def _warn(cmd: str, message: str) -> None:
-    print(f"judge {cmd}: warning: {message}", file=sys.stderr)
-
-
-def _dump(obj: Any) -> None:
-    print(json.dumps(obj, indent=2, ensure_ascii=False, sort_keys=False))
-
-
-def _table(rows: list[list[Any]], headers: list[str]) -> str:
-    """A plain table; numbers keep the formatting given (no re-parsing by tabulate)."""
-    return tabulate(rows, headers=headers, disable_numparse=True)
+EXIT_SERVICE = 3  # the LLM judge was unavailable
 
 
 def _clip(text: str, limit: int = 80) -> str:
@@ -76,38 +67,6 @@ def _clip(text: str, limit: int = 80) -> str:
 
 def _fmt(v: float | None, digits: int = 3) -> str:
     return "n/a" if v is None else f"{v:.{digits}f}"
-
-
-def _positive_float(text: str) -> float:
-    """argparse type: a finite number > 0 (a bad value is a usage error, exit 2)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text[:40]!r}") from None
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"must be a finite number > 0, got {text[:40]!r}")
-    return value
-
-
-def _non_negative_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text[:40]!r}") from None
-    if not math.isfinite(value) or value < 0:
-        raise argparse.ArgumentTypeError(f"must be a finite number >= 0, got {text[:40]!r}")
-    return value
-
-
-def _int_in(lo: int, hi: int) -> Any:
-    def parse(text: str) -> int:
-        if not text.strip().lstrip("-").isdigit() or len(text.strip()) > 12:
-            raise argparse.ArgumentTypeError(f"expected an integer, got {text[:40]!r}")
-        value = int(text)
-        if not lo <= value <= hi:
-            raise argparse.ArgumentTypeError(f"must be between {lo} and {hi}, got {value}")
-        return value
-    return parse
 
 
 def register(subparsers: Any) -> None:
@@ -143,24 +102,24 @@ def register(subparsers: Any) -> None:
     p.add_argument("solution", help="solution JSON: {\"id\": ..., \"answer\": {key: str or list}}")
     p.add_argument("--judge", choices=["offline", "llm"], default="offline",
                    help="equivalence judge for fuzzy entries and rules (default: offline)")
-    p.add_argument("--threshold", type=_positive_float, default=0.85,
+    p.add_argument("--threshold", type=positive_number, default=0.85,
                    help="offline judge similarity threshold in (0, 1] (default: 0.85)")
     p.add_argument("--llm-model", help="model name (default: $JUDGE_LLM_MODEL)")
     p.add_argument("--llm-base-url", help="OpenAI-compatible base URL (default: $JUDGE_LLM_BASE_URL)")
     p.add_argument("--llm-api-key", help="API key (default: $JUDGE_LLM_API_KEY or $OPENAI_API_KEY; the "
                                          "environment is safer: a flag shows in the process list)")
     p.add_argument("--no-cache", action="store_true", help="do not read or write the LLM answer cache")
-    p.add_argument("--llm-timeout", type=_positive_float, default=60.0,
+    p.add_argument("--llm-timeout", type=positive_number, default=60.0,
                    help="seconds per LLM request, > 0 (default: 60)")
-    p.add_argument("--llm-retries", type=_int_in(0, 20), default=3,
+    p.add_argument("--llm-retries", type=int_in(0, 20), default=3,
                    help="retries on 429/5xx/timeouts, 0-20 (default: 3)")
-    p.add_argument("--llm-temperature", type=_non_negative_float, default=0.0,
+    p.add_argument("--llm-temperature", type=non_negative_number, default=0.0,
                    help="sampling temperature sent to the model (default: 0)")
-    p.add_argument("--llm-max-tokens", type=_int_in(1, 1_000_000), default=None,
+    p.add_argument("--llm-max-tokens", type=int_in(1, 1_000_000), default=None,
                    help="max_tokens sent to the model (default: none sent)")
-    p.add_argument("--llm-concurrency", type=_int_in(1, 64), default=4,
+    p.add_argument("--llm-concurrency", type=int_in(1, 64), default=4,
                    help="judge questions asked at once, 1-64 (default: 4)")
-    p.add_argument("--llm-reasks", type=_int_in(0, 5), default=1,
+    p.add_argument("--llm-reasks", type=int_in(0, 5), default=1,
                    help="times an unparseable verdict is asked again, 0-5 (default: 1)")
     p.add_argument("--format", **fmt)
     p.set_defaults(func=cmd_match)
@@ -197,7 +156,7 @@ def _print_report(report: ScoreReport, title: str | None = None) -> None:
     rows = [[d.name, d.primitive, f"{d.weight:g}", f"{d.score:.2f}", f"{d.weighted:.2f}", d.detail]
             for d in report.dimensions]
     rows.append(["total", "", "1", "", f"{report.total:.2f}", ""])
-    print(_table(rows, ["dimension", "primitive", "weight", "score", "weighted", "detail"]))
+    print(table(rows, ["dimension", "primitive", "weight", "score", "weighted", "detail"]))
 
 
 def _read_results(path: str) -> tuple[list[dict[str, Any]], int]:
@@ -210,7 +169,7 @@ def _read_results(path: str) -> tuple[list[dict[str, Any]], int]:
                 raise InputError(str(line.issue))
             rows.append(validate_result_row(line.value, f"{path}:{line.number}"))
         except InputError as exc:
-            _err("score", str(exc))
+            error("score", str(exc))
             bad += 1
     return rows, bad
 
@@ -227,9 +186,9 @@ def _score_results(args: argparse.Namespace, spec: Any,
     else:
         ids = sorted({r["problem_id"] for r in rows})
         if rows:
-            _warn("score", f"no --suite: all_ids are the {len(ids)} problem(s) in the results file")
+            warn("score", f"no --suite: all_ids are the {len(ids)} problem(s) in the results file")
     if not rows:
-        _warn("score", f"{args.submission}: no result rows{' that could be read' if bad else ''}: "
+        warn("score", f"{args.submission}: no result rows{' that could be read' if bad else ''}: "
                        "every dimension scores 0")
         return [(args.model, zero_report(spec, "no result rows"))], bad, True
     models = sorted({r.get("model") or "" for r in rows}) or [""]
@@ -248,17 +207,17 @@ def _score_results(args: argparse.Namespace, spec: Any,
 def _warn_missing_fields(report: ScoreReport) -> None:
     for d in report.dimensions:
         if d.detail.startswith("submission has no field"):
-            _warn("score", f"dimension {d.name!r}: {d.detail}: scores 0")
+            warn("score", f"dimension {d.name!r}: {d.detail}: scores 0")
 
 
 def cmd_score(args: argparse.Namespace) -> int:
     """``judge score``: print the total and every dimension."""
     results_mode = bool(args.suite) or args.submission.endswith(".jsonl")
     if not results_mode and not args.ground_truth:
-        _err("score", "a submission object needs --ground-truth FILE (or pass a results file with --suite)")
+        error("score", "a submission object needs --ground-truth FILE (or pass a results file with --suite)")
         return EXIT_USAGE
     if args.model and not results_mode:
-        _err("score", "--model applies to results files only")
+        error("score", "--model applies to results files only")
         return EXIT_USAGE
     try:
         spec = load_spec(args.spec)
@@ -267,16 +226,16 @@ def cmd_score(args: argparse.Namespace) -> int:
             report = score_submission(spec, read_json(args.submission), gt_file)
             _warn_missing_fields(report)
             if args.format == "json":
-                _dump(report.to_dict())
+                dump_json(report.to_dict())
             else:
                 _print_report(report)
             return EXIT_OK
         out, bad, empty = _score_results(args, spec, gt_file)
     except (ScoringError, InputError, SuiteInputError) as exc:
-        _err("score", str(exc))
+        error("score", str(exc))
         return EXIT_INPUT
     if args.format == "json":
-        _dump({"models": [{"model": m, **r.to_dict()} for m, r in out]})
+        dump_json({"models": [{"model": m, **r.to_dict()} for m, r in out]})
     else:
         for i, (m, r) in enumerate(out):
             if i:
@@ -296,25 +255,25 @@ def cmd_aime(args: argparse.Namespace) -> int:
         bench = AIMEBenchmark(args.tasks, mode=args.mode)
         report = score_outputs(bench, args.outputs, args.mode)
     except InputError as exc:
-        _err("aime", str(exc))
+        error("aime", str(exc))
         return EXIT_INPUT
     for e in report.errors:
-        _err("aime", e)
+        error("aime", e)
     unanswered = [tid for tid, v in report.per_task.items() if v["n"] == 0]
     if not report.results:
-        _warn("aime", f"{args.outputs}: no output could be scored: every task scores 0")
+        warn("aime", f"{args.outputs}: no output could be scored: every task scores 0")
     elif unanswered:
-        _warn("aime", f"{len(unanswered)} of {len(report.per_task)} task(s) have no output and score 0: "
+        warn("aime", f"{len(unanswered)} of {len(report.per_task)} task(s) have no output and score 0: "
                       + ", ".join(unanswered[:10]) + (" ..." if len(unanswered) > 10 else ""))
     if args.format == "json":
-        _dump(report.to_dict())
+        dump_json(report.to_dict())
     else:
         rows = [[tid, v["subset"], v["problem_number"], v["n"], _fmt(v["accuracy"])]
                 for tid, v in report.per_task.items()]
-        print(_table(rows, ["task", "subset", "#", "outputs", "accuracy"]))
+        print(table(rows, ["task", "subset", "#", "outputs", "accuracy"]))
         print()
         srows = [[s, _fmt(a)] for s, a in report.per_subset.items()] + [["overall", _fmt(report.overall)]]
-        print(_table(srows, ["subset", f"accuracy ({report.mode} mode)"]))
+        print(table(srows, ["subset", f"accuracy ({report.mode} mode)"]))
     return EXIT_INPUT if report.errors or not report.results else EXIT_OK
 
 
@@ -346,33 +305,33 @@ def cmd_match(args: argparse.Namespace) -> int:
     try:
         judge = _make_judge(args)
     except (LLMConfigError, ValueError) as exc:
-        _err("match", str(exc))
+        error("match", str(exc))
         return EXIT_USAGE
     try:
         ref = load_reference(args.reference)
         sol = load_solution(args.solution)
         result = match_problem(ref, sol, judge)
     except (InputError, ReferenceFormatError) as exc:
-        _err("match", str(exc))
+        error("match", str(exc))
         return EXIT_INPUT
     except LLMError as exc:
-        _err("match", str(exc))
+        error("match", str(exc))
         return EXIT_SERVICE
     answered = [k for k in ref.answer if sol.answer.get(k) is not None]
     if not answered:
-        _warn("match", f"{args.solution}: answers none of the reference's {len(ref.answer)} question(s): "
+        warn("match", f"{args.solution}: answers none of the reference's {len(ref.answer)} question(s): "
                        "every question scores 0")
     for e in result.errors:
-        _err("match", f"judge gave no usable verdict: {e}")
+        error("match", f"judge gave no usable verdict: {e}")
     judge_note = ", ".join(result.judges) or "none needed"
     if result.offline_judge:
         judge_note += " (OFFLINE approximation: string similarity, not an LLM)"
     if args.format == "json":
-        _dump({**result.to_dict(), "judge": judge_note})
+        dump_json({**result.to_dict(), "judge": judge_note})
     else:
         rows = [[e.key, e.kind, "error" if e.error else _fmt(e.score), _clip(json.dumps(e.answer, ensure_ascii=False)),
                  e.detail + (f": {e.error}" if e.error else "")] for e in result.entries]
-        print(_table(rows, ["question", "type", "score", "answer", "detail"]))
+        print(table(rows, ["question", "type", "score", "answer", "detail"]))
         print()
         if result.score is None:
             print(f"problem {result.id}: no score: {len(result.errors)} judge error(s), see above")
@@ -402,47 +361,47 @@ def cmd_agreement(args: argparse.Namespace) -> int:
         target = agr.parse_scale(args.target_scale) if args.target_scale else None
         if mapping and scale is None and agr.is_paper_map(mapping):
             scale = agr.PAPER_SOURCE
-            _warn("agreement", f"--map {mapping.text} without --scale: using the paper's source scale "
+            warn("agreement", f"--map {mapping.text} without --scale: using the paper's source scale "
                                f"{scale} (section 4: IMO Shortlist 1-4 -> 0-7)")
         if mapping and scale:
             mapping.target(scale)  # rejects maps that do not give integers
     except ValueError as exc:
-        _err("agreement", str(exc))
+        error("agreement", str(exc))
         return EXIT_USAGE
     if target and not mapping:
-        _err("agreement", "--target-scale needs --map")
+        error("agreement", "--target-scale needs --map")
         return EXIT_USAGE
     try:
         human = agr.read_grades(args.human, scale)
         pred = agr.read_grades(args.pred, scale)
     except InputError as exc:
-        _err("agreement", str(exc))
+        error("agreement", str(exc))
         return EXIT_INPUT
     ids, h, p, missing_pred, missing_human = agr.join_grades(human, pred)
     if missing_pred:
-        _warn("agreement", f"{len(missing_pred)} id(s) in {args.human} missing from {args.pred}: "
+        warn("agreement", f"{len(missing_pred)} id(s) in {args.human} missing from {args.pred}: "
                           + ", ".join(missing_pred[:20]) + (" ..." if len(missing_pred) > 20 else ""))
     if missing_human:
-        _warn("agreement", f"{len(missing_human)} id(s) in {args.pred} missing from {args.human}: "
+        warn("agreement", f"{len(missing_human)} id(s) in {args.pred} missing from {args.human}: "
                           + ", ".join(missing_human[:20]) + (" ..." if len(missing_human) > 20 else ""))
     if not ids:
-        _err("agreement", "no id is graded in both files")
+        error("agreement", "no id is graded in both files")
         return EXIT_INPUT
     try:
         if scale is None:
             scale = agr.infer_scale(h + p)
-            _warn("agreement", f"no --scale: using {scale} (the grades seen); pass --scale to include unseen end grades")
+            warn("agreement", f"no --scale: using {scale} (the grades seen); pass --scale to include unseen end grades")
         report = agr.compute_agreement(h, p, scale, mapping, target, ac2_formula=args.ac2)
     except ValueError as exc:
-        _err("agreement", str(exc))
+        error("agreement", str(exc))
         return EXIT_INPUT
     report.missing_in_pred, report.missing_in_human = missing_pred, missing_human
     if args.format == "json":
-        _dump(report.to_dict())
+        dump_json(report.to_dict())
         return EXIT_OK
     headers = ["n"] + [label for _, label in agr.METRICS]
     row = [report.n] + [_fmt(report.metrics[k].value) for k, _ in agr.METRICS]
-    print(_table([row], headers))
+    print(table([row], headers))
     mapped = f", map {report.mapping}" if report.mapping else ""
     print(f"scale {report.scale}{mapped}, AC2 formula: {report.ac2_formula}")
     for key, label in agr.METRICS:

@@ -14,12 +14,11 @@ import os
 import socket
 from typing import Any
 
+from judge.cli.common import EXIT_INPUT, EXIT_USAGE, add_limits, add_sandbox, err, limits, nonnegative_int
 from judge.errors import InputError, Issue
 
 
 def register(sub: Any) -> None:
-    from judge.cli.main import _add_limits, _positive_int
-
     p = sub.add_parser(
         "serve", help="serve the judge over HTTP (needs the 'serve' extra)",
         description="An HTTP service over one warm sandbox pool: POST /v1/judge, "
@@ -30,10 +29,8 @@ def register(sub: Any) -> None:
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (%(default)s)")
     p.add_argument("--port", type=int, default=8080,
                    help="port (%(default)s; 0 picks a free one and prints it)")
-    p.add_argument("--sandbox", choices=("auto", "process", "docker"), default="auto")
-    p.add_argument("--jobs", type=_positive_int, default=os.cpu_count() or 1,
-                   help="candidates judged at once (default: the CPU count, %(default)s)")
-    p.add_argument("--queue", type=_nonnegative_int, default=64,
+    add_sandbox(p, isolation=False)
+    p.add_argument("--queue", type=nonnegative_int, default=64,
                    help="candidates that may wait beyond those judging; past it: 429 "
                         "(%(default)s)")
     p.add_argument("--max-body-mb", type=float, default=8.0,
@@ -44,18 +41,8 @@ def register(sub: Any) -> None:
                         "cut the network (every result and /v1/health say so)")
     p.add_argument("--log-level", choices=("critical", "error", "warning", "info", "debug"),
                    default="warning")
-    _add_limits(p)
+    add_limits(p)
     p.set_defaults(func=cmd_serve)
-
-
-def _nonnegative_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError("%r is not an integer" % text) from None
-    if value < 0:
-        raise argparse.ArgumentTypeError("must be at least 0, got %d" % value)
-    return value
 
 
 def load_problems(paths: list[str]) -> dict[str, Any]:
@@ -82,39 +69,37 @@ def load_problems(paths: list[str]) -> dict[str, Any]:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from judge.cli.main import EXIT_INPUT, EXIT_USAGE, _err, _limits
-
     try:
         import uvicorn
 
         from judge.service.app import DRAIN_TIMEOUT_S, ServiceConfig, create_app
     except ImportError as exc:
-        _err("judge serve needs the 'serve' extra: pip install 'judge[serve]' (%s)" % exc)
+        err("judge serve needs the 'serve' extra: pip install 'judge[serve]' (%s)" % exc)
         return EXIT_INPUT
     if args.max_body_mb <= 0:
-        _err("usage error: --max-body-mb must be positive")
+        err("usage error: --max-body-mb must be positive")
         return EXIT_USAGE
     problems = load_problems(args.suites)
     token = os.environ.get("JUDGE_API_TOKEN") or None
     config = ServiceConfig(problems=problems, sandbox=args.sandbox, jobs=args.jobs,
                            queue=args.queue, max_body_mb=args.max_body_mb,
-                           limits=_limits(args), token=token,
+                           limits=limits(args), token=token,
                            test_isolation=args.test_isolation,
-                           reference_timing=not args.no_reference_timing, notice=_err,
+                           reference_timing=not args.no_reference_timing, notice=err,
                            allow_unisolated=args.allow_unisolated)
     try:
         sock = socket.socket(socket.AF_INET6 if ":" in args.host else socket.AF_INET)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((args.host, args.port))
     except OSError as exc:
-        _err("cannot listen on %s:%d: %s" % (args.host, args.port, exc.strerror or exc))
+        err("cannot listen on %s:%d: %s" % (args.host, args.port, exc.strerror or exc))
         return EXIT_USAGE
     host, port = sock.getsockname()[:2]
     app = create_app(config)
     server = uvicorn.Server(uvicorn.Config(
         app, log_level=args.log_level, access_log=args.log_level in ("info", "debug"),
         timeout_graceful_shutdown=int(DRAIN_TIMEOUT_S), lifespan="on"))
-    _err("judge serve: http://%s:%d (%d problem%s, %s sandbox, %d job%s, queue %d%s); "
+    err("judge serve: http://%s:%d (%d problem%s, %s sandbox, %d job%s, queue %d%s); "
          "OpenAPI at /docs" % (
              host, port, len(problems), "" if len(problems) == 1 else "s", args.sandbox,
              args.jobs, "" if args.jobs == 1 else "s", args.queue,
