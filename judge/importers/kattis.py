@@ -1,0 +1,426 @@
+"""Kattis / ICPC problem packages read as program problems: pure reading, nothing is run.
+
+``read_package(folder)`` reads one package, ``read_packages(path)`` one package or a folder
+of them, in the legacy layout and the 2023-07 one:
+
+- ``problem.yaml``: ``name``; ``type`` (2023-07: pass-fail, scoring, interactive, ...);
+  ``validation`` (legacy: ``default``, ``custom``, ``custom interactive``, ``custom score``)
+  and ``validator_flags``; ``limits`` (``time_multiplier``/``time_safety_margin`` legacy,
+  ``time_multipliers``/``time_limit``/``time_resolution`` 2023-07, ``memory``, ``output``);
+- DOMjudge's ``.timelimit`` and ``domjudge-problem.ini`` (``timelimit``, ``name``);
+- ``data/sample`` and ``data/secret`` with nested groups, ``testdata.yaml`` (legacy: the
+  nearest one applies whole) or ``test_group.yaml`` (2023-07: key by key), their
+  ``output_validator_flags`` / ``output_validator_args``, per-case ``.yaml`` (``args``),
+  ``.files`` folders, ``.interaction`` samples;
+- ``output_validators/`` (legacy) or ``output_validator/`` (2023-07): the custom validator;
+- ``problem_statement/`` or ``statement/``: the statement, split into text, input and output;
+- ``submissions/<folder>/``: every submission with its folder and its language.
+
+The problem id is the package's folder name. Test data stays in the package: tests refer
+to their files by path (relative to the package, which is the problem's root). A package
+that publishes no time limit gets the format's rule (``TimeRule``) and a note saying so;
+the limit itself needs the accepted submissions measured, which is the executor's job.
+Every note goes to the package's import log (``notes``); what the judge cannot judge yet
+(interactive problems, scoring, several validators, build/run scripts) makes the package
+``supported = False`` with the reason, instead of failing the whole import.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from judge.errors import InputError, Issue
+from judge.importers.kattis_data import DataReader
+from judge.importers.kattis_files import (JUDGED_LANGUAGES, YamlFile, as_args, as_number,
+                                          read_domjudge_ini, read_statement, read_timelimit,
+                                          read_yaml, submission_language)
+from judge.problem.program import (ContestRules, OutputChecker, ProgramLimits, ProgramProblem,
+                                   Sample, TimeRule, check_program, checker_from_kattis_flags,
+                                   validator_language)
+
+#: interactive problems need the candidate and the validator joined by pipes, in sandboxes;
+#: the executor does not do that yet, so they are read, marked and refused
+INTERACTIVE_SUPPORTED = False
+
+#: submission folder -> the verdict every submission in it must get (judge vocabulary)
+FOLDER_VERDICTS = {"accepted": "pass", "wrong_answer": "wrong_answer",
+                   "time_limit_exceeded": "timeout", "run_time_error": "runtime_error"}
+
+_NEW_FORMATS = ("2023-07-draft", "2023-07", "2025-09", "draft")
+_LEGACY_FORMATS = ("legacy", "legacy-icpc")
+_TYPES = ("pass-fail", "scoring", "interactive", "multi-pass", "submit-answer")
+
+
+@dataclass
+class Submission:
+    path: Path
+    folder: str
+    language: str | None
+
+    @property
+    def expected_verdict(self) -> str | None:
+        return FOLDER_VERDICTS.get(self.folder)
+
+    @property
+    def judged(self) -> bool:
+        return self.language in JUDGED_LANGUAGES
+
+
+@dataclass
+class KattisPackage:
+    path: Path
+    problem: ProgramProblem
+    format: str
+    types: list[str]
+    submissions: list[Submission] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    unsupported: list[str] = field(default_factory=list)
+
+    @property
+    def identifier(self) -> str:
+        return self.problem.identifier
+
+    @property
+    def supported(self) -> bool:
+        return not self.unsupported
+
+
+class _Reader(DataReader):
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.issues: list[Issue] = []
+        self.notes: list[str] = []
+        self.unsupported: list[str] = []
+        #: the problem's checker and flags, set before the test data is walked
+        self.checker = OutputChecker()
+        self.base_flags: list[str] = []
+
+    # ---- problem.yaml ---------------------------------------------------------------------
+
+    def config(self) -> YamlFile:
+        path = self.root / "problem.yaml"
+        if not path.is_file():
+            self.notes.append("no problem.yaml: the legacy defaults apply")
+            return YamlFile(path, {}, {})
+        try:
+            return read_yaml(path)
+        except InputError as exc:
+            self.issues += exc.issues
+            return YamlFile(path, {}, {})
+
+    def format_of(self, config: YamlFile) -> str:
+        version = config.data.get("problem_format_version", "legacy")
+        version = str(version)
+        if version in _LEGACY_FORMATS:
+            return "legacy"
+        if version in _NEW_FORMATS:
+            return "2023-07"
+        self.issues.append(config.issue("unknown problem_format_version %r (known: %s)" % (
+            version, ", ".join(_LEGACY_FORMATS + _NEW_FORMATS)), "problem_format_version"))
+        return "legacy"
+
+    def types_of(self, config: YamlFile, fmt: str) -> tuple[list[str], bool]:
+        """The problem's types and whether it has a custom output validator."""
+        raw = config.data.get("type", "pass-fail")
+        types = [raw] if isinstance(raw, str) else raw
+        if not isinstance(types, list) or not all(isinstance(t, str) for t in types):
+            self.issues.append(config.issue("type must be a string or a list of strings",
+                                            "type"))
+            types = ["pass-fail"]
+        for name in types:
+            if name not in _TYPES:
+                self.issues.append(config.issue("unknown problem type %r (known: %s)" % (
+                    name, ", ".join(_TYPES)), "type"))
+        custom = False
+        validation = config.data.get("validation")
+        if validation is not None:
+            words = str(validation).split()
+            if not words or words[0] not in ("default", "custom") or \
+                    any(w not in ("score", "interactive") for w in words[1:]) or \
+                    (words[0] == "default" and len(words) > 1):
+                self.issues.append(config.issue(
+                    "unknown validation %r: expected 'default' or 'custom' followed by "
+                    "'interactive' and/or 'score'" % validation, "validation"))
+            else:
+                custom = words[0] == "custom"
+                if "interactive" in words[1:] and "interactive" not in types:
+                    types.append("interactive")
+                if "score" in words[1:] and "scoring" not in types:
+                    types.append("scoring")
+        if fmt == "2023-07" or "interactive" in types or "multi-pass" in types:
+            custom = custom or self.validator_folder() is not None
+        return [t for t in types if t != "pass-fail" or len(types) == 1] or ["pass-fail"], custom
+
+    # ---- the output validator -------------------------------------------------------------
+
+    def validator_folder(self) -> Path | None:
+        for name in ("output_validators", "output_validator"):
+            if (self.root / name).is_dir():
+                return self.root / name
+        return None
+
+    def validator(self) -> tuple[str, str | None] | None:
+        """The custom validator program (package-relative path, language)."""
+        folder = self.validator_folder()
+        if folder is None:
+            return None
+        entries = sorted(p for p in folder.iterdir() if not p.name.startswith("."))
+        sources = [p for p in entries if p.is_file() and validator_language(p)]
+        if folder.name == "output_validator" and sources:
+            program = folder  # 2023-07: the folder is the program
+        else:
+            programs = [p for p in entries if p.is_dir() or validator_language(p)]
+            if not programs:
+                self.issues.append(Issue(str(folder), "no output validator program here"))
+                return None
+            if len(programs) > 1:
+                self.unsupported.append("%d output validators (%s): the judge runs one" % (
+                    len(programs), ", ".join(p.name for p in programs)))
+            program = programs[0]
+        if program.is_dir() and ((program / "build").exists() or (program / "run").exists()):
+            self.unsupported.append("the output validator %s is built by its own build/run "
+                                    "scripts, which the judge does not run yet"
+                                    % program.relative_to(self.root))
+        language = validator_language(program)
+        if language is None:
+            self.issues.append(Issue(str(program), "cannot tell the output validator's "
+                                     "language from its files"))
+        return str(program.relative_to(self.root)), language
+
+    # ---- limits ---------------------------------------------------------------------------
+
+    def limits(self, config: YamlFile, fmt: str, ini: dict[str, str]) -> tuple[
+            ProgramLimits, TimeRule | None]:
+        raw = config.data.get("limits") or {}
+        if not isinstance(raw, dict):
+            self.issues.append(config.issue("limits must be a mapping", "limits"))
+            raw = {}
+
+        def number(key: str, parent: dict[str, Any] = raw, where: str = "limits") -> float | None:
+            if key not in parent:
+                return None
+            value = as_number(parent[key])
+            if value is None or value <= 0:
+                self.issues.append(config.issue("%s.%s must be a positive number, got %r" % (
+                    where, key, parent[key]), "limits"))
+                return None
+            return value
+
+        memory, output = number("memory"), number("output")
+        values: dict[str, Any] = {}
+        if memory:
+            values["memory_mb"] = int(memory)
+        if output:
+            values["output_kb"] = int(output * 1024)
+        candidates = []  # (seconds, where it comes from)
+        time_limit = number("time_limit")
+        if time_limit:
+            candidates.append((time_limit, "problem.yaml limits.time_limit"))
+        if (self.root / ".timelimit").is_file():
+            seconds, issue = read_timelimit(self.root / ".timelimit")
+            if issue:
+                self.issues.append(issue)
+            elif seconds:
+                candidates.append((seconds, ".timelimit"))
+        if "timelimit" in ini:
+            seconds = as_number(ini["timelimit"])
+            if seconds and seconds > 0:
+                candidates.append((seconds, "domjudge-problem.ini timelimit"))
+            else:
+                self.issues.append(Issue(str(self.root / "domjudge-problem.ini"),
+                                         "timelimit must be a positive number, got %r"
+                                         % ini["timelimit"]))
+        if candidates:
+            seconds, source = candidates[0]
+            values["time_limit_s"] = seconds
+            others = ["%s says %g s" % (s, t) for t, s in candidates[1:] if t != seconds]
+            self.notes.append("time limit %g s from %s%s" % (
+                seconds, source, " (ignored: %s)" % "; ".join(others) if others else ""))
+            return ProgramLimits(**values), None
+        if fmt == "2023-07":
+            multipliers = raw.get("time_multipliers") or {}
+            if not isinstance(multipliers, dict):
+                self.issues.append(config.issue("limits.time_multipliers must be a mapping",
+                                                "limits"))
+                multipliers = {}
+            rule = TimeRule(
+                multiplier=number("ac_to_time_limit", multipliers, "limits.time_multipliers")
+                or 2.0,
+                tle_margin=number("time_limit_to_tle", multipliers, "limits.time_multipliers")
+                or 1.5,
+                resolution_s=number("time_resolution") or 1.0, source="2023-07 time_multipliers")
+        else:
+            rule = TimeRule(multiplier=number("time_multiplier") or 5.0,
+                            tle_margin=number("time_safety_margin") or 2.0, resolution_s=1.0,
+                            source="legacy time_multiplier")
+        self.notes.append(
+            "no time limit published: it will be the slowest accepted submission measured here "
+            "x %g (%s), rounded up to a multiple of %g s; time_limit_exceeded submissions "
+            "should need %g x that" % (rule.multiplier, rule.source, rule.resolution_s,
+                                       rule.tle_margin))
+        return ProgramLimits(**values), rule
+
+    # ---- submissions ----------------------------------------------------------------------
+
+    def submissions(self) -> list[Submission]:
+        folder = self.root / "submissions"
+        found = []
+        if not folder.is_dir():
+            self.notes.append("no submissions folder")
+            return found
+        for verdict in sorted(p for p in folder.iterdir() if p.is_dir()):
+            for entry in sorted(verdict.iterdir()):
+                if entry.name.startswith("."):
+                    continue
+                found.append(Submission(entry, verdict.name, submission_language(entry)))
+        other = sorted({s.folder for s in found if s.folder not in FOLDER_VERDICTS})
+        if other:
+            self.notes.append("submission folders without one verdict, listed only: %s"
+                              % ", ".join(other))
+        unjudged = [s for s in found if not s.judged]
+        if unjudged:
+            self.notes.append("%d submission%s in languages the judge does not run (%s)" % (
+                len(unjudged), "" if len(unjudged) == 1 else "s",
+                ", ".join(sorted({s.language or s.path.suffix or "?" for s in unjudged}))))
+        if not any(s.folder == "accepted" for s in found):
+            self.notes.append("no accepted submission")
+        return found
+
+
+def _name(config: YamlFile, ini: dict[str, str], statement_name: str | None,
+          identifier: str) -> str:
+    name = config.data.get("name")
+    if isinstance(name, dict):
+        name = name.get("en") or next(iter(name.values()), None)
+    return str(name or ini.get("name") or statement_name or identifier)
+
+
+def read_package(path: str | Path) -> KattisPackage:
+    """One package; raise InputError with every issue (file and line) it has."""
+    root = Path(path).resolve()
+    if not root.is_dir():
+        raise InputError([Issue(str(root), "not a folder (a problem package is a folder)")])
+    reader = _Reader(root)
+    config = reader.config()
+    fmt = reader.format_of(config)
+    ini: dict[str, str] = {}
+    if (root / "domjudge-problem.ini").is_file():
+        ini, issues = read_domjudge_ini(root / "domjudge-problem.ini")
+        reader.issues += issues
+    types, custom = reader.types_of(config, fmt)
+    interactive = "interactive" in types
+    base_flags = as_args(config.data.get("validator_flags"))
+    if base_flags is None:
+        reader.issues.append(config.issue("validator_flags must be a string", "validator_flags"))
+        base_flags = []
+    if fmt == "2023-07" and "validator_flags" in config.data:
+        reader.notes.append("validator_flags in a 2023-07 problem.yaml (the format moved them "
+                            "to test_group.yaml): applied anyway")
+    checker = OutputChecker()
+    if custom or interactive:
+        found = reader.validator()
+        if found is None:
+            reader.issues.append(config.issue(
+                "%s needs an output validator, and there is no output_validators/ (or "
+                "output_validator/) folder" % ("an interactive problem" if interactive else
+                                               "validation: custom"),
+                "validation" if "validation" in config.data else "type"))
+        else:
+            checker = OutputChecker(type="validator", validator=found[0],
+                                    validator_language=found[1], validator_flags=base_flags)
+    else:
+        if reader.validator_folder() is not None:
+            reader.notes.append("%s/ is present but validation is default: not used"
+                                % reader.validator_folder().name)
+        try:
+            checker = checker_from_kattis_flags(base_flags)
+        except ValueError as exc:
+            reader.issues.append(config.issue("validator_flags: %s" % exc, "validator_flags"))
+    reader.checker, reader.base_flags = checker, base_flags
+    limits, rule = reader.limits(config, fmt, ini)
+    statement = read_statement([root / "problem_statement", root / "statement"])
+    if statement is None:
+        reader.notes.append("no problem statement (problem_statement/ or statement/)")
+    elif statement.path is not None and statement.path.suffix == ".pdf":
+        reader.notes.append("the statement is a PDF only: prompts get no statement text")
+    samples: list[Sample] = []
+    tests = reader.tests(fmt, base_flags, interactive, samples)
+    submissions = reader.submissions()
+    if interactive and not INTERACTIVE_SUPPORTED:
+        reader.unsupported.append("interactive problem: the candidate and the output "
+                                  "validator must talk through pipes, which the judge's "
+                                  "sandboxes do not provide yet")
+    for unsupported in ("multi-pass", "submit-answer"):
+        if unsupported in types:
+            reader.unsupported.append("%s problems are not supported" % unsupported)
+    if "scoring" in types:
+        reader.notes.append("a scoring problem: judged pass/fail test by test; scores are "
+                            "not computed")
+    pass_fail = "scoring" not in types
+    if reader.issues:
+        raise InputError(reader.issues)
+    problem = ProgramProblem(
+        identifier=root.name, name=_name(config, ini, statement and statement.name, root.name),
+        statement=statement.text if statement else "",
+        input_format=statement.input_format if statement else None,
+        output_format=statement.output_format if statement else None,
+        samples=samples, tests=tests, limits=limits, time_rule=rule, checker=checker,
+        interactive=interactive, contest=ContestRules(stop_at_first_failure=pass_fail),
+        source=str(root))
+    problem.bind(root, str(root / "problem.yaml"))
+    issues = check_program(problem, str(root))
+    if issues:
+        raise InputError(issues)
+    reader.notes.append("contest rule: %s" % (
+        "stop at the first failing test (its verdict is the candidate's)" if pass_fail else
+        "every test is run"))
+    return KattisPackage(root, problem, fmt, types, submissions, reader.notes,
+                         reader.unsupported)
+
+
+def is_package(path: Path) -> bool:
+    return path.is_dir() and ((path / "problem.yaml").is_file() or (path / "data").is_dir())
+
+
+@dataclass
+class KattisImport:
+    packages: list[KattisPackage]
+    issues: list[Issue]
+
+    def raise_for_issues(self) -> None:
+        if self.issues:
+            raise InputError(self.issues)
+
+
+def read_packages(*paths: str | Path) -> KattisImport:
+    """Every package under ``paths`` (each a package or a folder of packages), with every
+    issue of the malformed ones; the others are read regardless."""
+    packages: list[KattisPackage] = []
+    issues: list[Issue] = []
+    seen: dict[str, Path] = {}
+    for raw in paths:
+        path = Path(raw)
+        if not path.is_dir():
+            issues.append(Issue(str(path), "no such folder"))
+            continue
+        folders = [path] if is_package(path) else \
+            sorted(p for p in path.iterdir() if is_package(p) and not p.name.startswith("."))
+        if not folders:
+            issues.append(Issue(str(path), "no problem package here (a folder with "
+                                           "problem.yaml or data/)"))
+        for folder in folders:
+            try:
+                package = read_package(folder)
+            except InputError as exc:
+                issues += exc.issues
+                continue
+            if package.identifier in seen:
+                issues.append(Issue(str(folder), "problem id %r is already used by %s" % (
+                    package.identifier, seen[package.identifier])))
+                continue
+            seen[package.identifier] = folder
+            packages.append(package)
+    return KattisImport(packages, issues)
+

@@ -1,0 +1,235 @@
+"""Reading the small files of a Kattis / ICPC problem package: YAML with line numbers,
+DOMjudge's ``domjudge-problem.ini`` and ``.timelimit``, problem statements, and the
+language of a submission from its file extension. Pure reading, nothing is run.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from judge.errors import InputError, Issue
+
+#: submission file extensions -> language name (the Kattis languages table; the judge's
+#: seven languages and the others contest packages commonly hold)
+SUBMISSION_LANGUAGES = {
+    ".c": "c", ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".c++": "cpp", ".C": "cpp",
+    ".h": None, ".hpp": None,
+    ".py": "python", ".py3": "python", ".py2": "python2",
+    ".java": "java", ".js": "javascript", ".mjs": "javascript", ".go": "go", ".rs": "rust",
+    ".kt": "kotlin", ".cs": "csharp", ".scala": "scala", ".hs": "haskell", ".rb": "ruby",
+    ".php": "php", ".ml": "ocaml", ".lisp": "lisp", ".pas": "pascal", ".f90": "fortran",
+    ".swift": "swift", ".ts": "typescript", ".lua": "lua", ".pl": "prolog", ".m": "objectivec",
+}
+#: the languages the judge runs (issue 20); others are listed but not judged
+JUDGED_LANGUAGES = ("python", "c", "cpp", "java", "javascript", "go", "rust")
+
+
+@dataclass
+class YamlFile:
+    """A parsed YAML mapping with the line of each top-level key (1-based)."""
+
+    path: Path
+    data: dict[str, Any]
+    lines: dict[str, int]
+
+    def issue(self, message: str, key: str | None = None) -> Issue:
+        return Issue(str(self.path), message, key or "", self.lines.get(key or "", None))
+
+
+def read_yaml(path: Path) -> YamlFile:
+    """Parse a YAML mapping (an empty file is an empty mapping); raise InputError naming
+    the file and line of a syntax error or of a top level that is not a mapping."""
+    try:
+        text = path.read_bytes().decode("utf-8-sig")
+    except OSError as exc:
+        raise InputError([Issue(str(path), "cannot read: %s" % exc.strerror)]) from None
+    except UnicodeDecodeError as exc:
+        raise InputError([Issue(str(path), "not UTF-8 text (byte %d)" % exc.start)]) from None
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise InputError([Issue(str(path), "invalid YAML: %s" % problem,
+                                line=mark.line + 1 if mark else None)]) from None
+    if data is None:
+        return YamlFile(path, {}, {})
+    if not isinstance(data, dict):
+        raise InputError([Issue(str(path), "expected a mapping of keys to values, got %s"
+                                % type(data).__name__, line=1)])
+    lines = {}
+    if isinstance(node, yaml.MappingNode):
+        for key, _value in node.value:
+            if isinstance(key, yaml.ScalarNode):
+                lines[str(key.value)] = key.start_mark.line + 1
+    return YamlFile(path, {str(k): v for k, v in data.items()}, lines)
+
+
+def as_number(value: Any) -> float | None:
+    """A YAML number, also one PyYAML read as text (YAML 1.1 reads ``1e-6`` as a string)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            return float(value.strip())
+        except ValueError:
+            return None
+    return None
+
+
+def as_args(value: Any) -> list[str] | None:
+    """Validator flags/arguments: a string split on whitespace, or a list of scalars."""
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return value.split()
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return [str(value)]
+    if isinstance(value, list) and all(isinstance(v, (str, int, float)) for v in value):
+        return [str(v) for v in value]
+    return None
+
+
+# ---- DOMjudge -------------------------------------------------------------------------------
+
+def read_domjudge_ini(path: Path) -> tuple[dict[str, str], list[Issue]]:
+    """``key = value`` lines; values may be quoted (and then span lines)."""
+    text = path.read_text(encoding="utf-8", errors="replace")
+    values: dict[str, str] = {}
+    issues: list[Issue] = []
+    pattern = re.compile(r"""\s*([A-Za-z0-9_-]+)\s*=\s*("(?:[^"\\]|\\.)*"|'[^']*'|[^\n]*)""",
+                         re.DOTALL)
+    pos = 0
+    while pos < len(text):
+        blank = re.compile(r"\s*(?:[;#][^\n]*)?\n?").match(text, pos)
+        if blank and blank.end() > pos:
+            pos = blank.end()
+            continue
+        match = pattern.match(text, pos)
+        if not match:
+            line = text.count("\n", 0, pos) + 1
+            issues.append(Issue(str(path), "not a 'key = value' line", line=line))
+            end = text.find("\n", pos)
+            pos = len(text) if end < 0 else end + 1
+            continue
+        raw = match.group(2).strip()
+        if len(raw) >= 2 and raw[0] == raw[-1] and raw[0] in "'\"":
+            raw = raw[1:-1]
+        values[match.group(1).lower()] = raw
+        pos = match.end()
+    return values, issues
+
+
+def read_timelimit(path: Path) -> tuple[float | None, Issue | None]:
+    """DOMjudge's ``.timelimit``: one number of seconds."""
+    text = path.read_text(encoding="utf-8", errors="replace").strip()
+    number = as_number(text)
+    if number is None or not number > 0:
+        return None, Issue(str(path), "expected a positive number of seconds, got %r"
+                           % text[:40], line=1)
+    return number, None
+
+
+# ---- statements -----------------------------------------------------------------------------
+
+@dataclass
+class Statement:
+    path: Path | None
+    name: str | None
+    text: str
+    input_format: str | None
+    output_format: str | None
+
+
+_TEX_SECTION = re.compile(r"\\section\*?\{\s*(Input|Output|Interaction|Scoring)[^}]*\}",
+                          re.IGNORECASE)
+_TEX_ENV = re.compile(r"\\(begin|end)\{(Input|Output|Interaction)\}", re.IGNORECASE)
+_MD_SECTION = re.compile(r"^#{1,4}\s*(Input|Output|Interaction|Scoring)\b.*$", re.IGNORECASE | re.MULTILINE)
+
+
+def _split(text: str, pattern: re.Pattern[str]) -> tuple[str, dict[str, str]]:
+    """The text before the first section heading, and each named section's text."""
+    matches = list(pattern.finditer(text))
+    if not matches:
+        return text.strip(), {}
+    sections = {}
+    for i, match in enumerate(matches):
+        end = matches[i + 1].start() if i + 1 < len(matches) else len(text)
+        sections[match.group(1).lower()] = text[match.end():end].strip()
+    return text[: matches[0].start()].strip(), sections
+
+
+def statement_files(folder: Path) -> list[Path]:
+    if not folder.is_dir():
+        return []
+    return sorted(p for p in folder.iterdir() if p.is_file() and
+                  re.fullmatch(r"problem(\.[A-Za-z-]+)?\.(md|tex|pdf)", p.name))
+
+
+def _language_rank(path: Path) -> tuple[int, int]:
+    parts = path.name.split(".")
+    language = parts[1] if len(parts) == 3 else "en"
+    kind = {"md": 0, "tex": 1, "pdf": 2}[parts[-1]]
+    return (0 if language == "en" else 1, kind)
+
+
+def read_statement(folders: list[Path]) -> Statement | None:
+    """The English statement (else the first), Markdown before LaTeX; a PDF only names."""
+    files = [p for folder in folders for p in statement_files(folder)]
+    if not files:
+        return None
+    path = min(files, key=_language_rank)
+    if path.suffix == ".pdf":
+        return Statement(path, None, "", None, None)
+    text = path.read_text(encoding="utf-8", errors="replace")
+    name = None
+    if path.suffix == ".tex":
+        found = re.search(r"\\problemname\{((?:[^{}]|\{[^{}]*\})*)\}", text)
+        if found:
+            name = found.group(1).strip()
+            text = text[: found.start()] + text[found.end():]
+        text = _TEX_ENV.sub(lambda m: "\\section*{%s}" % m.group(2)
+                            if m.group(1) == "begin" else "", text)
+        body, sections = _split(text, _TEX_SECTION)
+    else:
+        title = re.match(r"\s*#\s+(.+)\n", text)
+        if title and not _MD_SECTION.match(title.group(0).strip()):
+            name = title.group(1).strip()
+            text = text[title.end():]
+        body, sections = _split(text, _MD_SECTION)
+    input_format = sections.get("input")
+    output_format = sections.get("output") or sections.get("interaction")
+    return Statement(path, name, body, input_format, output_format)
+
+
+# ---- submissions ----------------------------------------------------------------------------
+
+def submission_language(path: Path) -> str | None:
+    """The language of a submission file or folder from its extensions (Python 2 by its
+    shebang); None when there is none or several."""
+    files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
+    found = set()
+    for file in files:
+        suffix = file.suffix if file.suffix == ".C" else file.suffix.lower()
+        language = SUBMISSION_LANGUAGES.get(suffix)
+        if language == "python":
+            try:
+                with file.open("rb") as handle:
+                    first = handle.readline(200)
+            except OSError:
+                first = b""
+            if re.match(rb"#!.*python2", first):
+                language = "python2"
+        if language:
+            found.add(language)
+    if found == {"c", "cpp"}:
+        return "cpp"
+    return found.pop() if len(found) == 1 else None

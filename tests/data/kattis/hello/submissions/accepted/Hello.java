@@ -1,0 +1,3 @@
+public class Hello {
+    public static void main(String[] a) { System.out.println("Hello World!"); }
+}
