@@ -4,6 +4,8 @@ plus the exact and line modes, with located, readable differences."""
 from __future__ import annotations
 
 import io
+import random
+import re
 
 import pytest
 
@@ -27,6 +29,10 @@ CASES = [
     ("crlf", "a b\n", "a b\r\n", DEFAULT, True),
     ("vtab-formfeed", "a b c\n", "a\vb\fc", DEFAULT, True),
     ("nbsp-is-not-space", "a b\n", "a\xa0b\n", DEFAULT, False),
+    ("file-separator-is-not-space", "a b\n", "a\x1cb\n", DEFAULT, False),
+    ("file-separator-in-token", "a\x1cb\n", "a \x1cb\n", DEFAULT, False),
+    ("file-separator-same", "a\x1cb\n", "a\x1cb\n", DEFAULT, True),
+    ("nul-byte-counts", "5\n", "5\x00junk\n", DEFAULT, False),
     ("empty-both", "", "", DEFAULT, True),
     ("empty-answer-ws-output", "\n", "   \n\n", DEFAULT, True),
     ("empty-answer-token-output", "", "x", DEFAULT, False),
@@ -283,3 +289,74 @@ def test_checker_from_flags_behaves_like_the_flags():
     checker = checker_from_kattis_flags("float_tolerance 1e-4 case_sensitive")
     assert check_output("Pi 3.14159\n", "Pi 3.1416\n", checker) is None
     assert check_output("Pi 3.14159\n", "pi 3.1416\n", checker) is not None
+
+
+# ---- a randomized cross-check against a direct reading of the validator's rules ----------
+
+_POOL = ["1", "1.0", "1e0", "0.1", "1.00001", "0.99999", "abc", "ABC", "Abc", "nan", "inf",
+         "-0", "0x10", "16", "1e999", ".5", "5.", "+2", "x1", "é"]
+_GAPS = [" ", "  ", "\n", "\t", "\r\n", "\n\n", "\v", "\f"]
+
+
+def _reference(answer: bytes, output: bytes, checker: OutputChecker) -> bool:
+    """Accepted? Written from the rules, independently of the module under test."""
+    def same(judge: bytes, team: bytes) -> bool:
+        value = kattis_float(judge) if checker.uses_floats else None
+        if value is not None:
+            number = kattis_float(team)
+            if number is None:
+                return False
+            error = abs(value - number)
+            absolute, relative = checker.absolute_tolerance, checker.relative_tolerance
+            return (absolute is not None and error <= absolute) or \
+                (relative is not None and error <= relative * abs(value))
+        return judge == team if checker.case_sensitive else judge.lower() == team.lower()
+
+    if checker.space_change_sensitive:
+        pieces = [re.findall(rb"[ \t\n\v\f\r]+|[^ \t\n\v\f\r]+", data)
+                  for data in (answer, output)]
+        if len(pieces[0]) != len(pieces[1]):
+            return False
+        for a, b in zip(*pieces):
+            a_space, b_space = a[:1].isspace(), b[:1].isspace()
+            if a_space != b_space or (a_space and a != b) or (not a_space and not same(a, b)):
+                return False
+        return True
+    a, b = answer.split(), output.split()
+    return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+
+
+def test_randomized_against_the_rules():
+    rng = random.Random(20)
+    checkers = [DEFAULT, tokens(case_sensitive=True), tokens(space_change_sensitive=True),
+                tokens(float_tolerance=1e-4), tokens(float_absolute_tolerance=0.5),
+                tokens(float_relative_tolerance=1e-3, case_sensitive=True),
+                tokens(float_tolerance=1e-4, space_change_sensitive=True)]
+    accepted = rejected = 0
+    for _ in range(3000):
+        words = [rng.choice(_POOL) for _ in range(rng.randint(0, 6))]
+        gaps = [rng.choice(["", *_GAPS])] + [rng.choice(_GAPS) for _ in words[1:]] + \
+            [rng.choice(["", "\n"])]
+        answer = gaps[0] + "".join(w + g for w, g in zip(words, gaps[1:]))
+        out_words, out_gaps = list(words), list(gaps)
+        for _ in range(rng.randint(0, 2)):
+            kind = rng.randrange(4)
+            if kind == 0 and out_words:
+                out_words[rng.randrange(len(out_words))] = rng.choice(_POOL)
+            elif kind == 1:
+                out_gaps[rng.randrange(len(out_gaps))] = rng.choice(_GAPS)
+            elif kind == 2 and out_words:
+                i = rng.randrange(len(out_words))
+                out_words[i] = out_words[i].swapcase()
+            else:
+                out_words.append(rng.choice(_POOL))
+                out_gaps.insert(-1, " ")
+        output = out_gaps[0] + "".join(w + g for w, g in zip(out_words, out_gaps[1:]))
+        checker = rng.choice(checkers)
+        want = _reference(answer.encode(), output.encode(), checker)
+        got = check_output(answer, output, checker) is None
+        streamed = check_output(io.BytesIO(answer.encode()), io.BytesIO(output.encode()),
+                                checker) is None
+        assert got == streamed == want, (answer, output, checker)
+        accepted, rejected = accepted + want, rejected + (not want)
+    assert accepted > 300 and rejected > 300  # both outcomes well covered

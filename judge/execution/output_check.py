@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import BinaryIO
+from typing import BinaryIO, Iterator
 
 from judge.problem.program import OutputChecker, kattis_float
 
@@ -45,8 +45,7 @@ CHUNK = 1 << 16
 #: characters of a token or line shown in a message
 SHOW = 60
 
-_SPACE = re.compile(rb"[ \t\n\v\f\r]*")
-_TOKEN = re.compile(rb"[^ \t\n\v\f\r]*")
+_TOKEN = re.compile(rb"[^ \t\n\v\f\r]+")
 
 
 @dataclass(frozen=True)
@@ -76,74 +75,64 @@ def show(data: bytes | None, limit: int = SHOW) -> str:
     return repr(text)
 
 
-class _Scanner:
-    """Whitespace runs and tokens of bytes or a binary stream, left to right, with the
-    line number of the current position."""
+def _chunks(source: Source) -> Iterator[bytes]:
+    if isinstance(source, str):
+        yield source.encode("utf-8", "surrogateescape")
+    elif isinstance(source, (bytes, bytearray, memoryview)):
+        yield bytes(source)
+    else:
+        while chunk := source.read(CHUNK):
+            yield chunk
 
-    def __init__(self, source: Source) -> None:
-        self._file: BinaryIO | None = None
-        if isinstance(source, str):
-            self._buf = source.encode("utf-8", "surrogateescape")
-        elif isinstance(source, (bytes, bytearray, memoryview)):
-            self._buf = bytes(source)
-        else:
-            self._file, self._buf = source, b""
-        self._pos = 0
-        self.line = 1
-        self.consumed = 0  # bytes consumed so far
 
-    def _more(self) -> bool:
-        """Replace the (fully consumed) buffer with the next chunk; False at the end."""
-        if self._file is None:
-            return False
-        chunk = self._file.read(CHUNK)
-        if not chunk:
-            self._file = None
-            return False
-        self._buf, self._pos = chunk, 0
-        return True
-
-    def _run(self, pattern: re.Pattern[bytes], keep: bool) -> bytes:
-        pieces = []
-        while True:
-            match = pattern.match(self._buf, self._pos)
-            assert match is not None  # both patterns match the empty string
-            piece = match.group()
-            self._pos = match.end()
-            self.consumed += len(piece)
-            if pattern is _SPACE:
-                self.line += piece.count(b"\n")
-            if keep:
-                pieces.append(piece)
-            if self._pos < len(self._buf) or not self._more():
-                return b"".join(pieces)
-
-    def space(self, keep: bool = False) -> bytes:
-        """Consume a whitespace run (returned when ``keep``)."""
-        return self._run(_SPACE, keep)
-
-    def token(self) -> bytes | None:
-        """Consume the next token (after ``space()``); None at the end of the input."""
-        token = self._run(_TOKEN, True)
-        return token if token else None
-
-    def rest(self) -> bytes:
-        data = [self._buf[self._pos:]]
-        if self._file is not None:
-            data.append(self._file.read())
-        self._pos = len(self._buf)
-        return b"".join(data)
+def _as_bytes(source: Source) -> bytes | BinaryIO:
+    if isinstance(source, str):
+        return source.encode("utf-8", "surrogateescape")
+    if isinstance(source, (bytearray, memoryview)):
+        return bytes(source)
+    return source
 
 
 def _read_all(source: Source) -> bytes:
-    return _Scanner(source).rest()
+    return b"".join(_chunks(source))
+
+
+def _stream(source: Source) -> Iterator[tuple[bytes, bytes | None]]:
+    """``(whitespace before, token)`` pairs, left to right, then ``(trailing whitespace,
+    None)``. Chunks are scanned by the regex engine; a token or whitespace run cut by a
+    chunk border is joined once, so the work stays linear in the size."""
+    gap: list[bytes] = []
+    token: list[bytes] = []
+    for chunk in _chunks(source):
+        pos, size = 0, len(chunk)
+        for match in _TOKEN.finditer(chunk):
+            start, end = match.span()
+            if start > pos:
+                if token:  # a token from the previous chunk ended at the border
+                    yield b"".join(gap), b"".join(token)
+                    gap, token = [], []
+                gap.append(chunk[pos:start])
+            token.append(match.group())
+            pos = end
+            if end < size:
+                yield b"".join(gap), b"".join(token)
+                gap, token = [], []
+        if pos < size:
+            if token:
+                yield b"".join(gap), b"".join(token)
+                gap, token = [], []
+            gap.append(chunk[pos:])
+    if token:
+        yield b"".join(gap), b"".join(token)
+        gap = []
+    yield b"".join(gap), None
 
 
 # ---- tokens (the Kattis default output validator) -------------------------------------------
 
-def _where(out: _Scanner, ans: _Scanner, token: int | None) -> str:
-    text = "line %d of the output (line %d of the answer)" % (out.line, ans.line)
-    return text + (", token %d" % token if token else "")
+def _where(out_line: int, ans_line: int, token: int) -> str:
+    return "line %d of the output (line %d of the answer), token %d" % (out_line, ans_line,
+                                                                         token)
 
 
 def _first_difference(a: bytes, b: bytes) -> int:
@@ -158,12 +147,12 @@ def _first_difference(a: bytes, b: bytes) -> int:
     return offset
 
 
-def _space_difference(out: _Scanner, ans: _Scanner, expected: bytes, got: bytes,
+def _space_difference(out_line: int, ans_line: int, expected: bytes, got: bytes,
                       token: int) -> Difference:
     at = _first_difference(expected, got)
-    # line numbers of the place where the runs part ways, not of the end of the runs
-    out_line = out.line - got[at:].count(b"\n")
-    ans_line = ans.line - expected[at:].count(b"\n")
+    # the lines where the runs part ways (the counts include the whole runs)
+    out_line -= got[at:].count(b"\n")
+    ans_line -= expected[at:].count(b"\n")
     want = expected[at:at + 1] or None
     have = got[at:at + 1] or None
     if want is None:
@@ -178,54 +167,62 @@ def _space_difference(out: _Scanner, ans: _Scanner, expected: bytes, got: bytes,
 
 
 def _tokens(answer: Source, output: Source, checker: OutputChecker) -> Difference | None:
-    ans, out = _Scanner(answer), _Scanner(output)
     sensitive = checker.space_change_sensitive
+    if not sensitive and isinstance(answer, bytes) and isinstance(output, bytes) and \
+            answer.split() == output.split():
+        return None  # the common case at C speed (bytes.split() splits on the C whitespace)
     absolute = checker.absolute_tolerance
     relative = checker.relative_tolerance
     floats = checker.uses_floats
+    case_sensitive = checker.case_sensitive
+    out_tokens = _stream(output)
+    out_line = ans_line = 1
     index = 0
-    while True:
+    for ans_gap, expected in _stream(answer):
         index += 1
-        expected_space = ans.space(sensitive)
-        got_space = out.space(sensitive)
-        if sensitive and expected_space != got_space:
-            return _space_difference(out, ans, expected_space, got_space, index)
-        expected = ans.token()
+        out_gap, got = next(out_tokens)
+        if b"\n" in ans_gap:
+            ans_line += ans_gap.count(b"\n")
+        if b"\n" in out_gap:
+            out_line += out_gap.count(b"\n")
+        if sensitive and ans_gap != out_gap:
+            return _space_difference(out_line, ans_line, ans_gap, out_gap, index)
         if expected is None:
-            break
-        got = out.token()
-        where = _where(out, ans, index)
+            if got is not None:
+                return Difference(
+                    "wrong answer: trailing output on line %d of the output after the answer's "
+                    "%d token%s: %s" % (out_line, index - 1, "" if index == 2 else "s",
+                                        show(got)),
+                    out_line, ans_line, index, show(None), show(got))
+            return None
         if got is None:
-            empty = "" if index > 1 else (" (the output was empty)" if out.consumed == 0
+            empty = "" if index > 1 else (" (the output was empty)" if not out_gap
                                           else " (the output held no tokens)")
-            return Difference("wrong answer: the output ended early%s; on %s expected %s"
-                              % (empty, where, show(expected)), out.line, ans.line, index,
-                              show(expected), show(None))
+            return Difference("wrong answer: the output ended early%s; on %s expected %s" % (
+                empty, _where(out_line, ans_line, index), show(expected)),
+                out_line, ans_line, index, show(expected), show(None))
+        if expected == got:
+            continue
         value = kattis_float(expected) if floats else None
         if value is not None:
             number = kattis_float(got)
             if number is None:
                 return Difference("wrong answer on %s: expected a number %s, got %s" % (
-                    where, show(expected), show(got)), out.line, ans.line, index,
-                    show(expected), show(got))
+                    _where(out_line, ans_line, index), show(expected), show(got)),
+                    out_line, ans_line, index, show(expected), show(got))
             error = abs(value - number)
             if not (absolute is not None and error <= absolute) and \
                     not (relative is not None and error <= relative * abs(value)):
                 return Difference(
                     "wrong answer on %s: expected %s, got %s (difference %.3g; tolerance %s)" % (
-                        where, show(expected), show(got), error, _tolerance(absolute, relative)),
-                    out.line, ans.line, index, show(expected), show(got))
-        elif expected != got and (checker.case_sensitive or expected.lower() != got.lower()):
+                        _where(out_line, ans_line, index), show(expected), show(got), error,
+                        _tolerance(absolute, relative)),
+                    out_line, ans_line, index, show(expected), show(got))
+        elif case_sensitive or expected.lower() != got.lower():
             return Difference("wrong answer on %s: expected %s, got %s" % (
-                where, show(expected), show(got)), out.line, ans.line, index,
-                show(expected), show(got))
-    got = out.token()
-    if got is not None:
-        return Difference("wrong answer: trailing output on line %d of the output after the "
-                          "answer's %d token%s: %s" % (out.line, index - 1,
-                                                       "" if index == 2 else "s", show(got)),
-                          out.line, ans.line, index, show(None), show(got))
-    return None
+                _where(out_line, ans_line, index), show(expected), show(got)),
+                out_line, ans_line, index, show(expected), show(got))
+    raise AssertionError("unreachable: the answer stream ends with (gap, None)")
 
 
 def _tolerance(absolute: float | None, relative: float | None) -> str:
@@ -287,6 +284,7 @@ def check_output(answer: Source, output: Source,
                  checker: OutputChecker | None = None) -> Difference | None:
     """None when ``output`` is accepted against ``answer``; else where it first differs."""
     checker = checker or OutputChecker()
+    answer, output = _as_bytes(answer), _as_bytes(output)
     if checker.type == "tokens":
         return _tokens(answer, output, checker)
     if checker.type == "exact":
