@@ -14,13 +14,13 @@ import pytest
 
 from judge.errors import InputError
 from judge.execution.output_check import check_output
-from judge.importers.kattis import INTERACTIVE_SUPPORTED, read_package, read_packages
+from judge.importers.kattis import INTERACTIVE_SUPPORTED, read_package, read_packages, write_problem
 from judge.importers.kattis_files import (
     read_domjudge_ini,
     read_statement,
     submission_language,
 )
-from judge.problem.program import RunInput, program_from_data
+from judge.problem.program import RunInput, load_program, program_from_data
 
 DATA = Path(__file__).parent / "data" / "kattis"
 PACKAGES = sorted(p.name for p in DATA.iterdir() if p.is_dir())
@@ -425,3 +425,60 @@ def test_the_default_validator_ignores_a_present_validator_folder(tmp_path):
     package = read_package(root)
     assert package.problem.checker.type == "tokens"
     assert any("validation is default: not used" in note for note in package.notes)
+
+
+def test_written_problem_files_refer_to_the_package(packages, tmp_path):
+    out = tmp_path / "suite"
+    for package in packages.values():
+        path = write_problem(package, out)
+        data = json.loads(path.read_text())
+        assert data["kind"] == "program" and data["identifier"] == package.identifier
+        loaded = load_program(path)
+        original = package.problem
+        assert [t.run_input() for t in loaded.tests] == [t.run_input() for t in original.tests]
+        assert [t.expected_output() for t in loaded.tests] == \
+            [t.expected_output() for t in original.tests]
+        assert [loaded.checker_for(t).kattis_flags() for t in loaded.tests] == \
+            [original.checker_for(t).kattis_flags() for t in original.tests]
+        if original.checker.validator:
+            assert loaded.validator_path().resolve() == original.validator_path().resolve()
+        # test data is referred to, not copied
+        assert not any(p.suffix in (".in", ".ans") for p in out.rglob("*"))
+        assert all(not Path(t["stdin_file"]).is_absolute() for t in data["tests"])
+
+
+def test_names_with_dots_hidden_entries_and_links_outside(tmp_path):
+    secret_file = tmp_path / "secret.txt"
+    secret_file.write_text("judge only\n")
+    root = _package(tmp_path, {"data/secret/case.v2.in": "1\n", "data/secret/case.v2.ans": "1\n",
+                               "data/secret/.hidden/x.in": "", ".git/data/y.in": ""})
+    package = read_package(root)
+    assert [t.name for t in package.problem.tests] == ["secret/1", "secret/case.v2"]
+    assert package.problem.tests[1].expected_file == "data/secret/case.v2.ans"
+    (root / "data/secret/2.in").symlink_to(secret_file)
+    (root / "data/secret/2.ans").write_text("x\n")
+    issues = _issues(root)
+    assert any("2.in: a symbolic link to outside the package" in issue for issue in issues)
+
+
+def test_samples_shown_in_prompts_follow_the_overrides(tmp_path):
+    root = _package(tmp_path, {"data/sample/1.in": "in\n", "data/sample/1.ans": "ans\n",
+                               "data/sample/1.out": "shown\n",
+                               "data/sample/2.in": "raw\n", "data/sample/2.ans": "a\n",
+                               "data/sample/2.in.statement": "nice\n",
+                               "data/sample/3.in": "x" * 5000, "data/sample/3.ans": "y\n"})
+    package = read_package(root)
+    samples = package.problem.samples
+    assert [(s.stdin, s.expected) for s in samples] == [("in\n", "shown\n"), ("nice\n", "a\n")]
+    assert any("too long to show" in note for note in package.notes)
+    assert sum(t.sample for t in package.problem.tests) == 3  # all three are judged
+
+
+def test_time_limit_sources_in_order(tmp_path):
+    root = _package(tmp_path, {"problem.yaml": ("problem_format_version: 2023-07-draft\n"
+                                                "name: X\nlimits:\n  time_limit: 2\n"),
+                               ".timelimit": "3\n", "domjudge-problem.ini": "timelimit=2\n"})
+    package = read_package(root)
+    assert package.problem.limits.time_limit_s == 2.0
+    note = next(n for n in package.notes if n.startswith("time limit"))
+    assert "problem.yaml limits.time_limit" in note and ".timelimit says 3 s" in note

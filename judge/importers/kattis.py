@@ -27,6 +27,8 @@ Every note goes to the package's import log (``notes``); what the judge cannot j
 
 from __future__ import annotations
 
+import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -424,3 +426,35 @@ def read_packages(*paths: str | Path) -> KattisImport:
             packages.append(package)
     return KattisImport(packages, issues)
 
+
+
+def problem_data(package: KattisPackage, output_dir: Path) -> dict[str, Any]:
+    """The package's problem as a problem file living in ``output_dir``: the test data and
+    the validator stay in the package, referred to by paths relative to ``output_dir``."""
+    output_dir = Path(output_dir).resolve()
+
+    def moved(name: str | None) -> str | None:
+        return None if name is None else os.path.relpath(package.path / name, output_dir)
+
+    problem = package.problem
+    data = problem.model_dump(mode="json", exclude_none=True)
+    data["kind"] = "program"
+    for test, raw in zip(problem.tests, data["tests"]):
+        for key in ("stdin_file", "expected_file", "files"):
+            if getattr(test, key) is not None:
+                raw[key] = moved(getattr(test, key))
+        if test.checker is not None and test.checker.validator is not None:
+            raw["checker"]["validator"] = moved(test.checker.validator)
+    if problem.checker.validator is not None:
+        data["checker"]["validator"] = moved(problem.checker.validator)
+    return data
+
+
+def write_problem(package: KattisPackage, output_dir: str | Path) -> Path:
+    """Write ``<id>.json`` into ``output_dir`` (see ``problem_data``)."""
+    output_dir = Path(output_dir)
+    output_dir.mkdir(parents=True, exist_ok=True)
+    path = output_dir / ("%s.json" % package.identifier)
+    path.write_text(json.dumps(problem_data(package, output_dir), indent=1) + "\n",
+                    encoding="utf-8")
+    return path

@@ -18,6 +18,15 @@ from judge.problem.program import OutputChecker, ProgramTest, Sample, checker_fr
 SAMPLE_BYTES = 4096
 
 
+def _sibling(base: Path, extension: str) -> Path:
+    """``secret/a.b`` + ``.ans`` -> ``secret/a.b.ans`` (``with_suffix`` would drop ``.b``)."""
+    return base.with_name(base.name + extension)
+
+
+def _inside(root: Path, path: Path) -> bool:
+    return path.resolve().is_relative_to(root.resolve())
+
+
 @dataclass
 class Group:
     """Settings in force for a test data folder."""
@@ -102,6 +111,11 @@ class DataReader:
         cases = {p.name[:-3] for p in entries if p.is_file() and p.name.endswith(".in")}
         is_sample = folder.relative_to(self.root / "data").parts[0] == "sample"
         for entry in entries:
+            if entry.name.startswith("."):
+                continue
+            if not _inside(self.root, entry):
+                self.issues.append(Issue(str(entry), "a symbolic link to outside the package"))
+                continue
             if entry.is_dir() and not entry.name.endswith(".files"):
                 if entry.name in cases:
                     self.issues.append(Issue(str(entry), "a test group has the name of a "
@@ -123,8 +137,8 @@ class DataReader:
 
     def case(self, path: Path, group: Group, interactive: bool,
              sample: bool) -> ProgramTest | None:
-        base = path.with_suffix("")
-        answer = base.with_suffix(".ans")
+        base = path.with_name(path.name[: -len(path.suffix)])
+        answer = _sibling(base, ".ans")
         name = str(base.relative_to(self.root / "data"))
         expected = None
         if answer.is_file():
@@ -137,7 +151,7 @@ class DataReader:
             return None
         args = list(group.args)
         flags = list(group.flags)
-        case_yaml = base.with_suffix(".yaml")
+        case_yaml = _sibling(base, ".yaml")
         if case_yaml.is_file():
             try:
                 settings = read_yaml(case_yaml)
@@ -170,8 +184,8 @@ class DataReader:
             return None
 
     def sample(self, path: Path, interactive: bool, samples: list[Sample]) -> None:
-        base = path.with_suffix("")
-        interaction = base.with_suffix(".interaction")
+        base = path.with_name(path.name[: -len(path.suffix)])
+        interaction = _sibling(base, ".interaction")
         if interaction.is_file():
             if any(s.interaction is not None and s.explanation == interaction.name
                    for s in samples):
@@ -184,8 +198,8 @@ class DataReader:
             return  # an interactive problem's .in/.ans are never shown
         shown_in = path.with_name(path.name + ".statement")
         shown_out = None
-        for candidate in (base.with_suffix(".ans.statement"), base.with_suffix(".out"),
-                          base.with_suffix(".ans")):
+        for candidate in (_sibling(base, ".ans.statement"), _sibling(base, ".out"),
+                          _sibling(base, ".ans")):
             if candidate.is_file():
                 shown_out = candidate
                 break

@@ -260,7 +260,8 @@ class ProgramTest(_Strict):
     _root: Path = PrivateAttr(default=Path("."))
 
     def path(self, name: str | None) -> Path | None:
-        return None if name is None else self._root / name
+        """A file or folder of this test, resolved against the problem's root."""
+        return None if name is None else (self._root / name).resolve()
 
     def run_input(self) -> RunInput:
         """What the candidate's run receives, and nothing else."""
