@@ -12,6 +12,7 @@ from judge.errors import InputError
 from judge.problem.program import (
     OutputChecker,
     RunInput,
+    TimeRule,
     is_program_data,
     load_program,
     program_from_data,
@@ -144,3 +145,33 @@ def test_validator_language_of_a_folder(tmp_path):
     assert validator_language(tmp_path / "c") == "c"
     assert validator_language(tmp_path / "both") == "cpp"
     assert validator_language(tmp_path / "mixed") is None
+
+
+@pytest.mark.parametrize("rule,accepted,tle,expected", [
+    # legacy (problemtools): nearest whole second of T_ac x multiplier, at least 1 s
+    (TimeRule(), [0.05], [], 1.0),
+    (TimeRule(), [0.29, 0.1], [], 1.0),
+    (TimeRule(), [0.31], [], 2.0),
+    (TimeRule(multiplier=2), [1.3], [], 3.0),
+    (TimeRule(multiplier=2), [1.2], [0.5], 2.0),  # legacy: TLE runs do not bound it
+    # 2023-07: the smallest multiple of the resolution at or above T_ac x multiplier
+    (TimeRule(format="2023-07", multiplier=2, resolution_s=1), [0.3], [], 1.0),
+    (TimeRule(format="2023-07", multiplier=2, resolution_s=1), [0.51], [], 2.0),
+    (TimeRule(format="2023-07", multiplier=3, resolution_s=0.5), [0.5], [], 1.5),
+    (TimeRule(format="2023-07", multiplier=2, resolution_s=0.25), [0.5], [10], 1.0),
+    (TimeRule(format="2023-07", multiplier=2, tle_margin=1.5, resolution_s=1), [1.0], [3.0],
+     2.0),
+])
+def test_time_rule(rule, accepted, tle, expected):
+    limit, why = rule.time_limit(accepted, tle)
+    assert limit == expected
+    assert why.startswith("time limit %g s: slowest accepted run" % expected)
+
+
+def test_time_rule_errors():
+    with pytest.raises(ValueError, match="no accepted submission"):
+        TimeRule().time_limit([])
+    with pytest.raises(ValueError, match="no time limit fits"):
+        TimeRule(format="2023-07", multiplier=2, tle_margin=1.5).time_limit([1.0], [2.5])
+    assert "nearest second" in TimeRule().describe()
+    assert "multiple of 0.5 s" in TimeRule(format="2023-07", resolution_s=0.5).describe()

@@ -252,16 +252,13 @@ class _Reader(DataReader):
                 or 2.0,
                 tle_margin=number("time_limit_to_tle", multipliers, "limits.time_multipliers")
                 or 1.5,
-                resolution_s=number("time_resolution") or 1.0, source="2023-07 time_multipliers")
+                resolution_s=number("time_resolution") or 1.0, format="2023-07",
+                source="2023-07 time_multipliers")
         else:
             rule = TimeRule(multiplier=number("time_multiplier") or 5.0,
                             tle_margin=number("time_safety_margin") or 2.0, resolution_s=1.0,
-                            source="legacy time_multiplier")
-        self.notes.append(
-            "no time limit published: it will be the slowest accepted submission measured here "
-            "x %g (%s), rounded up to a multiple of %g s; time_limit_exceeded submissions "
-            "should need %g x that" % (rule.multiplier, rule.source, rule.resolution_s,
-                                       rule.tle_margin))
+                            format="legacy", source="legacy time_multiplier")
+        self.notes.append("no time limit published: it will be %s" % rule.describe())
         return ProgramLimits(**values), rule
 
     # ---- submissions ----------------------------------------------------------------------

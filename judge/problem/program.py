@@ -218,16 +218,55 @@ class ProgramLimits(_Strict):
 
 
 class TimeRule(_Strict):
-    """How a package without a published time limit gets one (the format's own rule): the
-    slowest accepted submission measured here, times ``multiplier``, rounded up to a
-    multiple of ``resolution_s``; time_limit_exceeded submissions should run at least
-    ``tle_margin`` times that limit."""
+    """How a package without a published time limit gets one, by its format's own rule:
+    the slowest accepted submission measured here (``T_ac``) times ``multiplier``.
 
+    - ``legacy`` (problemtools): rounded to the nearest whole second, at least 1 s;
+      time_limit_exceeded submissions must still time out at that limit x ``tle_margin``;
+    - ``2023-07``: the smallest multiple of ``resolution_s`` that is at least
+      ``T_ac x multiplier`` and at most ``T_tle / tle_margin`` (``T_tle``: the fastest
+      time_limit_exceeded submission); no such multiple is an error of the package.
+    """
+
+    format: Literal["legacy", "2023-07"] = "legacy"
     multiplier: float = Field(default=5.0, ge=1)
     tle_margin: float = Field(default=2.0, ge=1)
     resolution_s: float = Field(default=1.0, gt=0)
-    #: where the rule comes from, for the import log ("legacy defaults", a file name, ...)
+    #: where the rule comes from, for the import log
     source: str = ""
+
+    def describe(self) -> str:
+        if self.format == "legacy":
+            rounding = "rounded to the nearest second (at least 1 s)"
+        else:
+            rounding = "rounded up to a multiple of %g s" % self.resolution_s
+        return ("the slowest accepted submission measured here x %g (%s), %s; "
+                "time_limit_exceeded submissions must need %g x that" % (
+                    self.multiplier, self.source or self.format, rounding, self.tle_margin))
+
+    def time_limit(self, accepted_s: list[float], tle_s: list[float] = ()) -> tuple[float, str]:
+        """The time limit from measured run times (seconds, the slowest test of each
+        submission), and a sentence saying how it was chosen. ValueError when it cannot
+        be chosen (no accepted run time, or 2023-07 bounds that cross)."""
+        if not accepted_s:
+            raise ValueError("no accepted submission was measured: no time limit can be "
+                             "chosen")
+        slowest = max(accepted_s)
+        exact = slowest * self.multiplier
+        if self.format == "legacy":
+            limit = float(max(1, int(0.5 + exact)))
+        else:
+            steps = math.ceil(exact / self.resolution_s - 1e-9)
+            limit = max(1, steps) * self.resolution_s
+            if tle_s and limit * self.tle_margin > min(tle_s):
+                raise ValueError(
+                    "no time limit fits: the slowest accepted run (%.3f s) x %g needs %g s, "
+                    "but the fastest time_limit_exceeded run (%.3f s) / %g allows %.3f s" % (
+                        slowest, self.multiplier, limit, min(tle_s), self.tle_margin,
+                        min(tle_s) / self.tle_margin))
+        why = "time limit %g s: slowest accepted run %.3f s x %g (%s)" % (
+            limit, slowest, self.multiplier, self.source or self.format)
+        return limit, why
 
 
 class ContestRules(_Strict):
