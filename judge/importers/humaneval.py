@@ -5,8 +5,13 @@ from __future__ import annotations
 
 import ast
 import re
+from pathlib import Path
 from typing import Any
+
+from judge.errors import InputError, Issue
+from judge.importers.base import IMPORTERS, Importer
 from judge.importers.convert import Source
+from judge.importers.records import default_humaneval_path
 
 
 
@@ -105,3 +110,19 @@ def humaneval_source(record: dict[str, Any]) -> Source:
         optimal_solution=optimal, tags=["humaneval", "completion"], checker_prelude=prelude)
 
 
+@IMPORTERS.register("humaneval", aliases=("human-eval", "human_eval"))
+class HumanEval(Importer):
+    """HumanEval and its look-alikes (``judge import humaneval [FILE]``; without a file, the
+    copy inside the installed human-eval package)."""
+
+    label = "HumanEval"
+
+    def source(self, record: dict[str, Any]) -> Source:
+        return humaneval_source(record)
+
+    def default_path(self) -> Path:
+        path = default_humaneval_path()
+        if path is None:
+            raise InputError([Issue("HumanEval.jsonl.gz", "no path given and the human-eval "
+                                    "package (which ships the data) is not installed")])
+        return path

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import ast
 from typing import Any
+
+from judge.importers.base import IMPORTERS, Importer
 from judge.importers.convert import Source
 
 
@@ -77,3 +79,12 @@ def mbpp_source(record: dict[str, Any]) -> Source:
         reference_names={d.name for d in defs} - {entry})
 
 
+@IMPORTERS.register("mbpp", aliases=("mbpp+", "mbppplus"))
+class Mbpp(Importer):
+    """MBPP and MBPP+ (``judge import mbpp FILE``)."""
+
+    label = "MBPP"
+    file_prefix = "mbpp_"
+
+    def source(self, record: dict[str, Any]) -> Source:
+        return mbpp_source(record)

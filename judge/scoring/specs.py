@@ -3,7 +3,8 @@ Challenge Specs") and the bridge from ``judge run`` results to a scoreable submi
 
 A spec (``type: deterministic``, weighted ``dimensions``) is validated with pydantic: unknown
 primitive, weights not summing to 1 and missing parameters are errors naming their JSON
-location.  Each dimension is scored by one primitive of :mod:`judge.scoring.primitives`.
+location.  Each dimension is scored by one primitive, found by name in
+:data:`judge.scoring.dimensions.PRIMITIVES` (where each is registered once).
 
 * A field the **submission** omits scores 0 for that dimension and says so; a wrong type in
   the submission also scores 0.  A field missing or mistyped in the **ground truth** is the
@@ -18,21 +19,26 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, model_validator
 
-from judge.errors import InputError
+from judge.errors import InputError, UnknownName
+from judge.scoring.dimensions import (  # noqa: F401 (the dimension models, re-exported)
+    PRIMITIVES,
+    CoverageRatioDimension,
+    Dimension,
+    ExactMatchDimension,
+    ExactMatchRatioDimension,
+    FieldDimension,
+    FuzzyStringDimension,
+    NumericToleranceDimension,
+    SetOverlapDimension,
+    TimeDecayDimension,
+)
 from judge.scoring.primitives import (
     PrimitiveScore,
     ScoringError,
     _type_name,
-    coverage_ratio,
-    exact_match,
-    exact_match_ratio,
-    fuzzy_string,
-    numeric_tolerance,
     read_json,
-    set_overlap,
-    time_decay,
     validation_message,
 )
 
@@ -47,75 +53,16 @@ MAX_TESTS_PER_ROW = 1_000_000
 # --------------------------------------------------------------------------------------
 
 
-class _Dimension(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
-
-    name: str = Field(min_length=1)
-    weight: float = Field(ge=0, le=1, allow_inf_nan=False)
-
-
-class _FieldDimension(_Dimension):
-    field: str = Field(min_length=1)
-    ground_truth_field: str = Field(min_length=1)
+def _dimension_type(names: tuple[str, ...]) -> Any:
+    """One dimension of a spec: the registered primitives' models, told apart by
+    ``primitive``."""
+    models = tuple(PRIMITIVES.get(name) for name in names)
+    return Annotated[Union[models], Field(discriminator="primitive")]  # noqa: UP007
 
 
-class ExactMatchDimension(_FieldDimension):
-    """exact_match: typed, case-sensitive unless ``case_sensitive`` is false."""
-
-    primitive: Literal["exact_match"]
-    case_sensitive: bool = True
-
-
-class ExactMatchRatioDimension(_FieldDimension):
-    """exact_match_ratio: fraction of expected positions matched."""
-
-    primitive: Literal["exact_match_ratio"]
-    case_sensitive: bool = True
-
-
-class NumericToleranceDimension(_FieldDimension):
-    """numeric_tolerance: binary within ``tolerance`` (or ``mode: linear`` decay)."""
-
-    primitive: Literal["numeric_tolerance"]
-    tolerance: float = Field(ge=0, allow_inf_nan=False)
-    mode: Literal["binary", "linear"] = "binary"
-
-
-class FuzzyStringDimension(_FieldDimension):
-    """fuzzy_string: difflib similarity after case/whitespace normalisation."""
-
-    primitive: Literal["fuzzy_string"]
-
-
-class TimeDecayDimension(_Dimension):
-    """time_decay: reads ``field`` (default ``time_used_secs``) from the submission."""
-
-    primitive: Literal["time_decay"]
-    time_limit_secs: float = Field(gt=0, allow_inf_nan=False)
-    field: str = Field(default="time_used_secs", min_length=1)
-
-
-class CoverageRatioDimension(_FieldDimension):
-    """coverage_ratio: share of expected items present."""
-
-    primitive: Literal["coverage_ratio"]
-
-
-class SetOverlapDimension(_FieldDimension):
-    """set_overlap: ``method`` is required (``intersection`` or ``jaccard``)."""
-
-    primitive: Literal["set_overlap"]
-    method: Literal["intersection", "jaccard"]
-
-
-Dimension = Annotated[
-    Union[ExactMatchDimension, ExactMatchRatioDimension, NumericToleranceDimension,
-          FuzzyStringDimension, TimeDecayDimension, CoverageRatioDimension, SetOverlapDimension],
-    Field(discriminator="primitive"),
-]
-
-PRIMITIVES: tuple[str, ...] = ("exact_match", "exact_match_ratio", "numeric_tolerance",
-                               "fuzzy_string", "time_decay", "coverage_ratio", "set_overlap")
+#: the primitives known when this module was imported (built-ins and entry points)
+_NAMES: tuple[str, ...] = tuple(PRIMITIVES.names())
+_DimensionType = _dimension_type(_NAMES)
 
 
 class ScoringSpec(BaseModel):
@@ -124,7 +71,7 @@ class ScoringSpec(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
     type: Literal["deterministic"]
-    dimensions: list[Dimension] = Field(min_length=1)
+    dimensions: list[_DimensionType] = Field(min_length=1)  # type: ignore[valid-type]
 
     @model_validator(mode="after")
     def _check(self) -> "ScoringSpec":
@@ -139,23 +86,65 @@ class ScoringSpec(BaseModel):
         return self
 
 
+_SPEC_MODELS: dict[tuple[str, ...], type[ScoringSpec]] = {_NAMES: ScoringSpec}
+
+
+def spec_model() -> type[ScoringSpec]:
+    """:class:`ScoringSpec`, or its subclass that also knows the primitives registered
+    after this module was imported."""
+    names = tuple(PRIMITIVES.names())
+    model = _SPEC_MODELS.get(names)
+    if model is None:
+        model = create_model("ScoringSpec", __base__=ScoringSpec, __module__=__name__,
+                             dimensions=(list[_dimension_type(names)],  # type: ignore[misc]
+                                         Field(min_length=1)))
+        _SPEC_MODELS[names] = model
+    return model
+
+
+def _primitive_name(given: Any) -> str:
+    """The registered name of the primitive a spec wrote (a name or an alias, as written);
+    ScoringError-ready UnknownName otherwise."""
+    names = PRIMITIVES.names()
+    if isinstance(given, str):
+        if given in names:
+            return given
+        aliases = PRIMITIVES.aliases()
+        if given in aliases:
+            return aliases[given]
+        try:  # a near miss (case, typo) gets a did-you-mean, never a silent fix
+            suggestion: str | None = PRIMITIVES.canonical(given)
+        except UnknownName as exc:
+            raise exc from None
+        raise UnknownName("primitive", given, suggestion, names)
+    raise UnknownName("primitive", given, None, names)  # type: ignore[arg-type]
+
+
 def parse_spec(data: Any, source: str = "spec") -> ScoringSpec:
-    """Validate a spec object; every error names its JSON location (``dimensions[1].weight``)."""
+    """Validate a spec object; every error names its JSON location (``dimensions[1].weight``).
+    A dimension's ``primitive`` is looked up in :data:`PRIMITIVES` (an alias is accepted)."""
+    names = PRIMITIVES.names()
     if isinstance(data, Mapping):
         dims = data.get("dimensions")
         if isinstance(dims, list):
+            resolved = []
             for i, d in enumerate(dims):
-                prim = d.get("primitive") if isinstance(d, Mapping) else None
                 if isinstance(d, Mapping) and "primitive" not in d:
                     raise ScoringError(f"{source}: at dimensions[{i}]: missing 'primitive' "
-                                       f"(one of {', '.join(PRIMITIVES)})")
-                if isinstance(d, Mapping) and prim not in PRIMITIVES:
-                    raise ScoringError(f"{source}: at dimensions[{i}].primitive: unknown primitive "
-                                       f"{prim!r} (known: {', '.join(PRIMITIVES)})")
+                                       f"(one of {', '.join(names)})")
+                if isinstance(d, Mapping):
+                    try:
+                        name = _primitive_name(d["primitive"])
+                    except UnknownName as exc:
+                        raise ScoringError(f"{source}: at dimensions[{i}].primitive: {exc}") from None
+                    if name != d["primitive"]:
+                        d = {**d, "primitive": name}
+                resolved.append(d)
+            data = {**data, "dimensions": resolved}
     try:
-        return ScoringSpec.model_validate(data)
+        return spec_model().model_validate(data)
     except ValidationError as exc:
-        raise ScoringError(validation_message(exc, prefix=f"{source}: ", tags=PRIMITIVES)) from exc
+        raise ScoringError(validation_message(exc, prefix=f"{source}: ", tags=names)) from exc
 
 
 def load_spec(path: str | Path) -> ScoringSpec:
@@ -200,32 +189,22 @@ def _ground_truth(gt: Mapping[str, Any], field: str, dim: str) -> Any:
     return gt[field]
 
 
-def score_dimension(dim: Any, submission: Mapping[str, Any], ground_truth: Mapping[str, Any]) -> PrimitiveScore:
-    """Score one dimension; a field the submission omits scores 0 (never skipped)."""
-    value = submission.get(dim.field, _MISSING)
+def score_dimension(dim: Dimension, submission: Mapping[str, Any],
+                    ground_truth: Mapping[str, Any]) -> PrimitiveScore:
+    """Score one dimension with its primitive; a field the submission omits scores 0 (never
+    skipped)."""
+    value = submission.get(dim.field, _MISSING)  # type: ignore[attr-defined]
     if value is _MISSING:
-        if not isinstance(dim, TimeDecayDimension):
-            _ground_truth(ground_truth, dim.ground_truth_field, dim.name)  # author errors first
-        return PrimitiveScore(0.0, f"submission has no field {dim.field!r}")
-    if isinstance(dim, TimeDecayDimension):
-        return time_decay(value, dim.time_limit_secs)
-    expected = _ground_truth(ground_truth, dim.ground_truth_field, dim.name)
+        if dim.needs_ground_truth:  # the author's errors first
+            _ground_truth(ground_truth, dim.ground_truth_field, dim.name)  # type: ignore[attr-defined]
+        return PrimitiveScore(0.0, f"submission has no field {dim.field!r}")  # type: ignore[attr-defined]
+    if not dim.needs_ground_truth:
+        return dim.compare(value, None)
+    expected = _ground_truth(ground_truth, dim.ground_truth_field, dim.name)  # type: ignore[attr-defined]
     try:
-        if isinstance(dim, ExactMatchDimension):
-            return exact_match(value, expected, case_sensitive=dim.case_sensitive)
-        if isinstance(dim, ExactMatchRatioDimension):
-            return exact_match_ratio(value, expected, case_sensitive=dim.case_sensitive)
-        if isinstance(dim, NumericToleranceDimension):
-            return numeric_tolerance(value, expected, dim.tolerance, mode=dim.mode)
-        if isinstance(dim, FuzzyStringDimension):
-            return fuzzy_string(value, expected)
-        if isinstance(dim, CoverageRatioDimension):
-            return coverage_ratio(value, expected)
-        if isinstance(dim, SetOverlapDimension):
-            return set_overlap(value, expected, method=dim.method)
+        return dim.compare(value, expected)
     except ScoringError as exc:
         raise ScoringError(f"dimension {dim.name!r}: {exc}") from exc
-    raise ScoringError(f"unsupported dimension {dim!r}")  # pragma: no cover - union is closed
 
 
 def score_submission(spec: ScoringSpec, submission: Mapping[str, Any],

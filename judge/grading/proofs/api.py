@@ -15,11 +15,11 @@ DEFAULT_CACHE = Path.home() / ".cache" / "judge" / "proofs"
 
 
 def check_workflows(names: Iterable[str]) -> list[str]:
+    """The registered names of ``names`` (aliases resolved, repeats dropped); an unknown
+    one is an UnknownName (a ValueError) suggesting the closest."""
     out = []
     for n in names:
-        n = n.strip()
-        if n not in WORKFLOWS:
-            raise ValueError(f"unknown workflow {n!r}; choose from {', '.join(WORKFLOWS)}")
+        n = WORKFLOWS.canonical(n.strip())
         if n not in out:
             out.append(n)
     return out

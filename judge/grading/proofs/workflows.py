@@ -17,6 +17,10 @@ are built the first time a solution matches that cluster and reused (memory, the
 Matching is skipped when clustering found a single strategy (there is nothing to choose).
 ``samples=K`` asks the final grading step K times (seeds 1..K-1 after the unseeded first) and
 averages; any failed sample makes the solution a grading error (no partial average).
+
+Workflows are found by name in :data:`WORKFLOWS` (aliases: ``ref5`` is ``ref5-plain``,
+``no-reference`` is ``single``); a package adds one through the ``judge.workflows`` entry
+point group.
 """
 
 from __future__ import annotations
@@ -30,24 +34,64 @@ from judge.grading.proofs.inputs import ProofProblem, ProofSolution
 from judge.grading.proofs.schemas import (
     ApproachabilityAnalysis, Cluster, ClusterList, GradeReport, Match, ReplyInvalid, Rubric, SolutionAnalysis,
 )
+from judge.registry import Registry
+
+
+#: workflow name -> its :class:`Workflow` (a class registered here is made once, on first use)
+WORKFLOWS: Registry["Workflow"] = Registry("workflow", group="judge.workflows", factory=True)
+
+
+class Workflow:
+    """A grading workflow: how the final grading step is asked about one solution.
+
+    Adding one is one module and one decorator (``@WORKFLOWS.register("mine")`` on a
+    subclass), or an instance named by an entry point in the ``judge.workflows`` group
+    (``mine = "package.module:MINE"``, e.g. a :class:`WorkflowSpec` with other steps)."""
+
+    #: whether the workflow compares the solution with the reference solutions
+    reference: bool = False
+
+    def prepare(self, grader: "Grader", problem: ProofProblem, solution: ProofSolution,
+                out: "SolutionGrade") -> tuple[str, dict[str, Any]]:
+        """The grading template and its context beyond problem and solution; per-problem
+        steps go through ``grader`` (shared and cached), findings into ``out``. Raise
+        :class:`StepError` when a step fails."""
+        raise NotImplementedError
 
 
 @dataclass(frozen=True)
-class WorkflowSpec:
+class WorkflowSpec(Workflow):
+    """The RefGrader workflows: with or without the references, and which analysis and
+    rubric the final grade is given with."""
+
     name: str
     reference: bool
     analysis: str | None = None   # "plain" | "approachability"
     rubric: str | None = None     # "steps" | "approachability" | "milestones"
 
+    def prepare(self, grader: "Grader", problem: ProofProblem, solution: ProofSolution,
+                out: "SolutionGrade") -> tuple[str, dict[str, Any]]:
+        if not self.reference:
+            return "single.j2", {}
+        cluster, why = grader.match(problem, grader.clusters(problem), solution)
+        out.matched_cluster, out.match_justification = cluster.class_id, why
+        if self.rubric is None:
+            return "grade_ref.j2", {"cluster": cluster}
+        rubric = grader.rubric(problem, cluster, self)
+        out.rubric = rubric.model_dump()
+        return "grade_rubric.j2", {"cluster": cluster, "rubric": rubric}
 
-WORKFLOWS: dict[str, WorkflowSpec] = {w.name: w for w in (
-    WorkflowSpec("single", reference=False),
-    WorkflowSpec("ref3", reference=True),
-    WorkflowSpec("ref5-plain", reference=True, analysis="plain", rubric="steps"),
-    WorkflowSpec("ref5-approachability", reference=True, analysis="approachability", rubric="approachability"),
-    WorkflowSpec("ref5-milestones", reference=True, analysis="plain", rubric="milestones"),
-    WorkflowSpec("ref5-hybrid", reference=True, analysis="approachability", rubric="milestones"),
-)}
+
+for _spec, _aliases in (
+    (WorkflowSpec("single", reference=False), ("no-reference",)),
+    (WorkflowSpec("ref3", reference=True), ()),
+    (WorkflowSpec("ref5-plain", reference=True, analysis="plain", rubric="steps"), ("ref5",)),
+    (WorkflowSpec("ref5-approachability", reference=True, analysis="approachability",
+                  rubric="approachability"), ()),
+    (WorkflowSpec("ref5-milestones", reference=True, analysis="plain", rubric="milestones"), ()),
+    (WorkflowSpec("ref5-hybrid", reference=True, analysis="approachability", rubric="milestones"), ()),
+):
+    WORKFLOWS.add(_spec.name, _spec, _aliases)
 
 PER_PROBLEM_STEPS = ("cluster", "analysis", "rubric")
 
@@ -184,7 +228,7 @@ class Grader:
 
         return self._once(("analysis", problem, cluster.class_id, variant), run)
 
-    def rubric(self, problem: ProofProblem, cluster: Cluster, spec: WorkflowSpec) -> Rubric:
+    def rubric(self, problem: ProofProblem, cluster: Cluster, spec: "WorkflowSpec") -> Rubric:
         analysis = self.analysis(problem, cluster, spec.analysis or "plain")
         suggested = (proportional_points([s.approachability or 1 for s in analysis.main_steps])
                      if spec.rubric == "approachability" else [])
@@ -242,20 +286,11 @@ class Grader:
 
     def grade(self, problem: ProofProblem, sol: ProofSolution, workflow: str) -> SolutionGrade:
         """Grade one solution; a failed step makes a :class:`SolutionGrade` with ``error`` set."""
-        spec = WORKFLOWS[workflow]
+        workflow = WORKFLOWS.canonical(workflow)
+        spec = WORKFLOWS.get(workflow)
         out = SolutionGrade(problem.problem_id, sol.solution_id, workflow)
         try:
-            if not spec.reference:
-                template, ctx = "single.j2", {}
-            else:
-                cluster, why = self.match(problem, self.clusters(problem), sol)
-                out.matched_cluster, out.match_justification = cluster.class_id, why
-                if spec.rubric is None:
-                    template, ctx = "grade_ref.j2", {"cluster": cluster}
-                else:
-                    rubric = self.rubric(problem, cluster, spec)
-                    out.rubric = rubric.model_dump()
-                    template, ctx = "grade_rubric.j2", {"cluster": cluster, "rubric": rubric}
+            template, ctx = spec.prepare(self, problem, sol, out)
             step = f"grade-{workflow}"
             reports: list[GradeReport] = []
             for k in range(self.samples):
