@@ -72,12 +72,14 @@ def row(problem, model, verdict, sample=None):
 def test_summary_single_sample_has_no_pass_at_k_columns():
     summary = summarize([row("p1", "m", "pass"), row("p2", "m", "wrong_answer")])
     (model,) = summary.by_model
-    assert model == {"model": "m", "problems": 2, "candidates": 2, "passed": 1, "pass_rate": 0.5}
+    assert model == {"model": "m", "problems": 2, "candidates": 2, "passed": 1, "pass_rate": 0.5,
+                     "stderr": 0.3536, "ci95": [0.0945, 0.9055]}  # Wilson, sqrt(.25/2)
     assert not any(key.startswith("pass@") for key in model)
     assert summary.by_problem == [
-        {"problem_id": "p1", "candidates": 1, "passed": 1, "pass_rate": 1.0, "top_failure": "-"},
-        {"problem_id": "p2", "candidates": 1, "passed": 0, "pass_rate": 0.0,
-         "top_failure": "wrong_answer"},
+        {"problem_id": "p1", "model": "m", "candidates": 1, "passed": 1, "pass_rate": 1.0,
+         "stderr": 0.0, "ci95": [0.2065, 1.0], "top_failure": "-"},
+        {"problem_id": "p2", "model": "m", "candidates": 1, "passed": 0, "pass_rate": 0.0,
+         "stderr": 0.0, "ci95": [0.0, 0.7935], "top_failure": "wrong_answer"},
     ]
 
 
@@ -90,7 +92,10 @@ def test_summary_with_several_samples_has_pass_at_k():
     assert model["pass@1"] == round((0.3 + 0.0) / 2, 4)
     assert model["pass@2"] == round((pass_at_k(10, 3, 2) + 0) / 2, 4)
     assert model["pass@10"] == 0.5
-    assert [k for k in model if k.startswith("pass@")] == ["pass@%d" % k for k in range(1, 11)]
+    assert [k for k in model if k.startswith("pass@") and not k.endswith("_stderr")] == [
+        "pass@%d" % k for k in range(1, 11)]
+    assert model["pass@1_stderr"] == 0.15  # sd(0.3, 0.0) / sqrt(2 problems)
+    assert model["pass@10_stderr"] == 0.5
 
 
 def test_sandbox_errors_are_excluded_from_rates_and_counted_apart():
@@ -113,6 +118,15 @@ def test_models_and_problems_are_sorted_and_missing_model_is_dash():
     summary = summarize([row("b", "z", "pass"), row("a", None, "pass"), row("c", "a", "pass")])
     assert [m["model"] for m in summary.by_model] == ["-", "a", "z"]
     assert [p["problem_id"] for p in summary.by_problem] == ["a", "b", "c"]
+
+
+def test_problems_in_natural_order_one_row_per_problem_and_model():
+    ids = ["HumanEval/10", "HumanEval/2", "HumanEval/1", "HumanEval/100", "Other/3"]
+    rows = [row(p, m, "pass") for p in ids for m in ("m2", "m1")]
+    summary = summarize(rows)
+    assert [(p["problem_id"], p["model"]) for p in summary.by_problem] == [
+        (p, m) for p in ("HumanEval/1", "HumanEval/2", "HumanEval/10", "HumanEval/100",
+                         "Other/3") for m in ("m1", "m2")]
 
 
 def test_empty_summary():

@@ -210,15 +210,6 @@ def cmd_run(args: argparse.Namespace) -> int:
     return EXIT_INPUT if outcome.issues else EXIT_OK
 
 
-def cmd_report(args: argparse.Namespace) -> int:
-    from judge.reports.tables import read_results, render, summarize
-
-    rows, issues = read_results(args.results)
-    print_issues(issues)
-    print(render(summarize(rows), args.format), end="")
-    return EXIT_INPUT if issues else EXIT_OK
-
-
 def cmd_sandbox(args: argparse.Namespace) -> int:
     from judge.sandbox import build, image, maintenance
 
@@ -327,10 +318,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_limits(p)
     p.set_defaults(func=cmd_run)
 
-    p = sub.add_parser("report", help="summarize a results file")
-    p.add_argument("results")
-    p.add_argument("--format", choices=("table", "markdown", "json", "html"), default="table")
-    p.set_defaults(func=cmd_report)
+    from judge.cli import report as report_command
+
+    report_command.register(sub)
 
     p = sub.add_parser("sandbox", help="build, check or clean the docker sandbox")
     p.add_argument("action", choices=("build", "doctor", "gc"))

@@ -1,12 +1,15 @@
 """Reports: results files read back, summarized per model and per problem, with pass@k.
 
 Candidates whose verdict is ``sandbox_error`` are our failures: they are counted apart and
-left out of every rate.
+left out of every rate. Every pass rate carries its standard error and a 95 % Wilson interval
+(see :mod:`judge.reports.stats`); problems are listed in natural order (``HumanEval/2``
+before ``HumanEval/10``), one row per problem and model.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,11 +19,23 @@ from tabulate import tabulate
 
 from judge import jsonl
 from judge.errors import Issue
-from judge.scoring.passk import ks_for, mean_pass_at_k
 from judge.execution.verdicts import Verdict
+from judge.reports.stats import binomial_se, clustered_se, mean_se, wilson
+from judge.scoring.passk import ks_for, pass_at_k
 
 FORMATS = ("table", "markdown", "json", "html")
 _TABLEFMT = {"table": "simple", "markdown": "github", "html": "html"}
+#: how the intervals of the summary are made (said in the JSON and the HTML report)
+INTERVALS = ("95% Wilson score interval over judged candidates; stderr = sqrt(p(1-p)/n); "
+             "with several samples per problem also stderr_clustered (cluster-robust, by "
+             "problem); pass@k stderr = standard error of the mean over problems")
+
+
+def natural_key(text: Any) -> tuple[Any, ...]:
+    """Sort key putting ``HumanEval/2`` before ``HumanEval/10`` (digit runs compare as numbers)."""
+    parts = re.split(r"(\d+)", str(text))
+    return tuple((0, int(part), part) if part.isdigit() else (1, part.casefold(), part)
+                 for part in parts)
 
 
 @dataclass
@@ -30,11 +45,16 @@ class Summary:
     verdicts: dict[str, int] = field(default_factory=dict)
     sandbox_errors: int = 0
     candidates: int = 0
+    runs: list[dict[str, Any]] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
-        return {"candidates": self.candidates, "sandbox_errors": self.sandbox_errors,
-                "verdicts": self.verdicts, "by_model": self.by_model,
-                "by_problem": self.by_problem}
+        data: dict[str, Any] = {}
+        if self.runs:
+            data["runs"] = self.runs
+        data.update({"candidates": self.candidates, "sandbox_errors": self.sandbox_errors,
+                     "verdicts": self.verdicts, "intervals": INTERVALS,
+                     "by_model": self.by_model, "by_problem": self.by_problem})
+        return data
 
 
 def _model(row: dict[str, Any]) -> str:
@@ -44,29 +64,59 @@ def _model(row: dict[str, Any]) -> str:
     return model if language in (None, "python") else "%s [%s]" % (model, language)
 
 
-def summarize(rows: Iterable[dict[str, Any]]) -> Summary:
+model_of = _model
+
+
+def summarize(rows: Iterable[dict[str, Any]], run: str | None = None) -> Summary:
+    """Per model and per problem and model; ``run`` (a label) is added to every row when
+    several runs are summarized together."""
     rows = list(rows)
     summary = Summary(candidates=len(rows))
     summary.verdicts = dict(Counter(str(r.get("verdict")) for r in rows).most_common())
     judged = [r for r in rows if r.get("verdict") != Verdict.SANDBOX_ERROR.value]
     summary.sandbox_errors = len(rows) - len(judged)
     per_model: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    per_problem: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    per_problem: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
     for row in judged:
         per_model[_model(row)].append(row)
-        per_problem[str(row.get("problem_id"))].append(row)
-    for model in sorted(per_model):
-        summary.by_model.append(_model_row(model, per_model[model]))
-    for problem in sorted(per_problem):
-        items = per_problem[problem]
+        per_problem[(str(row.get("problem_id")), _model(row))].append(row)
+    tag = {"run": run} if run is not None else {}
+    for model in sorted(per_model, key=natural_key):
+        summary.by_model.append({**tag, **_model_row(model, per_model[model])})
+    for problem, model in sorted(per_problem, key=lambda pm: (natural_key(pm[0]),
+                                                              natural_key(pm[1]))):
+        items = per_problem[(problem, model)]
         passed = sum(r.get("verdict") == "pass" for r in items)
         failures = Counter(str(r.get("verdict")) for r in items if r.get("verdict") != "pass")
         summary.by_problem.append({
-            "problem_id": problem, "candidates": len(items), "passed": passed,
-            "pass_rate": round(passed / len(items), 4),
+            **tag, "problem_id": problem, "model": model, "candidates": len(items),
+            "passed": passed, **_rate(passed, len(items)),
             "top_failure": failures.most_common(1)[0][0] if failures else "-",
         })
     return summary
+
+
+def merge(summaries: list[Summary]) -> Summary:
+    """Several runs' summaries (each made with its ``run`` label) as one."""
+    if len(summaries) == 1:
+        return summaries[0]
+    merged = Summary()
+    verdicts: Counter[str] = Counter()
+    for part in summaries:
+        merged.by_model.extend(part.by_model)
+        merged.by_problem.extend(part.by_problem)
+        merged.runs.extend(part.runs)
+        merged.candidates += part.candidates
+        merged.sandbox_errors += part.sandbox_errors
+        verdicts.update(part.verdicts)
+    merged.verdicts = dict(verdicts.most_common())
+    return merged
+
+
+def _rate(passed: int, n: int) -> dict[str, Any]:
+    low, high = wilson(passed, n)
+    return {"pass_rate": round(passed / n, 4), "stderr": round(binomial_se(passed, n), 4),
+            "ci95": [round(low, 4), round(high, 4)]}
 
 
 def _model_row(model: str, items: list[dict[str, Any]]) -> dict[str, Any]:
@@ -77,13 +127,31 @@ def _model_row(model: str, items: list[dict[str, Any]]) -> dict[str, Any]:
         entry[0] += 1
         entry[1] += row.get("verdict") == "pass"
     row: dict[str, Any] = {"model": model, "problems": len(counts), "candidates": len(items),
-                           "passed": passed, "pass_rate": round(passed / len(items), 4)}
-    samples = min(n for n, _ in counts.values())
+                           "passed": passed, **_rate(passed, len(items))}
+    pairs = [(n, c) for n, c in counts.values()]
+    samples = min(n for n, _ in pairs)
     if samples > 1:
-        pairs = [(n, c) for n, c in counts.values()]
+        row["stderr_clustered"] = round(clustered_se(pairs), 4)
         for k in ks_for(samples):
-            row["pass@%d" % k] = round(mean_pass_at_k(pairs, k), 4)
+            values = [pass_at_k(n, c, k) for n, c in pairs]
+            row["pass@%d" % k] = round(sum(values) / len(values), 4)
+            row["pass@%d_stderr" % k] = round(mean_se(values), 4)
     return row
+
+
+def _cells(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Rows for a text table: the interval as one ``low-high`` cell."""
+    out = []
+    for row in rows:
+        row = dict(row)
+        if isinstance(row.get("ci95"), list):
+            row["ci95"] = "%.4f-%.4f" % tuple(row["ci95"])
+        for key in [k for k in row if k.startswith("pass@") and k.endswith("_stderr")]:
+            value = row.pop(key)
+            rate = key[: -len("_stderr")]
+            row[rate] = "%.4f ±%.4f" % (row[rate], value)
+        out.append(row)
+    return out
 
 
 def render(summary: Summary, fmt: str = "table") -> str:
@@ -96,9 +164,11 @@ def render(summary: Summary, fmt: str = "table") -> str:
     heading = (lambda text: "## %s" % text) if fmt == "markdown" else (
         (lambda text: "<h2>%s</h2>" % text) if fmt == "html" else (lambda text: text))
     parts.append(heading("Per model"))
-    parts.append(tabulate(summary.by_model, headers="keys", tablefmt=style, floatfmt=".4f"))
+    parts.append(tabulate(_cells(summary.by_model), headers="keys", tablefmt=style,
+                          floatfmt=".4f"))
     parts.append(heading("Per problem"))
-    parts.append(tabulate(summary.by_problem, headers="keys", tablefmt=style, floatfmt=".4f"))
+    parts.append(tabulate(_cells(summary.by_problem), headers="keys", tablefmt=style,
+                          floatfmt=".4f"))
     verdicts = ", ".join("%s %d" % item for item in summary.verdicts.items())
     line = "%d candidates: %s" % (summary.candidates, verdicts or "none")
     if summary.sandbox_errors:
@@ -111,8 +181,11 @@ def render(summary: Summary, fmt: str = "table") -> str:
     return "\n\n".join(parts) + "\n"
 
 
-def read_results(path: str | Path) -> tuple[list[dict[str, Any]], list[Issue]]:
-    """Rows of a results file; bad lines become issues naming the line."""
+def read_results(path: str | Path, headers: list[dict[str, Any]] | None = None
+                 ) -> tuple[list[dict[str, Any]], list[Issue]]:
+    """Rows of a results file; bad lines become issues naming the line. A line that is a run
+    header (an object with a ``run`` object and no ``problem_id``) is not a result: it goes
+    to ``headers`` when given."""
     rows: list[dict[str, Any]] = []
     issues: list[Issue] = []
 
@@ -120,6 +193,10 @@ def read_results(path: str | Path) -> tuple[list[dict[str, Any]], list[Issue]]:
         issues.append(Issue(issue.file, "not a JSON line: %s" % issue.message, line=issue.line))
 
     for number, row in jsonl.read_objects(path, bad_line):
+        if isinstance(row.get("run"), dict) and "problem_id" not in row:
+            if headers is not None:
+                headers.append(row["run"])
+            continue
         if "verdict" not in row or "problem_id" not in row:
             issues.append(Issue(str(path), "not a results line (needs problem_id and verdict)",
                                 line=number))

@@ -1,0 +1,68 @@
+"""``judge report RESULTS...``: summarize results files; with several, compare each with the
+first; ``--html FILE`` writes a self-contained HTML report (no network, works from file://)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from judge.cli.common import EXIT_INPUT, EXIT_OK, err, positive_int, print_issues
+
+FORMATS = ("table", "markdown", "json", "html")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "report", help="summarize results files; compare several; write an HTML report",
+        description="Summarize one or more results files (per model, per problem and model, "
+                    "pass rates with standard errors and 95%% Wilson intervals, pass@k). With "
+                    "several files, each is compared with the first: fixed / broke / still "
+                    "failing problems, the difference in pass rate with a paired bootstrap "
+                    "interval and McNemar's exact test.")
+    p.add_argument("results", nargs="+", metavar="RESULTS",
+                   help="results files (JSON Lines from judge run --output); the first is the "
+                        "baseline of comparisons")
+    p.add_argument("--format", choices=FORMATS, default="table",
+                   help="stdout format (html: the whole self-contained page)")
+    p.add_argument("--html", metavar="FILE",
+                   help="also write the self-contained HTML report to FILE")
+    p.add_argument("--bootstrap", type=positive_int, default=10000, metavar="N",
+                   help="bootstrap resamples of the comparison interval (%(default)s)")
+    p.add_argument("--seed", type=int, default=0,
+                   help="seed of the bootstrap: the same files give the same interval "
+                        "(%(default)s)")
+    p.set_defaults(func=cmd_report)
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from judge.reports.compare import compare_runs, render_comparison
+    from judge.reports.runs import read_runs
+    from judge.reports.tables import merge, render
+
+    runs, issues = read_runs(args.results)
+    print_issues(issues)
+    several = len(runs) > 1
+    summary = merge([run.summary(tagged=several) for run in runs])
+    comparisons = compare_runs(runs, args.bootstrap, args.seed) if several else []
+    if args.html or args.format == "html":
+        from judge.reports.html import render_html
+
+        page = render_html(runs, summary, comparisons)
+        if args.html:
+            Path(args.html).write_text(page, encoding="utf-8")
+            err("wrote %s" % args.html)
+        if args.format == "html":
+            sys.stdout.write(page)
+    if args.format == "json":
+        data = summary.to_json()
+        if several:
+            data["comparisons"] = comparisons
+        print(json.dumps(data, indent=2, ensure_ascii=False))
+    elif args.format != "html":
+        print(render(summary, args.format), end="")
+        for result in comparisons:
+            print()
+            print(render_comparison(result, markdown=args.format == "markdown"), end="")
+    return EXIT_INPUT if issues else EXIT_OK

@@ -1,0 +1,218 @@
+"""The self-contained HTML report: one file, no script, no request (a Content-Security-Policy
+of ``default-src 'none'`` says so to the browser), readable from ``file://``.
+
+Sections: run metadata; pass rate per model with 95 % intervals; verdicts per model (stacked
+bars); pass@k curves; the problem x model matrix, worst problems first, each failing cell
+linking to its failing candidates and tests (message, expected vs got, time); time per test
+by verdict; and, with several runs, the comparisons with the first.
+
+Everything that comes from a results file (ids, model names, messages, outputs) is candidate
+or user data: it reaches the page only through jinja2's autoescaping, never marked safe.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import re
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+import judge
+from judge.reports import charts
+from judge.reports.runs import Run
+from judge.reports.tables import INTERVALS, Summary, model_of, natural_key
+from judge.scoring.passk import ks_for, pass_at_k
+
+TEMPLATES = Path(__file__).resolve().parent / "templates"
+#: bounds on what a cell's details show (a report of a big run stays readable)
+CANDIDATES_PER_CELL, TESTS_PER_CANDIDATE, TEXT_CHARS = 5, 8, 400
+_EXPECTED_GOT = re.compile(r"^expected (?P<expected>.*?), got (?P<got>.*)$", re.S)
+
+
+def environment() -> jinja2.Environment:
+    return jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)),
+                              autoescape=True, undefined=jinja2.StrictUndefined,
+                              trim_blocks=True, lstrip_blocks=True)
+
+
+def _clip(value: Any, size: int = TEXT_CHARS) -> str | None:
+    if value is None:
+        return None
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= size else text[:size] + "… (%d more characters)" % (
+        len(text) - size)
+
+
+def _seconds(value: Any) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) \
+        else None
+
+
+def _test_detail(test: dict[str, Any]) -> dict[str, Any]:
+    message = test.get("message")
+    expected = got = None
+    if isinstance(message, str):
+        found = _EXPECTED_GOT.match(message)
+        if found:
+            expected, got = found.group("expected"), found.group("got")
+    if test.get("output") is not None:
+        got = test["output"]
+    return {"index": test.get("index"), "verdict": str(test.get("verdict")),
+            "time_s": _seconds(test.get("time_s")), "message": _clip(message),
+            "expected": _clip(expected), "got": _clip(got)}
+
+
+def _candidate_detail(row: dict[str, Any]) -> dict[str, Any]:
+    tests = [t for t in row.get("tests") or [] if isinstance(t, dict)
+             and t.get("verdict") != "pass"]
+    return {"sample": row.get("sample"), "prompt_id": row.get("prompt_id"),
+            "verdict": str(row.get("verdict")), "time_s": _seconds(row.get("time_s")),
+            "passed": row.get("passed"), "total": row.get("total"),
+            "message": _clip(row.get("message")), "note": _clip(row.get("note")),
+            "tests": [_test_detail(t) for t in tests[:TESTS_PER_CANDIDATE]],
+            "more_tests": max(0, len(tests) - TESTS_PER_CANDIDATE)}
+
+
+def _columns(runs: list[Run]) -> list[tuple[str, Run, str]]:
+    """(label, run, model) per column: models in natural order, run by run."""
+    several = len(runs) > 1
+    columns = []
+    for run in runs:
+        for model in sorted({model_of(r) for r in run.rows}, key=natural_key):
+            label = "%s · %s" % (model, run.label) if several else model
+            columns.append((label, run, model))
+    return columns
+
+
+def _model_entries(summary: Summary, columns: list[tuple[str, Run, str]]
+                   ) -> list[dict[str, Any]]:
+    """Per column: its summary row, verdict counts (sandbox errors too) and pass@k."""
+    by_key = {(row.get("run"), row["model"]): row for row in summary.by_model}
+    several = len({id(run) for _, run, _ in columns}) > 1
+    entries = []
+    for label, run, model in columns:
+        rows = [r for r in run.rows if model_of(r) == model]
+        verdicts = Counter(str(r.get("verdict")) for r in rows)
+        row = by_key.get((run.label if several else None, model))
+        if row is None:  # only sandbox errors: nothing to rate
+            row = {"pass_rate": 0.0, "ci95": [0.0, 1.0], "stderr": 0.0, "passed": 0,
+                   "candidates": 0, "problems": 0}
+        counts: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+        for r in rows:
+            if r.get("verdict") != "sandbox_error":
+                counts[str(r.get("problem_id"))][0] += 1
+                counts[str(r.get("problem_id"))][1] += r.get("verdict") == "pass"
+        passk: dict[int, float] = {}
+        if counts:
+            samples = min(n for n, _ in counts.values())
+            for k in ks_for(samples):
+                values = [pass_at_k(n, c, k) for n, c in counts.values()]
+                passk[k] = sum(values) / len(values)
+        entries.append({**row, "label": label, "verdicts": dict(verdicts), "passk": passk})
+    return entries
+
+
+def _matrix(columns: list[tuple[str, Run, str]]) -> tuple[list[dict[str, Any]],
+                                                         list[dict[str, Any]]]:
+    """The problem x model matrix (worst problems first) and the failure details its cells
+    link to."""
+    cells: dict[str, dict[int, list[dict[str, Any]]]] = defaultdict(lambda: defaultdict(list))
+    for j, (_, run, model) in enumerate(columns):
+        for row in run.rows:
+            if model_of(row) == model:
+                cells[str(row.get("problem_id"))][j].append(row)
+
+    def rate(rows: list[dict[str, Any]]) -> float | None:
+        judged = [r for r in rows if r.get("verdict") != "sandbox_error"]
+        return sum(r.get("verdict") == "pass" for r in judged) / len(judged) if judged else None
+
+    def badness(problem: str) -> tuple[Any, ...]:
+        rates = [x for x in (rate(rows) for rows in cells[problem].values()) if x is not None]
+        return (sum(rates) / len(rates) if rates else 2.0, natural_key(problem))
+
+    matrix, failures = [], []
+    for i, problem in enumerate(sorted(cells, key=badness)):
+        row_cells = []
+        for j in range(len(columns)):
+            rows = cells[problem].get(j, [])
+            value = rate(rows)
+            failing = [r for r in rows if r.get("verdict") != "pass"]
+            anchor = "f-%d-%d" % (i, j) if failing else None
+            top = Counter(str(r.get("verdict")) for r in failing).most_common(1)
+            row_cells.append({
+                "rate": value, "n": len(rows), "anchor": anchor,
+                "passed": sum(r.get("verdict") == "pass" for r in rows),
+                "top": top[0][0] if top else None,
+                "background": "#eee" if value is None else "hsl(%d, 65%%, %d%%)" % (
+                    round(120 * value), 82 if 0 < value < 1 else 78)})
+            if failing:
+                failures.append({
+                    "anchor": anchor, "problem": problem, "model": columns[j][0],
+                    "failing": len(failing), "candidates": len(rows),
+                    "details": [_candidate_detail(r) for r in failing[:CANDIDATES_PER_CELL]],
+                    "more": max(0, len(failing) - CANDIDATES_PER_CELL)})
+        matrix.append({"problem": problem, "cells": row_cells})
+    return matrix, failures
+
+
+def _times(runs: list[Run]) -> dict[str, list[float]]:
+    """Each test's time by the test's verdict (every run together)."""
+    times: dict[str, list[float]] = defaultdict(list)
+    for run in runs:
+        for row in run.rows:
+            for test in row.get("tests") or []:
+                if isinstance(test, dict) and isinstance(test.get("time_s"), (int, float)):
+                    times[str(test.get("verdict"))].append(float(test["time_s"]))
+    return dict(times)
+
+
+def _metadata_rows(runs: list[Run]) -> tuple[list[str], list[list[Any]]]:
+    metas = [run.metadata for run in runs]
+    keys = [k for k in metas[0] if k != "run"] if metas else []
+    for meta in metas[1:]:
+        keys += [k for k in meta if k not in keys and k != "run"]
+    rows = []
+    for key in keys:
+        values = []
+        for meta in metas:
+            value = meta.get(key)
+            if isinstance(value, (list, dict)):
+                value = ", ".join(map(str, value)) if isinstance(value, list) else json.dumps(
+                    value, sort_keys=True)
+            values.append("not recorded" if value is None else value)
+        rows.append([key.replace("_", " "), values])
+    return [meta["run"] for meta in metas], rows
+
+
+def render_html(runs: list[Run], summary: Summary,
+                comparisons: list[dict[str, Any]] | None = None) -> str:
+    """The whole page."""
+    columns = _columns(runs)
+    models = _model_entries(summary, columns)
+    rated = [m for m in models if m["candidates"]]
+    matrix, failures = _matrix(columns)
+    run_names, metadata = _metadata_rows(runs)
+    several_samples = any(len(m["passk"]) > 1 for m in models)
+    context = {
+        "title": "judge report: %s" % ", ".join(run.label for run in runs),
+        "generated": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "version": judge.__version__,
+        "run_names": run_names, "metadata": metadata, "intervals": INTERVALS,
+        "summary": summary, "models": models,
+        "charts": {
+            "rates": charts.pass_rates(rated),
+            "verdicts": charts.verdict_bars(models),
+            "passk": charts.passk_curves([m for m in models if m["passk"]]),
+            "times": charts.time_boxes(_times(runs)),
+        },
+        "several_samples": several_samples,
+        "columns": [label for label, _, _ in columns],
+        "matrix": matrix, "failures": failures,
+        "comparisons": comparisons or [],
+        "verdict_color": charts.verdict_color,
+    }
+    return environment().get_template("report.html.j2").render(**context)
