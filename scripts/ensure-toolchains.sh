@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # ensure-toolchains.sh - the host toolchains the process sandbox uses for the other languages
 # (judge/languages/): node, g++, go, rustc, javac/java, all from Debian packages, and a
-# precompiled <bits/stdc++.h> for C++ (halves each C++ compile).
+# precompiled <bits/stdc++.h> for C++ (halves each C++ compile). Also chromium, the headless
+# browser tests/test_report_html.py opens the HTML report in (not a sandbox toolchain).
 #
 # Idempotent: a tool already on PATH is left alone; as root on Debian/Ubuntu the missing ones
-# are installed with apt-get (nodejs, g++, golang-go, rustc, default-jdk-headless). The
+# are installed with apt-get (nodejs, g++, golang-go, rustc, default-jdk-headless, chromium). The
 # toolchains must live where the sandbox's unprivileged users can run them (/usr/bin, not
 # ~/.cargo). Exit 0 when every toolchain answers, else 1 naming the missing ones.
 set -u
@@ -14,7 +15,7 @@ PCH_DIR="${JUDGE_PCH_DIR:-/usr/local/lib/judge-pch}"
 
 declare -A PACKAGE=( [/usr/bin/node]=nodejs [/usr/bin/g++]=g++ [/usr/bin/go]=golang-go
                      [/usr/bin/rustc]=rustc [/usr/bin/javac]=default-jdk-headless
-                     [/usr/bin/java]=default-jdk-headless )
+                     [/usr/bin/java]=default-jdk-headless [/usr/bin/chromium]=chromium )
 missing=()
 for tool in "${!PACKAGE[@]}"; do
     [ -x "$tool" ] || missing+=("${PACKAGE[$tool]}")
@@ -46,10 +47,12 @@ if [ -x /usr/bin/g++ ] && [ "$(id -u)" = 0 ]; then
 fi
 
 status=0
-for tool in /usr/bin/node /usr/bin/g++ /usr/bin/go /usr/bin/rustc /usr/bin/javac /usr/bin/java; do
+for tool in /usr/bin/node /usr/bin/g++ /usr/bin/go /usr/bin/rustc /usr/bin/javac /usr/bin/java \
+            /usr/bin/chromium; do
     if [ -x "$tool" ]; then
         case "$tool" in
             */go) version=$("$tool" version 2>&1 | head -1) ;;
+            */chromium) version=$("$tool" --version 2>/dev/null | head -1) ;;
             *) version=$("$tool" --version 2>&1 | head -1) ;;
         esac
         say "$tool: $version"

@@ -170,13 +170,17 @@ def _times(runs: list[Run]) -> dict[str, list[float]]:
     return dict(times)
 
 
-def _metadata_rows(runs: list[Run]) -> tuple[list[str], list[list[Any]]]:
+def _metadata_rows(runs: list[Run]) -> tuple[list[str], list[list[Any]], list[str]]:
+    """Run metadata as rows (one column per run); the facts no run recorded, apart."""
     metas = [run.metadata for run in runs]
     keys = [k for k in metas[0] if k != "run"] if metas else []
     for meta in metas[1:]:
         keys += [k for k in meta if k not in keys and k != "run"]
-    rows = []
+    rows, unknown = [], []
     for key in keys:
+        if all(meta.get(key) is None for meta in metas):
+            unknown.append(key.replace("_", " "))
+            continue
         values = []
         for meta in metas:
             value = meta.get(key)
@@ -185,7 +189,7 @@ def _metadata_rows(runs: list[Run]) -> tuple[list[str], list[list[Any]]]:
                     value, sort_keys=True)
             values.append("not recorded" if value is None else value)
         rows.append([key.replace("_", " "), values])
-    return [meta["run"] for meta in metas], rows
+    return [meta["run"] for meta in metas], rows, unknown
 
 
 def render_html(runs: list[Run], summary: Summary,
@@ -195,13 +199,13 @@ def render_html(runs: list[Run], summary: Summary,
     models = _model_entries(summary, columns)
     rated = [m for m in models if m["candidates"]]
     matrix, failures = _matrix(columns)
-    run_names, metadata = _metadata_rows(runs)
+    run_names, metadata, unrecorded = _metadata_rows(runs)
     several_samples = any(len(m["passk"]) > 1 for m in models)
     context = {
         "title": "judge report: %s" % ", ".join(run.label for run in runs),
         "generated": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "version": judge.__version__,
-        "run_names": run_names, "metadata": metadata, "intervals": INTERVALS,
+        "run_names": run_names, "metadata": metadata, "unrecorded": unrecorded, "intervals": INTERVALS,
         "summary": summary, "models": models,
         "charts": {
             "rates": charts.pass_rates(rated),
