@@ -1,0 +1,103 @@
+"""A program test's verdict from its checked output: pure, no sandbox.
+
+Two sources decide whether a candidate's output is right:
+
+- the judge's own checkers (``tokens``, ``exact``, ``lines``: ``judge.execution.output_check``),
+  run here on the candidate's (bounded) output and the expected output;
+- a custom output validator, a program run in a sandbox of its own; the sandbox reports how
+  that run ended (``ValidatorRun``) and ``validator_verdict`` reads it as the Kattis/ICPC
+  format says: exit 42 accepts, 43 rejects, ``judgemessage.txt`` explains.
+
+A validator that crashes, hangs, floods or exits with any other code has *failed*: the test
+is ``wrong_answer`` with the message "output validator failed: ...", and the failure is
+reported apart as a problem error (``ProgramCheck.problem_error``). Whatever the candidate's
+output does to a validator, it can never turn into a pass or into an excluded verdict
+(``sandbox_error``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from judge.execution.output_check import Source, check_output
+from judge.execution.verdicts import Verdict
+from judge.problem.program import OutputChecker
+
+#: exit codes of the output validator protocol
+ACCEPT, REJECT = 42, 43
+#: characters of a validator's message kept in a test's message
+MESSAGE_CHARS = 300
+
+
+@dataclass(frozen=True)
+class ValidatorRun:
+    """How one run of an output validator ended, as its sandbox reports it."""
+
+    exit_code: int | None
+    signal: int | None = None
+    timed_out: bool = False
+    memory_exceeded: bool = False
+    output_exceeded: bool = False
+    time_s: float = 0.0
+    #: the feedback files and standard error, already bounded by the caller
+    judge_message: str = ""
+    team_message: str = ""
+    stderr: str = ""
+
+
+@dataclass(frozen=True)
+class ProgramCheck:
+    """A test's verdict from its output, and a problem error to report apart."""
+
+    verdict: Verdict
+    message: str | None = None
+    #: the output validator failed (the problem's fault, not the candidate's)
+    problem_error: str | None = None
+
+
+def cut(text: str, limit: int = MESSAGE_CHARS) -> str:
+    """One readable paragraph: whitespace runs collapsed, cut to ``limit`` characters."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _failure(run: ValidatorRun) -> str | None:
+    """Why a validator run is not a judgement, or None when it is one."""
+    if run.timed_out:
+        return "timed out after %.1f s" % run.time_s
+    if run.memory_exceeded:
+        return "went over its memory limit"
+    if run.output_exceeded:
+        return "wrote more than its output limit"
+    if run.signal is not None:
+        return "killed by signal %d" % run.signal
+    if run.exit_code in (ACCEPT, REJECT):
+        return None
+    detail = cut(run.stderr or run.judge_message, 160)
+    return "exit code %s (the protocol has 42 and 43)%s" % (
+        run.exit_code, ": " + detail if detail else "")
+
+
+def validator_verdict(run: ValidatorRun, test: str = "") -> ProgramCheck:
+    """The test's verdict from its output validator's run."""
+    where = "test %s: " % test if test else ""
+    failure = _failure(run)
+    if failure is not None:
+        message = "output validator failed: " + failure
+        return ProgramCheck(Verdict.WRONG_ANSWER, where + message, where + message)
+    if run.exit_code == ACCEPT:
+        return ProgramCheck(Verdict.PASS)
+    said = cut(run.judge_message or run.team_message)
+    return ProgramCheck(Verdict.WRONG_ANSWER, where + (
+        "wrong answer (output validator): " + said if said else
+        "wrong answer: rejected by the output validator"))
+
+
+def output_verdict(answer: Source, output: Source, checker: OutputChecker,
+                   test: str = "") -> ProgramCheck:
+    """The test's verdict from the judge's own checker (not a validator program)."""
+    difference = check_output(answer, output, checker)
+    if difference is None:
+        return ProgramCheck(Verdict.PASS)
+    return ProgramCheck(Verdict.WRONG_ANSWER,
+                        ("test %s: " % test if test else "") + difference.message)

@@ -1,0 +1,63 @@
+"""A program test's verdict from its checked output: the judge's checkers, and the output
+validator protocol read so that no validator failure is ever a pass or an excluded verdict."""
+
+from __future__ import annotations
+
+import pytest
+
+from judge.execution.program_verdicts import (ProgramCheck, ValidatorRun, cut, output_verdict,
+                                              validator_verdict)
+from judge.execution.verdicts import Verdict
+from judge.problem.program import OutputChecker
+
+
+def test_accept_and_reject():
+    assert validator_verdict(ValidatorRun(42)) == ProgramCheck(Verdict.PASS)
+    rejected = validator_verdict(ValidatorRun(43, judge_message="line 3: expected 7, got 8\n"),
+                                 "secret/03")
+    assert rejected.verdict is Verdict.WRONG_ANSWER and rejected.problem_error is None
+    assert rejected.message == ("test secret/03: wrong answer (output validator): line 3: "
+                                "expected 7, got 8")
+    silent = validator_verdict(ValidatorRun(43))
+    assert silent.message == "wrong answer: rejected by the output validator"
+    team = validator_verdict(ValidatorRun(43, team_message="too slow"))
+    assert "too slow" in team.message
+
+
+@pytest.mark.parametrize("run,reason", [
+    (ValidatorRun(None, timed_out=True, time_s=30), "timed out after 30.0 s"),
+    (ValidatorRun(42, timed_out=True, time_s=30), "timed out"),  # late 42 is no pass
+    (ValidatorRun(None, memory_exceeded=True), "went over its memory limit"),
+    (ValidatorRun(42, output_exceeded=True), "wrote more than its output limit"),
+    (ValidatorRun(None, signal=11), "killed by signal 11"),
+    (ValidatorRun(0), "exit code 0 (the protocol has 42 and 43)"),
+    (ValidatorRun(1, stderr="Traceback ...\nValueError: bad\n"),
+     "exit code 1 (the protocol has 42 and 43): Traceback ... ValueError: bad"),
+    (ValidatorRun(139), "exit code 139"),
+])
+def test_validator_failures_are_wrong_answer_and_a_problem_error(run, reason):
+    check = validator_verdict(run, "t1")
+    assert check.verdict is Verdict.WRONG_ANSWER  # never pass, never sandbox_error
+    assert check.message.startswith("test t1: output validator failed: ")
+    assert reason in check.message
+    assert check.problem_error == check.message
+
+
+def test_messages_are_bounded():
+    flood = "x" * 100_000
+    check = validator_verdict(ValidatorRun(43, judge_message=flood))
+    assert len(check.message) < 400 and check.message.endswith("...")
+    failed = validator_verdict(ValidatorRun(2, stderr=flood))
+    assert len(failed.message) < 300
+    assert cut("a \n\n b\t c") == "a b c"
+
+
+def test_output_verdict_uses_the_judges_checkers():
+    assert output_verdict(b"1 2\n", b"1  2", OutputChecker()) == ProgramCheck(Verdict.PASS)
+    wrong = output_verdict(b"1 2\n", b"1 3\n", OutputChecker(), "secret/1")
+    assert wrong.verdict is Verdict.WRONG_ANSWER and wrong.problem_error is None
+    assert wrong.message.startswith("test secret/1: wrong answer on line 1")
+    assert output_verdict("3.14", "3.1416", OutputChecker(float_tolerance=1e-2)).verdict \
+        is Verdict.PASS
+    with pytest.raises(ValueError, match="sandbox"):
+        output_verdict("1", "1", OutputChecker(type="validator", validator="v.py"))
