@@ -23,18 +23,21 @@ from typing import Any, Callable, Iterable, Iterator, Union
 
 from judge.candidates.extract import Candidate
 from judge.errors import Issue
-from judge.execution.batch import BatchRunner, Progress, RunOutcome, WorkItem, submission_for
+from judge.execution.batch import BatchRunner, Progress, RunOutcome, WorkItem
 from judge.execution.executor import TEST_ISOLATION, Executor
 from judge.execution.verdicts import CandidateResult
+from judge import languages
 from judge.languages import normalize
 from judge.problem.model import Problem
-from judge.sandbox import KINDS, Limits, Sandbox, open_sandbox
+from judge.execution.executors import EXECUTORS as EXECUTOR_KINDS
+from judge.sandbox import BACKENDS, Limits, Sandbox, kinds
 
 #: what ``judge_many`` takes per item: (problem, code) or (problem, code, metadata dict)
 Item = Union[tuple[Problem, str], tuple[Problem, str, dict[str, Any]], Candidate]
 
 _LIMIT_FIELDS = {f.name for f in dataclasses.fields(Limits)}
-#: where candidates are judged: this machine's sandbox, or actors on a Ray cluster
+#: where candidates are judged: this machine's sandbox, or actors on a Ray cluster (the
+#: built-in names of judge.execution.executors.EXECUTORS)
 EXECUTORS = ("local", "ray")
 
 
@@ -78,17 +81,17 @@ class Judge:
                  isolation: str = "warm", allow_unisolated: bool = False,
                  dedup: bool = True, executor: str = "local", ray_address: str | None = None,
                  notice: Callable[[str], None] | None = None, **limit_overrides: Any) -> None:
-        if isinstance(sandbox, str) and sandbox not in KINDS:
-            raise ValueError("sandbox must be one of %s or a Sandbox" % ", ".join(KINDS))
+        if isinstance(sandbox, str) and sandbox != "auto" and sandbox not in BACKENDS:
+            raise ValueError("sandbox must be one of %s or a Sandbox" % ", ".join(kinds()))
         if test_isolation not in TEST_ISOLATION:
             raise ValueError("test_isolation must be one of %s" % ", ".join(TEST_ISOLATION))
         if jobs < 1:
             raise ValueError("jobs must be at least 1")
-        if executor not in EXECUTORS:
-            raise ValueError("executor must be one of %s" % ", ".join(EXECUTORS))
-        if executor == "ray" and not isinstance(sandbox, str):
-            raise ValueError("executor='ray' opens a sandbox on each node: give its kind")
-        self.executor_kind = executor
+        kind = EXECUTOR_KINDS.get(executor)  # UnknownName (a ValueError) names the known ones
+        if kind.remote and not isinstance(sandbox, str):
+            raise ValueError("executor=%r opens a sandbox on each node: give its kind"
+                             % executor)
+        self.executor_kind = EXECUTOR_KINDS.canonical(executor)
         self.ray_address = ray_address
         self.jobs = jobs
         self.limits = make_limits(limits, **limit_overrides)
@@ -118,29 +121,19 @@ class Judge:
         with self._lock:
             if self._closed:
                 raise RuntimeError("this Judge is closed")
-            if self._executor is None and self.executor_kind == "ray":
-                from judge.execution.ray_executor import RayExecutor
-
-                self._executor = RayExecutor(  # type: ignore[assignment]
-                    address=self.ray_address, sandbox=self._kind or "auto", jobs=self.jobs,
-                    limits=self.limits, notice=self._notice, options=dict(
+            if self._executor is None:
+                kind = EXECUTOR_KINDS.get(self.executor_kind)
+                sandbox = self._sandbox if self._sandbox is not None else self._kind
+                self._executor = kind.open(
+                    sandbox, self.jobs, self.limits, notice=self._notice,
+                    address=self.ray_address, options=dict(
                         test_isolation=self.test_isolation, fail_fast=self.fail_fast,
                         reference_timing=self.reference_timing, isolation=self.isolation,
                         allow_unisolated=self.allow_unisolated))
-            if self._executor is None:
-                if self._sandbox is None:
-                    assert self._kind is not None
-                    from judge.languages.sandbox import for_languages
-
-                    # Docker: the Python image, and the native image for the other languages
-                    self._sandbox = for_languages(
-                        open_sandbox(self._kind, self.jobs, self.isolation, notice=self._notice,
-                                     limits=self.limits, allow_unisolated=self.allow_unisolated),
-                        self.jobs, self.isolation == "fresh")
-                self._executor = Executor(self._sandbox, self.limits,
-                                          reference_timing=self.reference_timing,
-                                          stop_on_failure=self.fail_fast,
-                                          test_isolation=self.test_isolation)
+                if not kind.remote and self._sandbox is None:
+                    # opened by the executor (under Docker: the Python image, and the
+                    # native image for the other languages); closed by this Judge
+                    self._sandbox = self._executor.sandbox
             return self._executor
 
     @property
@@ -190,9 +183,13 @@ class Judge:
         language = normalize(language)
         candidate = Candidate(problem.identifier, solution, model, prompt_id, sample,
                               language=language)
-        if not solution.strip() or language != "python":
+        lang = languages.get(language)
+        if not solution.strip() or not lang.default:
+            # through the batch path: the problem as judged in that language (typed, or
+            # not expressible), the empty solution's compile_error
             return next(iter(self._runner(executor).results([(problem, candidate, None)])))
-        return executor.judge(problem, submission_for(problem, candidate), model=model,
+        # the default language's fast path: its problems are judged as they are
+        return executor.judge(problem, lang.submission(problem, candidate), model=model,
                               prompt_id=prompt_id, sample=sample)
 
     def judge_many(self, items: Iterable[Item], *, progress: bool = False

@@ -61,7 +61,7 @@ def _left_running() -> list[str]:
         try:
             if proc.info["uids"] and proc.info["uids"].real in uids:
                 found.append("%s %s" % (proc.pid, proc.info["name"]))
-            elif "sleep" == proc.info["name"] and proc.info["cmdline"][-1:] == ["100"]:
+            elif "sleep" == proc.info["name"] and (proc.info["cmdline"] or [])[-1:] == ["100"]:
                 found.append("%s sleep 100" % proc.pid)
         except psutil.Error:
             pass

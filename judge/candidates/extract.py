@@ -27,7 +27,8 @@ from judge.errors import Issue
 _FENCE = re.compile(r"^[ \t]*(?P<fence>(?P<char>[`~])(?P=char){2,})[ \t]*(?P<tag>[\w+#.-]*)[^\n]*\n"
                     r"(?P<body>.*?)(?:^[ \t]*(?P=fence)(?P=char)*[ \t]*$|\Z)", re.S | re.M)
 _CODE_START = re.compile(r"^(def |async def |class |import |from |@)", re.M)
-_PYTHON_TAGS = {"", "python", "py", "python3", "py3", "pycon"}
+#: fence tags of Python code ("" is an untagged fence)
+PYTHON_TAGS = frozenset({"", "python", "py", "python3", "py3", "pycon"})
 
 
 @dataclass
@@ -91,7 +92,7 @@ def fenced_blocks(text: str) -> list[str]:
     """Markdown code blocks that are Python (or untagged), in order."""
     text = _normalize_newlines(text)
     return [textwrap.dedent(m.group("body")) for m in _FENCE.finditer(text)
-            if m.group("tag").lower() in _PYTHON_TAGS]
+            if m.group("tag").lower() in PYTHON_TAGS]
 
 
 def _strip_prose(text: str) -> str:

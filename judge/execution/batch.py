@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import re
 import sys
 import time
 from collections import OrderedDict, deque
@@ -27,10 +26,11 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import IO, Any, Callable, Iterable, Iterator
 
-from judge.candidates.extract import Candidate, extract_code, with_completion_prefix
+from judge import languages
+from judge.candidates.extract import Candidate
+from judge.candidates.submission import Submission, function_names, problem_prefix  # noqa: F401 (re-exported)
 from judge.errors import Issue
-from judge.execution.executor import Executor, Submission
-from judge.prompts.genericize import GENERIC_FUNCTION
+from judge.execution.executor import Executor
 from judge.problem.model import Problem, Suite
 from judge.execution.verdicts import CandidateResult, TestResult, Verdict
 
@@ -42,68 +42,30 @@ DEDUP_MEMORY = 8192
 CandidateStream = Iterable[tuple["Candidate | None", "Issue | None"]]
 
 
-def optimal_candidates(suite: Suite, language: str = "python"
+def optimal_candidates(suite: Suite, language: str | None = None
                        ) -> Iterator[tuple[Candidate | None, Issue | None]]:
-    """One candidate per problem: its own reference solution (in ``language``: the file
+    """One candidate per problem: its own reference solution in ``language`` (the default
+    language's is the problem's ``optimal_solution``; another's, the file
     ``<suite folder>/<language>/<problem id>.<ext>``)."""
-    if language != "python":
-        from judge.languages.candidates import reference_solution
-
-        for problem in suite.problems:
-            code = reference_solution(problem, language)
-            if code is not None:  # problems without one are skipped (the CLI counts them)
-                yield Candidate(problem.identifier, code, model="optimal",
-                                language=language), None
-        return
+    lang = languages.get(language)
     for problem in suite.problems:
-        if problem.optimal_solution:
-            yield Candidate(problem.identifier, problem.optimal_solution, model="optimal"), None
-        else:
+        code = lang.reference_solution(problem)
+        if code is not None:
+            yield Candidate(problem.identifier, code, model="optimal",
+                            language=None if lang.default else lang.name), None
+        elif lang.default:  # every problem should have one: say so
             yield None, Issue(problem.source, "no optimal_solution to run", "optimal_solution")
+        # another language's missing files are skipped (the CLI counts them)
 
 
-def function_names(problem: Problem, prompt_id: str | None) -> list[str]:
-    """Names the candidate's function may have, preferred first: the generic name for a
-    genericized prompt, then the real name (and the other one as a fallback)."""
-    prompt = problem.prompt(prompt_id)
-    if prompt is not None and prompt.genericize:
-        return [GENERIC_FUNCTION, problem.function_name]
-    return [problem.function_name, GENERIC_FUNCTION]
+def language_of(candidate: Candidate) -> "languages.Language":
+    """The language a candidate is in (the default one when it names none)."""
+    return languages.get(candidate.language)
 
 
 def submission_for(problem: Problem, candidate: Candidate) -> Submission:
-    names = function_names(problem, candidate.prompt_id)
-    if candidate.language not in (None, "python"):
-        return _native_submission(candidate.solution, candidate.language, names)
-    code, note = extract_code(candidate.solution, names)
-    prefix = problem_prefix(problem, candidate.prompt_id)
-    if prefix:
-        code, note = with_completion_prefix(code, prefix, problem.function_name)
-    defined = [n for n in names if re.search(r"^\s*(async\s+)?def\s+%s\s*\(" % n, code, re.M)]
-    function = defined[0] if defined else names[0]
-    if function != problem.function_name:
-        note = ("%s; " % note if note else "") + "judged as %s (generic name)" % function
-    return Submission(code, function, note)
-
-
-def _native_submission(solution: str, language: str, names: list[str]) -> Submission:
-    """The code of a reply in another language, and the name its function has there (the
-    problem's name or that language's usual case of it)."""
-    from judge.languages import get
-    from judge.languages.candidates import extract
-
-    code, note = extract(solution, language, names)
-    function = get(language).find_function(code, names) or names[0]
-    return Submission(code, function, note, language)
-
-
-def problem_prefix(problem: Problem, prompt_id: str | None) -> str | None:
-    """Code that completions continue (HumanEval-style suites mark it with the tag
-    ``completion``: the prompt's ``input_code`` is the prefix)."""
-    if not problem.tags or "completion" not in problem.tags:
-        return None
-    prompt = problem.prompt(prompt_id) or problem.prompts[0]
-    return prompt.input_code
+    """The code and function of a candidate: its language's reply-to-code step."""
+    return language_of(candidate).submission(problem, candidate)
 
 
 def problem_fingerprint(problem: Problem) -> str:
@@ -116,8 +78,9 @@ def candidate_key(candidate: Candidate, code: str) -> str:
     sample = str(candidate.sample) if candidate.sample is not None else "line:%s" % candidate.line
     parts = [candidate.problem_id, candidate.prompt_id or "", candidate.model or "", sample,
              code]
-    if candidate.language not in (None, "python"):
-        parts.append(candidate.language)
+    lang = language_of(candidate)
+    if not lang.default:
+        parts.append(lang.name)
     return hashlib.sha256("\x00".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
 
 
@@ -187,10 +150,8 @@ def with_problems(suite: Suite, stream: CandidateStream, source: str = "<solutio
                                     line=candidate.line)
             continue
         if candidate.language is not None:
-            from judge.languages import normalize
-
             try:
-                candidate.language = normalize(candidate.language)
+                candidate.language = languages.normalize(candidate.language)
             except ValueError as exc:
                 yield None, None, Issue(source, str(exc), line=candidate.line)
                 continue
@@ -238,6 +199,8 @@ class BatchRunner:
         self._limits_fp = executor.limits.fingerprint()
         self._problem_fps: dict[int, str] = {}
         self._expressible: dict[tuple[str, str], bool] = {}
+        #: (problem, the problem as judged in a language) by (id of the problem, language)
+        self._judged: dict[tuple[int, str], tuple[Problem, Problem]] = {}
         self.source = "<solutions>"
 
     def _issue(self, outcome: RunOutcome, issue: Issue) -> None:
@@ -245,28 +208,31 @@ class BatchRunner:
         if self.on_issue:
             self.on_issue(issue)
 
-    def _in_language(self, problem: Problem, language: str, outcome: RunOutcome
+    def _in_language(self, problem: Problem, language: str | None, outcome: RunOutcome
                      ) -> Problem | None:
-        """The problem as judged in another language (``Any`` typed from its tests), or None
-        when that language cannot express its types: a property of the problem, said once
-        per problem and language, never a candidate's failure (its candidates are left out)."""
-        from judge.languages import NotExpressible, get
-        from judge.languages.infer import typed
-
-        problem = typed(problem)
-        key = (problem.identifier, language)
-        if key not in self._expressible:
+        """The problem as judged in the candidate's language (in a typed one, ``Any`` typed
+        from its tests), or None when that language cannot express its types: a property of
+        the problem, said once per problem and language, never a candidate's failure (its
+        candidates are left out)."""
+        lang = languages.get(language)
+        known = self._judged.get((id(problem), lang.name))
+        if known is not None and known[0] is problem:
+            return known[1]
+        judged = None
+        key = (problem.identifier, lang.name)
+        if self._expressible.get(key) is not False:
             try:
-                get(language).check_expressible(problem)
-                self._expressible[key] = True
-            except NotExpressible as exc:
-                self._expressible[key] = False
+                judged = lang.for_problem(problem)
+            except languages.NotExpressible as exc:
                 self._issue(outcome, Issue(problem.source, "not expressible in %s (%s): its %s "
-                                           "candidates are not judged" % (language, exc, language)))
-        if not self._expressible[key]:
+                                           "candidates are not judged"
+                                           % (lang.name, exc, lang.name)))
+        self._expressible[key] = judged is not None
+        if judged is None:
             outcome.skipped += 1
             return None
-        return problem
+        self._judged[(id(problem), lang.name)] = (problem, judged)  # held: its id stays its own
+        return judged
 
     def _judged_with(self, problem: Problem) -> str:
         # per problem, not per candidate: serialising a problem is the costly part of a key
@@ -313,7 +279,7 @@ class BatchRunner:
         result = self.executor.judge(problem, submission, model=candidate.model,
                                      prompt_id=candidate.prompt_id, sample=candidate.sample)
         result.extra.update(stamp)
-        result.extra["language"] = candidate.language or "python"
+        result.extra["language"] = candidate.language or languages.DEFAULT
         return result
 
     def _emit(self, result: CandidateResult) -> CandidateResult:
@@ -339,10 +305,9 @@ class BatchRunner:
                     if issue is not None:
                         self._issue(outcome, issue)
                     continue
-                if candidate.language not in (None, "python"):
-                    problem = self._in_language(problem, candidate.language, outcome)
-                    if problem is None:
-                        continue
+                problem = self._in_language(problem, candidate.language, outcome)
+                if problem is None:
+                    continue
                 prepared = self._prepare(problem, candidate, outcome)
                 if prepared is None:
                     continue
@@ -410,7 +375,7 @@ class BatchRunner:
         if item.submission.note:
             result.extra["note"] = item.submission.note
         result.extra.update(item.stamp)
-        result.extra["language"] = candidate.language or "python"
+        result.extra["language"] = candidate.language or languages.DEFAULT
         result.extra["duplicate_of"] = leader.extra.get("line", leader.extra.get("key"))
         return result
 

@@ -64,26 +64,16 @@ class JudgeActor:
 
     def __init__(self, sandbox: str, jobs: int, limits: Limits,
                  options: dict[str, Any]) -> None:
-        from judge.execution.executor import Executor
-        from judge.languages.sandbox import for_languages
-        from judge.sandbox import open_sandbox
+        from judge.execution.executors import open_local
 
         self.notes: list[str] = []
         self.jobs = jobs
-        isolation = options.get("isolation", "warm")
-        # as judge.Judge does: under Docker, the other languages go to the native image
-        self.sandbox = for_languages(
-            open_sandbox(sandbox, jobs, isolation, notice=self.notes.append, limits=limits,
-                         allow_unisolated=options.get("allow_unisolated", False)),
-            jobs, isolation == "fresh")
-        try:
-            self.executor = Executor(self.sandbox, limits,
-                                     reference_timing=options.get("reference_timing", True),
-                                     stop_on_failure=options.get("fail_fast", False),
-                                     test_isolation=options.get("test_isolation", "per-test"))
-        except BaseException:
-            self.sandbox.close()
-            raise
+        # as judge.Judge does: the local executor (under Docker, the other languages go to
+        # the native image)
+        options = {"test_isolation": "per-test", **options}
+        self.executor = open_local(sandbox, jobs, limits, notice=self.notes.append,
+                                   options=options)
+        self.sandbox = self.executor.sandbox
         self._problems: dict[str, Problem] = {}
         self._lock = threading.Lock()
 
@@ -366,3 +356,21 @@ def _check_reachable(address: str | None, timeout: float = 5.0) -> None:
 def _short(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     return "%s: %s" % (type(exc).__name__, text[0][:200] if text else "")
+
+
+class RayExecutorKind:
+    """``ray`` in :data:`judge.execution.executors.EXECUTORS`."""
+
+    name = "ray"
+    description = "one warm sandbox per node of a Ray cluster (the 'ray' extra)"
+    remote = True
+
+    def open(self, sandbox: Any, jobs: int, limits: Limits, *, notice: Callable[[str], None],
+             options: dict[str, Any], address: str | None = None) -> "RayExecutor":
+        return RayExecutor(address=address, sandbox=sandbox or "auto", jobs=jobs,
+                           limits=limits, notice=notice, options=options)
+
+    def prerequisites(self) -> list[Any]:
+        from judge.execution.executors import ray_prerequisites
+
+        return ray_prerequisites()

@@ -1,50 +1,69 @@
-"""Languages beside Python: type mappings, name conventions, prompt syntax and harness builds
-(one module per language), and the registry. Values of ``language``: ``python``, ``js``,
-``cpp``, ``go``, ``rust``, ``java``."""
+"""Languages by name: one module per language (type mapping, name conventions, prompt syntax,
+the reply-to-code step and the harness build), registered in :data:`REGISTRY`.
+
+Built in: ``python``, ``js``, ``cpp``, ``go``, ``rust``, ``java``. A module is imported on the
+first lookup of its name. An external package adds a language with one entry point in the
+group ``judge.languages`` (``name = "package.module:LanguageClass"``); see judge/registry.py.
+
+    >>> get("c++").name
+    'cpp'
+    >>> get("pyhton")
+    Traceback (most recent call last):
+    judge.errors.UnknownName: unknown language 'pyhton' (did you mean 'python'?)
+"""
 
 from __future__ import annotations
 
-import functools
-
 from judge.languages.base import Language, NotExpressible
+from judge.registry import Registry
 
-LANGUAGES = ("python", "js", "cpp", "go", "rust", "java")
+#: the languages, by name; ``REGISTRY.get(name)`` is the language's one instance
+REGISTRY: Registry[Language] = Registry("language", group="judge.languages", factory=True)
+_BUILT_IN = (
+    ("python", "judge.languages.python:Python", ("py", "python3")),
+    ("js", "judge.languages.js:JavaScript", ("javascript", "node")),
+    ("cpp", "judge.languages.cpp:Cpp", ("c++", "cxx")),
+    ("go", "judge.languages.go:Go", ("golang",)),
+    ("rust", "judge.languages.rust:Rust", ("rs",)),
+    ("java", "judge.languages.java:Java", ()),
+)
+for _name, _target, _aliases in _BUILT_IN:
+    REGISTRY.add(_name, _target, _aliases)
+
+#: the built-in languages (``names()`` adds those of installed plug-ins)
+LANGUAGES = tuple(name for name, _, _ in _BUILT_IN)
+#: the language of a candidate that names none: the one problems are written in
+DEFAULT = LANGUAGES[0]
+#: the built-in languages judged through a harness build (every one but the default)
 NATIVE = LANGUAGES[1:]
-ALIASES = {"javascript": "js", "node": "js", "c++": "cpp", "cxx": "cpp", "golang": "go",
-           "rs": "rust", "py": "python", "python3": "python"}
+ALIASES = REGISTRY.aliases()
 
 
 def normalize(name: str | None) -> str:
-    """The canonical value for a language name; ValueError for an unknown one."""
+    """The canonical name of a language (None or "" is the default language);
+    :class:`judge.errors.UnknownName` (a ValueError) for an unknown one."""
     if name is None or name == "":
-        return "python"
-    key = str(name).strip().lower()
-    key = ALIASES.get(key, key)
-    if key not in LANGUAGES:
-        raise ValueError("unknown language %r (choose from %s)" % (name, ", ".join(LANGUAGES)))
-    return key
+        return DEFAULT
+    return REGISTRY.canonical(name)
 
 
-@functools.lru_cache(maxsize=None)
-def get(name: str) -> Language:
-    """The language object of a non-Python language."""
-    key = normalize(name)
-    if key == "cpp":
-        from judge.languages.cpp import Cpp
-        return Cpp()
-    if key == "js":
-        from judge.languages.js import JavaScript
-        return JavaScript()
-    if key == "go":
-        from judge.languages.go import Go
-        return Go()
-    if key == "rust":
-        from judge.languages.rust import Rust
-        return Rust()
-    if key == "java":
-        from judge.languages.java import Java
-        return Java()
-    raise ValueError("python is judged by the Python worker itself, not by judge.languages")
+def get(name: str | None) -> Language:
+    """The language called ``name`` (or one of its aliases; None: the default language)."""
+    return REGISTRY.get(normalize(name))
 
 
-__all__ = ["LANGUAGES", "NATIVE", "Language", "NotExpressible", "get", "normalize"]
+def is_default(name: str | None) -> bool:
+    """Whether ``name`` (None included) is the default language; False for an unknown name."""
+    try:
+        return get(name).default
+    except ValueError:
+        return False
+
+
+def names() -> list[str]:
+    """Every language, built-in and added by installed packages."""
+    return REGISTRY.names()
+
+
+__all__ = ["ALIASES", "DEFAULT", "LANGUAGES", "NATIVE", "REGISTRY", "Language",
+           "NotExpressible", "get", "is_default", "names", "normalize"]

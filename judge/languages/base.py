@@ -17,12 +17,15 @@ import json
 import math
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+from judge.candidates.submission import Submission, extract_fenced, function_names
 from judge.errors import JudgeError
 from judge.problem.types import TypeSpec
 from judge.resources import runner_dir
 from judge.sandbox.harness import template_environment
+from judge.sandbox.prerequisites import Prerequisite, tool_version
 
 
 class NotExpressible(JudgeError, ValueError):
@@ -89,12 +92,24 @@ class Build:
 
 
 class Language:
-    """One language. Subclasses fill in the mapping and the build."""
+    """One language. Subclasses fill in the mapping and the build; a module that defines one
+    registers it by name in :data:`judge.languages.REGISTRY` (or an entry point)."""
 
     name = ""
     title = ""
     extension = ""
     fence_tags: tuple[str, ...] = ()
+    #: the language problems are written in (their prototype, ``optimal_solution`` and
+    #: prompts' ``input_code``) and of candidates that name none; results and keys of its
+    #: candidates leave the language out
+    default = False
+    #: jobs carry a :class:`Build` (files, compile and run commands) that the worker's
+    #: native part runs (runners/native/); False: the worker runs the code itself
+    worker_native = True
+    #: the docker image family of its jobs (sandboxes/<image>/)
+    image = "native"
+    #: the host's tools the process sandbox needs: (name, version command)
+    tools: tuple[tuple[str, tuple[str, ...]], ...] = ()
     #: CPU seconds a runtime needs to start (JVM, Node) added to each test's limits
     startup_s = 0.0
     #: processes/threads a test's process may have (runtimes are multi-threaded)
@@ -120,6 +135,40 @@ class Language:
                 if self.defines(code, form):
                     return form
         return None
+
+    # ---- candidates ----------------------------------------------------------------------
+
+    def extract(self, text: str, names: list[str]) -> tuple[str, str | None]:
+        """The code to judge from a reply, and a note when there was a choice."""
+        return extract_fenced(text, self.fence_tags,
+                              lambda block: self.find_function(block, names) is not None)
+
+    def submission(self, problem: Any, candidate: Any) -> Submission:
+        """The reply-to-code step: the code of ``candidate``'s reply and the name its
+        function has here (the problem's name or this language's usual case of it)."""
+        names = function_names(problem, candidate.prompt_id)
+        code, note = self.extract(candidate.solution, names)
+        function = self.find_function(code, names) or names[0]
+        return Submission(code, function, note, self.name)
+
+    def reference_path(self, problem: Any) -> Path:
+        """``<suite folder>/<language>/<problem id>.<ext>``"""
+        return Path(problem.source).parent / self.name / (
+            "%s.%s" % (problem.identifier, self.extension))
+
+    def reference_solution(self, problem: Any) -> str | None:
+        """The problem's reference solution in this language, None when it has none."""
+        path = self.reference_path(problem)
+        return path.read_text(encoding="utf-8") if path.is_file() else None
+
+    def for_problem(self, problem: Any) -> Any:
+        """The problem as judged here (``Any`` typed from its tests); NotExpressible when
+        this language cannot write its types."""
+        from judge.languages.infer import typed
+
+        problem = typed(problem)
+        self.check_expressible(problem)
+        return problem
 
     # ---- types ---------------------------------------------------------------------------
 
@@ -179,6 +228,12 @@ class Language:
     def toolchain(self) -> str:
         """The toolchain's identity on this machine (versions), for the compile cache."""
         return self.name
+
+    def prerequisites(self) -> list[Prerequisite]:
+        """What the process sandbox needs on this host to judge this language (the docker
+        sandbox has it in its image), each with whether it is met here."""
+        return [tool_version(name, list(command), needed="%s for %s" % (name, self.title))
+                for name, command in self.tools]
 
 
 def first_error(output: str, pattern: re.Pattern[str], file: str, offset: int

@@ -26,6 +26,7 @@ class Cpp(Language):
     extension = "cpp"
     fence_tags = ("cpp", "c++", "cc", "cxx", "c")
     candidate_file = "solution.cpp"
+    tools = (("g++", ("/usr/bin/g++", "--version")),)
 
     def defines(self, code: str, name: str) -> bool:
         # a return type (possibly templated), the name, an opening parenthesis

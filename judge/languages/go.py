@@ -29,6 +29,7 @@ class Go(Language):
     fence_tags = ("go", "golang")
     candidate_file = "solution.go"
     nproc = 64
+    tools = (("go", ("/usr/bin/go", "version")),)
 
     def conventional_name(self, name: str) -> str:
         return snake_to_pascal(name)

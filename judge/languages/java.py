@@ -32,6 +32,7 @@ class Java(Language):
     fence_tags = ("java",)
     startup_s = 0.6
     nproc = 96
+    tools = (("javac", ("/usr/bin/javac", "-version")), ("java", ("/usr/bin/java", "-version")))
 
     def conventional_name(self, name: str) -> str:
         return snake_to_camel(name)

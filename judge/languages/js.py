@@ -23,6 +23,7 @@ class JavaScript(Language):
     fence_tags = ("js", "javascript", "node", "jsx", "mjs")
     candidate_file = "solution.js"
     startup_s = 0.3
+    tools = (("node", ("/usr/bin/node", "--version")),)
     nproc = 64
 
     def conventional_name(self, name: str) -> str:

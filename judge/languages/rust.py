@@ -27,6 +27,7 @@ class Rust(Language):
     extension = "rs"
     fence_tags = ("rust", "rs")
     source_file = "main.rs"
+    tools = (("rustc", ("/usr/bin/rustc", "--version")),)
 
     def defines(self, code: str, name: str) -> bool:
         return re.search(r"\bfn\s+%s\s*[<(]" % re.escape(name), code) is not None

@@ -48,7 +48,7 @@ class LanguageSandbox(Sandbox):
             return self._native
 
     def run(self, job: Job) -> JobReport:
-        if job.language == "python":
+        if job.build is None:  # the worker runs it itself: the Python image
             return self.python.run(job)
         native = self._native_sandbox()
         if native is None:

@@ -61,7 +61,9 @@ def _model(row: dict[str, Any]) -> str:
     """The row's model; with its language when that is not Python (reports group by it)."""
     language = row.get("language")
     model = str(row.get("model") or "-")
-    return model if language in (None, "python") else "%s [%s]" % (model, language)
+    from judge.languages import is_default
+
+    return model if language is None or is_default(language) else "%s [%s]" % (model, language)
 
 
 model_of = _model

@@ -1,59 +1,54 @@
-"""Execution back ends behind one interface (``judge.sandbox.base.Sandbox``):
-``process`` (local worker processes) and ``docker`` (warm containers)."""
+"""Execution back ends behind one interface (``judge.sandbox.base.Sandbox``), found by name
+in :data:`BACKENDS`: ``process`` (local worker processes) and ``docker`` (warm containers),
+each a :class:`~judge.sandbox.backends.SandboxBackend` with its prerequisites. ``auto`` is
+not a back end: it takes docker when it can be had, else process."""
 
 from __future__ import annotations
 
 from typing import Callable
 
+from judge.errors import UnknownName
+from judge.registry import Registry
 from judge.sandbox.base import Limits, Sandbox, SandboxUnavailable
 
+#: the sandbox back ends by name (external ones: entry points in ``judge.sandboxes``)
+BACKENDS: Registry = Registry("sandbox", group="judge.sandboxes", factory=True)
+BACKENDS.add("process", "judge.sandbox.backends:ProcessBackend")
+BACKENDS.add("docker", "judge.sandbox.backends:DockerBackend")
+
+#: the built-in choices (``kinds()`` adds back ends of installed packages)
 KINDS = ("auto", "process", "docker")
+#: what ``auto`` tries, in order: the first that opens is used
+AUTO = ("docker", "process")
+
+
+def kinds() -> list[str]:
+    """Every choice of sandbox: ``auto`` and each registered back end."""
+    return ["auto"] + BACKENDS.names()
 
 
 def open_sandbox(kind: str, jobs: int, isolation: str = "warm",
                  notice: Callable[[str], None] = lambda message: None,
                  limits: Limits | None = None, allow_unisolated: bool = False) -> Sandbox:
-    """Open the requested sandbox. ``auto`` takes docker when an engine answers and the
-    image exists (building it when it can), else the process sandbox, saying so once."""
-    fresh = isolation == "fresh"
-    if kind == "process":
-        from judge.sandbox.process import ProcessSandbox
-
-        return ProcessSandbox(size=jobs, fresh=fresh, allow_unisolated=allow_unisolated)
-    memory_mb = limits.memory_mb if limits is not None else None
-    if kind == "docker":
-        return _docker(jobs, fresh, notice, build=True, memory_mb=memory_mb)
+    """Open the sandbox back end called ``kind``. ``auto`` takes docker when an engine
+    answers and the image exists (building it when it can), else the process sandbox,
+    saying so once. An unknown name is SandboxUnavailable (with a did-you-mean)."""
+    options = dict(fresh=isolation == "fresh", notice=notice, limits=limits,
+                   allow_unisolated=allow_unisolated)
     if kind != "auto":
-        raise SandboxUnavailable("unknown sandbox %r (choose from %s)" % (kind, ", ".join(KINDS)))
-    try:
-        return _docker(jobs, fresh, notice, build=True, memory_mb=memory_mb)
-    except SandboxUnavailable as exc:
-        from judge.sandbox.process import ProcessSandbox
-
-        notice("warning: using the process sandbox (%s); it does not isolate file system "
-               "reads; see the README" % exc)
-        return ProcessSandbox(size=jobs, fresh=fresh, allow_unisolated=allow_unisolated)
-
-
-def _docker(jobs: int, fresh: bool, notice: Callable[[str], None], build: bool,
-            memory_mb: int | None = None) -> Sandbox:
-    try:
-        from judge.sandbox import image
-        from judge.sandbox.build import build_image
-        from judge.sandbox.docker import DockerSandbox
-    except ImportError as exc:  # pragma: no cover - the docker SDK is a dependency
-        raise SandboxUnavailable("docker support is not installed: %s" % exc) from None
-    if not image.engine_available():
-        raise SandboxUnavailable("no Docker engine answers")
-    if image.image_ready() is None:
-        if not build:
-            raise SandboxUnavailable("the sandbox image is not built (run: judge sandbox build)")
-        notice("building the docker sandbox image (once)...")
         try:
-            build_image(progress=notice)
-        except Exception as exc:
-            raise SandboxUnavailable("cannot build the sandbox image: %s" % exc) from None
-    return DockerSandbox(size=jobs, fresh=fresh, memory_mb=memory_mb)
+            backend = BACKENDS.get(kind)
+        except UnknownName as exc:
+            raise SandboxUnavailable(str(exc)) from None
+        return backend.open(jobs, **options)
+    first, fallback = AUTO
+    try:
+        return BACKENDS.get(first).open(jobs, **options)
+    except SandboxUnavailable as exc:
+        notice("warning: using the %s sandbox (%s); it does not isolate file system "
+               "reads; see the README" % (fallback, exc))
+        return BACKENDS.get(fallback).open(jobs, **options)
 
 
-__all__ = ["KINDS", "Limits", "Sandbox", "SandboxUnavailable", "open_sandbox"]
+__all__ = ["AUTO", "BACKENDS", "KINDS", "Limits", "Sandbox", "SandboxUnavailable", "kinds",
+           "open_sandbox"]

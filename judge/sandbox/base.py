@@ -149,8 +149,9 @@ class Job:
     #: batch: the child waits for the worker after each test, so each is timed exactly
     #: (reference timing); without, a test's CPU time may be an upper bound over several
     batch_acks: bool = True
-    #: "python", or another language whose ``build`` (files, compile and run commands, see
-    #: judge/languages/) the worker's native part runs
+    #: the job's language (judge.languages); a job with a ``build`` (files, compile and run
+    #: commands, see judge/languages/) is run by the worker's native part, one without by
+    #: the worker itself (Python)
     language: str = "python"
     build: dict[str, Any] | None = None
 
@@ -183,9 +184,9 @@ class Job:
             message["budget"] = {"cpu": self.budget_s,
                                  "wall": limits.budget_wall(self.budget_s) if wall is None else wall,
                                  "grace": limits.wall_extra_s}
-        if self.language != "python":
+        if self.build is not None:
             message["language"] = self.language
-            message["build"] = self.build or {}
+            message["build"] = self.build
         if uid is not None:
             message["uid"] = uid
             message["gid"] = gid if gid is not None else uid

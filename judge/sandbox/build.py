@@ -206,9 +206,12 @@ def _check_base(client, name: str, language: str) -> None:
 
 
 def env_base_image(language: str) -> str:
-    """``JUDGE_BASE_IMAGE``: a Python base, so it names the base of the Python image only (the
-    native image needs its toolchains, which only its own recipe has)."""
-    return os.environ.get("JUDGE_BASE_IMAGE", "").strip() if language == "python" else ""
+    """``JUDGE_BASE_IMAGE``: a Python base, so it names the base of an image whose recipe is
+    a plain Python base (one with an ``official`` Python image to pull) only: the native image
+    needs its toolchains, which only its own recipe has."""
+    if "official" not in base_recipe(language):
+        return ""
+    return os.environ.get("JUDGE_BASE_IMAGE", "").strip()
 
 
 def choose_base(language: str = "python", progress: Progress = print, client=None,

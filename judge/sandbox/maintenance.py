@@ -13,6 +13,7 @@ import psutil
 
 from judge.resources import resource_root
 from judge.sandbox.build import debootstrap_available
+from judge.sandbox.prerequisites import Prerequisite
 from judge.sandbox.image import (
     LABEL_BASE,
     LABEL_HOST,
@@ -34,6 +35,54 @@ from judge.sandbox.image import (
     official_base,
     remove_containers,
 )
+
+
+# ---------------------------------------------------------------------------- prerequisites
+def prerequisites() -> list[Prerequisite]:
+    """What the docker sandbox needs here, each checked: the docker SDK, an engine that
+    answers, and its images (the Python image; the native image of the other languages).
+    An image not built yet is built on first use, so it is not required."""
+    found: list[Prerequisite] = []
+    try:
+        import docker  # noqa: PLC0415
+
+        found.append(Prerequisite("docker SDK", "the docker Python package", True,
+                                  "docker %s" % getattr(docker, "__version__", "?")))
+    except ImportError as exc:
+        found.append(Prerequisite("docker SDK", "the docker Python package", False, str(exc),
+                                  hint="pip install docker"))
+        return found
+    try:
+        client = get_client(timeout=5)
+    except EngineUnavailable as exc:
+        found.append(Prerequisite("docker engine", "an engine that answers", False, str(exc),
+                                  hint="scripts/ensure-docker.sh (as root), or --sandbox process"))
+        return found
+    try:
+        version = client.version()
+        found.append(Prerequisite("docker engine", "an engine that answers", True,
+                                  "Docker %s (API %s)" % (version.get("Version"),
+                                                          version.get("ApiVersion"))))
+        for image, what, build in (
+                ("python", "the Python image", "judge sandbox build"),
+                ("native", "the image of js, cpp, go, rust, java",
+                 "judge sandbox build --language native")):
+            try:
+                tag = image_tag(image)
+                built = _image_exists(client, tag)
+            except Exception as exc:  # noqa: BLE001 - a broken definition: say it, go on
+                found.append(Prerequisite("%s image" % image, what, False, _short(exc),
+                                          required=False))
+                continue
+            found.append(Prerequisite(
+                "%s image" % image, what, built, tag if built else "%s not built" % tag,
+                required=False, hint="%s (else built on first use)" % build))
+    except Exception as exc:  # noqa: BLE001 - the engine answered a ping, then failed
+        found.append(Prerequisite("docker engine", "an engine that answers", False,
+                                  "answered but failed: %s" % _short(exc)))
+    finally:
+        client.close()
+    return found
 
 
 # ---------------------------------------------------------------------------- doctor

@@ -29,7 +29,7 @@ import tempfile
 import textwrap
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import psutil
 
@@ -43,6 +43,9 @@ from judge.sandbox.base import (
     pop_line,
 )
 from judge.sandbox.harness import precompile, render_worker, worker_command
+
+if TYPE_CHECKING:
+    from judge.sandbox.prerequisites import Prerequisite
 
 UID_BASE = int(os.environ.get("JUDGE_SANDBOX_UID_BASE", "61000"))
 #: where uid leases are locked (one file per uid); root-only, so only /run is expected
@@ -455,3 +458,47 @@ class UidLease:
             self._fd = None
 
 
+
+
+def prerequisites() -> list["Prerequisite"]:
+    """What the process sandbox needs here, each checked: Linux, the worker's Python, and for
+    isolation (as root) a free candidate uid under the host-wide lock and a worker that can
+    enter empty network, mount and IPC namespaces and drop to that uid (the sandbox is opened
+    once, as a run would, and closed)."""
+    from judge.sandbox.prerequisites import Prerequisite, tool_version
+
+    found = [Prerequisite("linux", "/proc and prctl for the worker's supervision",
+                          sys.platform.startswith("linux"), sys.platform)]
+    found.append(tool_version("python", [sys.executable, "--version"],
+                              needed="Python 3 to run the worker", hint="the judge's own"))
+    if os.geteuid() != 0:
+        found.append(Prerequisite(
+            "root", "candidates as their own uid, without network, with a private /tmp",
+            False, "uid %d: candidates would run unisolated, as the judge's user" % os.geteuid(),
+            required=False, hint="run as root, or use the docker sandbox"))
+        return found
+    found.append(Prerequisite("root", "candidates as their own uid", True, "uid 0"))
+    try:
+        lease = UidLease.take(_uid_base(), LOCK_DIR)
+    except SandboxUnavailable as exc:
+        found.append(Prerequisite("uid leasing", "a free candidate uid under %s" % LOCK_DIR,
+                                  False, str(exc)))
+        return found
+    uid = lease.uid
+    lease.release()
+    found.append(Prerequisite("uid leasing", "a free candidate uid under %s" % LOCK_DIR, True,
+                              "uid %d free (from %d)" % (uid, _uid_base())))
+    needed = "namespaces (network, mount, IPC) and the switch to the candidate uid"
+    try:
+        sandbox = ProcessSandbox(size=1)
+    except SandboxUnavailable as exc:
+        found.append(Prerequisite("isolation", needed, False, str(exc),
+                                  hint="--allow-unisolated runs anyway, unisolated"))
+        return found
+    try:
+        found.append(Prerequisite("isolation", needed, bool(sandbox.switch_user),
+                                  "worker %s isolates (probed as uid %d)" % (sandbox.python, uid)
+                                  if sandbox.switch_user else str(sandbox.user_probe_error)))
+    finally:
+        sandbox.close()
+    return found

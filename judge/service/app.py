@@ -230,9 +230,12 @@ class JudgeService:
         bad one, naming the field)."""
         prefix = where + "." if where else ""
         language = request.language
-        if language is not None and language != "python" and not self._accepts_language:
-            raise ApiError(400, "language %r is not supported by this server (supported: "
-                           "python)" % language, prefix + "language")
+        if language is not None and not self._accepts_language:
+            from judge.languages import DEFAULT, is_default
+
+            if not is_default(language):
+                raise ApiError(400, "language %r is not supported by this server (supported: "
+                               "%s)" % (language, DEFAULT), prefix + "language")
         if language is not None and self._accepts_language:
             from judge.languages import normalize
 

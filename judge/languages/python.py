@@ -1,0 +1,79 @@
+"""Python: the language problems are written in, and the default of a candidate.
+
+The worker runs a Python candidate itself (no build, no compile step): it loads the code,
+finds the function by name and calls it once per test. Prompts in Python are the problem's
+own (judge/prompts/render.py), its reference solution is the problem's ``optimal_solution``,
+and the reply-to-code step is :func:`judge.candidates.extract.extract_code` (markdown fences,
+prose around unfenced code, HumanEval-style completions of the prompt's code).
+
+This is the one module that knows a language is called ``"python"``: everything else asks a
+:class:`~judge.languages.base.Language` what it needs (``default``, ``worker_native``,
+``image``, ``submission``...).
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from typing import Any
+
+from judge.candidates.extract import PYTHON_TAGS, extract_code, with_completion_prefix
+from judge.candidates.submission import Submission, function_names, problem_prefix
+from judge.languages.base import Build, Language
+from judge.problem.types import TypeSpec
+from judge.sandbox.prerequisites import Prerequisite, tool_version
+
+
+class Python(Language):
+    name = "python"
+    title = "Python 3"
+    extension = "py"
+    fence_tags = tuple(sorted(tag for tag in PYTHON_TAGS if tag))
+    comment = "#"
+    default = True
+    worker_native = False
+    image = "python"
+
+    def defines(self, code: str, name: str) -> bool:
+        return re.search(r"^\s*(async\s+)?def\s+%s\s*\(" % re.escape(name), code, re.M) \
+            is not None
+
+    def extract(self, text: str, names: list[str]) -> tuple[str, str | None]:
+        return extract_code(text, names)
+
+    def submission(self, problem: Any, candidate: Any) -> Submission:
+        names = function_names(problem, candidate.prompt_id)
+        code, note = extract_code(candidate.solution, names)
+        prefix = problem_prefix(problem, candidate.prompt_id)
+        if prefix:
+            code, note = with_completion_prefix(code, prefix, problem.function_name)
+        defined = [n for n in names if self.defines(code, n)]
+        function = defined[0] if defined else names[0]
+        if function != problem.function_name:
+            note = ("%s; " % note if note else "") + "judged as %s (generic name)" % function
+        return Submission(code, function, note, self.name)
+
+    def reference_solution(self, problem: Any) -> str | None:
+        return problem.optimal_solution or None
+
+    def for_problem(self, problem: Any) -> Any:
+        return problem  # the problem's own language: every type it declares is Python's
+
+    def check_expressible(self, problem: Any) -> None:
+        return None
+
+    def build(self, code: str, function: str, params: list[TypeSpec], returns: TypeSpec,
+              memory_mb: int) -> Build:
+        raise NotImplementedError("the worker runs Python itself: a Python job has no build")
+
+    @property
+    def toolchain(self) -> str:
+        return "python %d.%d.%d" % sys.version_info[:3]
+
+    def prerequisites(self) -> list[Prerequisite]:
+        return [tool_version("python", [sys.executable, "--version"],
+                             needed="Python 3 for the worker (the process sandbox runs it)",
+                             hint="the judge's own interpreter")]
+
+
+__all__ = ["Python"]
