@@ -20,7 +20,7 @@ import pytest
 from judge.errors import UnknownName
 from judge.grading.proofs.api import check_workflows
 from judge.grading.proofs.workflows import WORKFLOWS, Workflow, WorkflowSpec
-from judge.importers import IMPORTERS, HumanEval, Importer, Mbpp, file_name, import_suite
+from judge.importers import IMPORTERS, HumanEval, Importer, Mbpp, RecordImporter, file_name, import_suite
 from judge.scoring.dimensions import PRIMITIVES, Dimension, ExactMatchDimension
 from judge.scoring.primitives import ScoringError
 from judge.scoring.specs import parse_spec, score_submission
@@ -37,12 +37,12 @@ MBPP_SAMPLE = ROOT / "tests" / "data" / "mbpp_sample.jsonl"
 EXTENSION = {
     "judge_ext_demo/__init__.py": "",
     "judge_ext_demo/importer.py": '''
-        from judge.importers.base import IMPORTERS, Importer
+        from judge.importers.base import IMPORTERS, RecordImporter
         from judge.importers.humaneval import humaneval_source
 
 
         @IMPORTERS.register("tinyeval", aliases=("tiny-eval",))
-        class TinyEval(Importer):
+        class TinyEval(RecordImporter):
             """Records {id, signature, body, asserts}: a made-up benchmark format."""
 
             label = "TinyEval"
@@ -126,7 +126,8 @@ def test_importers_by_name_and_alias():
     assert IMPORTERS.names()[:2] == ["humaneval", "mbpp"]
     assert isinstance(IMPORTERS.get("humaneval"), HumanEval)
     assert IMPORTERS.get("mbpp") is IMPORTERS.get("MBPP+") is IMPORTERS.get("mbppplus")
-    assert isinstance(IMPORTERS.get("mbpp"), (Mbpp, Importer))
+    assert isinstance(IMPORTERS.get("mbpp"), Mbpp) and isinstance(IMPORTERS.get("mbpp"), RecordImporter)
+    assert issubclass(RecordImporter, Importer)
     assert IMPORTERS.canonical("human-eval") == "humaneval"
     assert file_name("11", "mbpp") == "mbpp_11.json" and file_name("HumanEval/0", "humaneval") == \
         "HumanEval_0.json"

@@ -35,79 +35,33 @@ Importers are found by name in :data:`IMPORTERS` (``base``); a package adds one 
 
 from __future__ import annotations
 
-import json
-import re
 from pathlib import Path
 from typing import Callable
 
 from judge.errors import InputError, Issue
-from judge.importers.base import IMPORTERS, Importer
+from judge.importers.base import IMPORTERS, Importer, RecordImporter, file_name
 from judge.importers.convert import convert
 from judge.importers.humaneval import HumanEval, humaneval_source
 from judge.importers.mbpp import Mbpp, mbpp_source
 from judge.importers.records import ImportReport, default_humaneval_path, read_records
 
-__all__ = ["IMPORTERS", "KINDS", "HumanEval", "ImportReport", "Importer", "Mbpp", "convert",
+__all__ = ["IMPORTERS", "KINDS", "HumanEval", "ImportReport", "Importer", "Mbpp",
+           "RecordImporter", "convert",
            "default_humaneval_path", "file_name", "humaneval_source", "import_suite",
            "mbpp_source", "read_records"]
 
 #: the built-in importers (``IMPORTERS.names()`` also lists those of installed packages)
 KINDS = ("humaneval", "mbpp")
 
-# ---- suites ---------------------------------------------------------------------------------------------
-
-def file_name(task_id: str, kind: str | Importer) -> str:
-    """The problem file of a task: its id made safe for a file name, never starting with a
-    digit when the importer has a prefix for that (``mbpp_11.json``)."""
-    importer = IMPORTERS.get(kind) if isinstance(kind, str) else kind
-    stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", task_id).strip("_.") or "task"
-    if importer.file_prefix and stem[0].isdigit():
-        stem = importer.file_prefix + stem
-    return stem + ".json"
-
 
 def import_suite(kind: str, path: str | Path | None, output: str | Path,
                  progress: Callable[[str], None] | None = None) -> ImportReport:
     """Convert a benchmark file to a suite folder: one problem file per task. Bad lines are
     reported (file and line) and the other tasks are still written. ``kind`` names an
-    importer of :data:`IMPORTERS` (an unknown one is an UnknownName, a ValueError)."""
+    importer of :data:`IMPORTERS` (an unknown one is an UnknownName, a ValueError); without
+    ``path``, the importer's default file."""
     importer = IMPORTERS.get(kind)
-    kind = IMPORTERS.canonical(kind)
     source_path = Path(path) if path is not None else importer.default_path()
-    if not source_path.is_file():
+    if not source_path.exists():
         raise InputError([Issue(str(source_path), "no such file")])
-    out_dir = Path(output)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    report = ImportReport(kind, str(source_path), str(out_dir))
-    seen: dict[str, int] = {}
-    for line, record, issue in read_records(source_path):
-        if issue is not None:
-            report.issues.append(issue)
-            continue
-        assert record is not None
-        try:
-            src = importer.source(record)
-        except (ValueError, SyntaxError) as exc:
-            task = record.get("task_id")
-            report.issues.append(Issue(str(source_path), "%s%s" % (
-                "task %s: " % task if task is not None else "", exc), line=line))
-            continue
-        if src.task_id in seen:
-            report.issues.append(Issue(str(source_path), "task %s is already on line %d"
-                                       % (src.task_id, seen[src.task_id]), line=line))
-            continue
-        seen[src.task_id] = line
-        target = out_dir / file_name(src.task_id, importer)
-        data, problem_report = convert(src, str(target))
-        report.problems.append(problem_report)
-        if data is None:
-            report.issues.append(Issue(str(source_path), "task %s: %s" % (
-                src.task_id, problem_report.error), line=line))
-            continue
-        target.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n",
-                          encoding="utf-8")
-        problem_report.file = str(target)
-        if progress:
-            progress(src.task_id)
-    return report
-
+    return importer.import_suite(IMPORTERS.canonical(kind), source_path, Path(output), progress)

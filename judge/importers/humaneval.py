@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from judge.errors import InputError, Issue
-from judge.importers.base import IMPORTERS, Importer
+from judge.importers.base import IMPORTERS, RecordImporter
 from judge.importers.convert import Source
 from judge.importers.records import default_humaneval_path
 
@@ -111,7 +111,7 @@ def humaneval_source(record: dict[str, Any]) -> Source:
 
 
 @IMPORTERS.register("humaneval", aliases=("human-eval", "human_eval"))
-class HumanEval(Importer):
+class HumanEval(RecordImporter):
     """HumanEval and its look-alikes (``judge import humaneval [FILE]``; without a file, the
     copy inside the installed human-eval package)."""
 

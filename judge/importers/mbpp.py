@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from judge.importers.base import IMPORTERS, Importer
+from judge.importers.base import IMPORTERS, RecordImporter
 from judge.importers.convert import Source
 
 
@@ -80,7 +80,7 @@ def mbpp_source(record: dict[str, Any]) -> Source:
 
 
 @IMPORTERS.register("mbpp", aliases=("mbpp+", "mbppplus"))
-class Mbpp(Importer):
+class Mbpp(RecordImporter):
     """MBPP and MBPP+ (``judge import mbpp FILE``)."""
 
     label = "MBPP"
