@@ -482,3 +482,13 @@ def test_time_limit_sources_in_order(tmp_path):
     assert package.problem.limits.time_limit_s == 2.0
     note = next(n for n in package.notes if n.startswith("time limit"))
     assert "problem.yaml limits.time_limit" in note and ".timelimit says 3 s" in note
+
+
+def test_languages_and_unknown_keys(tmp_path):
+    root = _package(tmp_path, {"problem.yaml": ("problem_format_version: 2023-07-draft\n"
+                                                "name: X\nlanguages: [python3, cpp]\n"
+                                                "scoreboard_color: red\n")})
+    package = read_package(root)
+    assert package.problem.languages == ["python3", "cpp"]
+    assert any("does not use: scoreboard_color" in note for note in package.notes)
+    assert read_package(_package(tmp_path, {}, "plain")).problem.languages is None

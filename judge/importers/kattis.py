@@ -52,6 +52,14 @@ FOLDER_VERDICTS = {"accepted": "pass", "wrong_answer": "wrong_answer",
 
 _NEW_FORMATS = ("2023-07-draft", "2023-07", "2025-09", "draft")
 _LEGACY_FORMATS = ("legacy", "legacy-icpc")
+_KEYS = {
+    "legacy": {"problem_format_version", "type", "name", "uuid", "author", "source",
+               "source_url", "license", "rights_owner", "limits", "validation",
+               "validator_flags", "grading", "keywords"},
+    "2023-07": {"problem_format_version", "type", "name", "uuid", "version", "credits", "source",
+                "license", "rights_owner", "embargo_until", "limits", "keywords", "languages",
+                "allow_file_writing", "constants", "validator_flags"},
+}
 _TYPES = ("pass-fail", "scoring", "interactive", "multi-pass", "submit-answer")
 
 
@@ -115,10 +123,14 @@ class _Reader(DataReader):
     def format_of(self, config: YamlFile) -> str:
         version = config.data.get("problem_format_version", "legacy")
         version = str(version)
-        if version in _LEGACY_FORMATS:
-            return "legacy"
-        if version in _NEW_FORMATS:
-            return "2023-07"
+        fmt = "legacy" if version in _LEGACY_FORMATS else \
+            "2023-07" if version in _NEW_FORMATS else None
+        if fmt is not None:
+            unknown = sorted(set(config.data) - _KEYS[fmt])
+            if unknown:
+                self.notes.append("problem.yaml keys this reader does not use: %s"
+                                  % ", ".join(unknown))
+            return fmt
         self.issues.append(config.issue("unknown problem_format_version %r (known: %s)" % (
             version, ", ".join(_LEGACY_FORMATS + _NEW_FORMATS)), "problem_format_version"))
         return "legacy"
@@ -296,6 +308,16 @@ def _name(config: YamlFile, ini: dict[str, str], statement_name: str | None,
     return str(name or ini.get("name") or statement_name or identifier)
 
 
+def _languages(config: YamlFile, reader: _Reader) -> list[str] | None:
+    """2023-07 ``languages``: the language codes a problem may be solved in (None: all)."""
+    value = config.data.get("languages", "all")
+    names = value.split() if isinstance(value, str) else value
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        reader.notes.append("problem.yaml languages is not a list of names: ignored")
+        return None
+    return None if "all" in names else names
+
+
 def read_package(path: str | Path) -> KattisPackage:
     """One package; raise InputError with every issue (file and line) it has."""
     root = Path(path).resolve()
@@ -367,7 +389,7 @@ def read_package(path: str | Path) -> KattisPackage:
         output_format=statement.output_format if statement else None,
         samples=samples, tests=tests, limits=limits, time_rule=rule, checker=checker,
         interactive=interactive, contest=ContestRules(stop_at_first_failure=pass_fail),
-        source=str(root))
+        languages=_languages(config, reader), source=str(root))
     problem.bind(root, str(root / "problem.yaml"))
     issues = check_program(problem, str(root))
     if issues:
