@@ -11,7 +11,6 @@ evaluated outside the sandbox, so only the server's own suites may use them).
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import hmac
 import inspect
 import logging
@@ -35,6 +34,7 @@ from judge.execution.batch import problem_fingerprint
 from judge.execution.verdicts import Verdict
 from judge.problem.model import Problem, problem_from_data
 from judge.sandbox.base import Limits, SandboxUnavailable
+from judge.service import limits as service_limits
 from judge.service.models import (
     BatchRequest,
     BatchResponse,
@@ -187,9 +187,11 @@ class JudgeService:
             if judge is not None:
                 self._judges.move_to_end(key)
                 return judge
+            # an inline problem's reference is the client's code: never timed (it would
+            # set the time limit), see judge.service.limits
             judge = Judge(self._main.sandbox, self.config.jobs, limits=limits,
                           test_isolation=self.config.test_isolation,
-                          reference_timing=self.config.reference_timing)
+                          reference_timing=self.config.reference_timing and not inline)
             self._judges[key] = judge
             while len(self._judges) > JUDGE_CACHE:
                 _, old = self._judges.popitem(last=False)
@@ -256,7 +258,8 @@ class JudgeService:
             raise ApiError(400, "unknown prompt_id %r for %s" % (request.prompt_id,
                                                                 problem.identifier),
                            prefix + "prompt_id")
-        return problem, inline, self._limits(request.limits, prefix + "limits")
+        problem, limits = self._limits(request.limits, problem, inline, prefix + "limits")
+        return problem, inline, limits
 
     def _inline(self, data: dict[str, Any], where: str) -> Problem:
         if data.get("checker") is not None:
@@ -279,20 +282,16 @@ class JudgeService:
             raise ApiError(400, "invalid problem: %s" % first.message,
                            errors[0]["field"], errors=errors) from None
 
-    def _limits(self, requested: RequestLimits | None, where: str) -> Limits:
-        base = self.config.limits
-        if requested is None:
-            return base
-        changes = requested.model_dump(exclude_none=True)
-        for name, value in changes.items():
-            ceiling = getattr(base, name)
-            if name != "time_factor" and value > ceiling:
-                raise ApiError(400, "%s may be at most %s on this server (the server's own "
-                               "limit)" % (name, ceiling), "%s.%s" % (where, name))
-            if name == "time_factor" and value > max(ceiling, 10.0):
-                raise ApiError(400, "time_factor may be at most %s on this server"
-                               % max(ceiling, 10.0), "%s.%s" % (where, name))
-        return dataclasses.replace(base, **changes) if changes else base
+    def _limits(self, requested: RequestLimits | None, problem: Problem, inline: bool,
+                where: str) -> tuple[Problem, Limits]:
+        """The request's limits, tightened only (see :mod:`judge.service.limits`)."""
+        try:
+            problem, limits, _ = service_limits.effective(
+                self.config.limits, requested.model_dump(exclude_none=True) if requested
+                else None, problem, inline)
+        except service_limits.LoosenedLimit as exc:
+            raise ApiError(400, str(exc), "%s.%s" % (where, exc.name)) from None
+        return problem, limits
 
     def _judge_blocking(self, problem: Problem, inline: bool, limits: Limits,
                         request: JudgeRequest) -> dict[str, Any]:
@@ -520,7 +519,7 @@ def create_app(config: ServiceConfig) -> FastAPI:
             ProblemSummary(problem_id=p.identifier, function_name=p.function_name,
                            tests=len(p.correctness_test_suite),
                            prompts=[q.prompt_id for q in p.prompts], tags=p.tags,
-                           source=p.source)
+                           source=public_source(p.source))
             for p in config.problems.values()])
 
     @app.post("/v1/judge", response_model=ResultLine, response_model_exclude_unset=True,
@@ -554,6 +553,15 @@ def create_app(config: ServiceConfig) -> FastAPI:
         return JSONResponse({"results": lines})
 
     return BodyLimit(app, int(config.max_body_mb * 1024 * 1024), config.token)  # type: ignore[return-value]
+
+
+def public_source(source: str) -> str:
+    """Where a problem came from, without the server's own paths: its suite folder and file
+    name (``basics/digital_root.json``), never the absolute path."""
+    if source.startswith("<"):
+        return source
+    parts = [part for part in source.replace("\\", "/").split("/") if part]
+    return "/".join(parts[-2:])
 
 
 def _version() -> str:

@@ -21,7 +21,10 @@ class _Strict(BaseModel):
 
 
 class RequestLimits(_Strict):
-    """Per-request limits. A request may tighten the server's limits, never loosen them."""
+    """Per-request limits. A request may tighten the server's limits, never loosen them: a
+    value above the server's is refused (400), an inline problem's own ``limits`` are clamped
+    to these, and an inline problem's reference solution is never timed (see
+    ``judge.service.limits``)."""
 
     time_limit_s: Optional[float] = Field(default=None, gt=0, description=
                                           "CPU seconds per test (problems without a reference)")
