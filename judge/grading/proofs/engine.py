@@ -171,7 +171,7 @@ class Engine:
             return None
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+        except (OSError, ValueError, RecursionError):
             return None
         return data if isinstance(data, dict) and isinstance(data.get("reply"), str) else None
 

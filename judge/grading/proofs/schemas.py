@@ -157,6 +157,40 @@ class ReplyInvalid(JudgeError, ValueError):
 
 
 _FENCE = re.compile(r"```(?:json|JSON)?\s*\n?(.*?)```", re.S)
+#: a model reply is data from outside, read like a candidate's output: bounded in size and
+#: in nesting (a reply of ``[`` x 100,000 is one invalid reply, never a RecursionError)
+MAX_REPLY_CHARS = 1_000_000
+MAX_REPLY_DEPTH = 64
+#: places in prose where a JSON value is tried (each try is linear in the reply)
+MAX_JSON_STARTS = 64
+
+
+def _depth_ok(text: str, start: int = 0, limit: int = MAX_REPLY_DEPTH,
+              one_value: bool = False) -> bool:
+    """Whether the brackets of ``text`` from ``start`` (outside JSON strings) stay within
+    ``limit`` levels (with ``one_value``: until the value begun there closes). Iterative and
+    linear."""
+    depth, in_string, escaped = 0, False, False
+    for index in range(start, len(text)):
+        ch = text[index]
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            if depth > limit:
+                return False
+        elif ch in "]}":
+            depth -= 1
+            if depth <= 0 and one_value:
+                return True
+    return True
 
 
 def _json_candidates(text: str) -> list[str]:
@@ -170,21 +204,49 @@ def _json_candidates(text: str) -> list[str]:
     return [c for c in out if c]
 
 
+def _loads(text: str) -> Any:
+    """``json.loads`` of a bounded-depth text; ValueError for anything it cannot read."""
+    if not _depth_ok(text):
+        raise ValueError("nested deeper than %d levels" % MAX_REPLY_DEPTH)
+    try:
+        return json.loads(text)
+    except RecursionError:  # (not reached: the depth is checked first)
+        raise ValueError("nested too deeply") from None
+
+
 def extract_json(text: str) -> Any:
-    """The first JSON value found in ``text``: bare, inside a fence, or inside prose."""
+    """The first JSON value found in ``text``: bare, inside a fence, or inside prose.
+
+    Bounded like a candidate's output: a reply longer than ``MAX_REPLY_CHARS`` or whose value
+    nests deeper than ``MAX_REPLY_DEPTH`` is :class:`ReplyInvalid` (never a RecursionError),
+    and at most ``MAX_JSON_STARTS`` places in prose are tried."""
+    if len(text) > MAX_REPLY_CHARS:
+        raise ReplyInvalid(f"the reply is longer than {MAX_REPLY_CHARS} characters")
+    too_deep = False
     for cand in _json_candidates(text):
         try:
-            return json.loads(cand)
-        except ValueError:
+            return _loads(cand)
+        except ValueError as exc:
+            too_deep = too_deep or "nested" in str(exc)
             continue
-        # also accept a JSON value followed by trailing prose
+    # also accept a JSON value followed by trailing prose
     decoder = json.JSONDecoder()
+    tried = 0
     for i, ch in enumerate(text):
-        if ch in "{[":
-            try:
-                return decoder.raw_decode(text, i)[0]
-            except ValueError:
-                continue
+        if ch not in "{[":
+            continue
+        tried += 1
+        if tried > MAX_JSON_STARTS:
+            break
+        if not _depth_ok(text, i, one_value=True):
+            too_deep = True
+            continue
+        try:
+            return decoder.raw_decode(text, i)[0]
+        except (ValueError, RecursionError):
+            continue
+    if too_deep:
+        raise ReplyInvalid(f"the reply's JSON is nested deeper than {MAX_REPLY_DEPTH} levels")
     snippet = text.strip().replace("\n", " ")[:200]
     raise ReplyInvalid(f"the reply contains no JSON value (it starts: {snippet!r})")
 
@@ -194,6 +256,8 @@ def parse_reply(text: str, model: type[BaseModel]) -> BaseModel:
     data = extract_json(text)
     try:
         return model.model_validate(data)
+    except RecursionError:
+        raise ReplyInvalid(f"the reply's JSON is nested deeper than {MAX_REPLY_DEPTH} levels") from None
     except ValidationError as exc:
         problems = []
         for err in exc.errors()[:8]:
