@@ -14,7 +14,8 @@ import pytest
 
 from judge.errors import InputError
 from judge.execution.output_check import check_output
-from judge.importers.kattis import INTERACTIVE_SUPPORTED, read_package, read_packages, write_problem
+from judge.importers.kattis import (INTERACTIVE_SUPPORTED, KattisImporter, read_package,
+                                    read_packages, write_problem)
 from judge.importers.kattis_files import (
     read_domjudge_ini,
     read_statement,
@@ -492,3 +493,20 @@ def test_languages_and_unknown_keys(tmp_path):
     assert package.problem.languages == ["python3", "cpp"]
     assert any("does not use: scoreboard_color" in note for note in package.notes)
     assert read_package(_package(tmp_path, {}, "plain")).problem.languages is None
+
+
+def test_the_importer_writes_supported_packages_and_refuses_the_others(tmp_path):
+    out = tmp_path / "suite"
+    seen = []
+    report = KattisImporter().import_suite("kattis", DATA, out, seen.append)
+    written = {Path(p.file).stem for p in report.written}
+    assert written == set(PACKAGES) - {"guess"} and sorted(seen) == sorted(written)
+    refused = [p for p in report.problems if p.file is None]
+    assert [p.task_id for p in refused] == ["guess"]
+    assert refused[0].error.startswith("not imported: interactive problem")
+    assert len(report.issues) == 1 and "guess" in str(report.issues[0])
+    summary = report.to_json()
+    assert summary["totals"]["problems"] == len(PACKAGES) - 1
+    hello = next(p for p in summary["problems"] if p["task_id"] == "hello")
+    assert hello["expected"] == 2 and any("from .timelimit" in n for n in hello["notes"])
+    assert load_program(out / "different.json").checker.type == "validator"

@@ -31,13 +31,15 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from judge.errors import InputError, Issue
+from judge.importers.base import Importer
 from judge.importers.kattis_data import DataReader
 from judge.importers.kattis_files import (JUDGED_LANGUAGES, YamlFile, as_args, as_number,
                                           read_domjudge_ini, read_statement, read_timelimit,
                                           read_yaml, submission_language)
+from judge.importers.records import ImportReport, ProblemReport
 from judge.problem.program import (ContestRules, OutputChecker, ProgramLimits, ProgramProblem,
                                    Sample, TimeRule, check_program, checker_from_kattis_flags,
                                    validator_language)
@@ -477,3 +479,30 @@ def write_problem(package: KattisPackage, output_dir: str | Path) -> Path:
     path.write_text(json.dumps(problem_data(package, output_dir), indent=1) + "\n",
                     encoding="utf-8")
     return path
+
+
+class KattisImporter(Importer):
+    """``judge import kattis PATH --output DIR``: every package under ``PATH`` becomes a
+    problem file in ``DIR`` whose tests refer to the package's files. A package the judge
+    cannot judge yet (interactive, ...) is refused with the missing feature named; a
+    malformed one is reported with its files and lines; the others are written."""
+
+    label = "Kattis package"
+
+    def import_suite(self, kind: str, path: Path, output: Path,
+                     progress: Callable[[str], None] | None = None) -> ImportReport:
+        result = read_packages(path)
+        report = ImportReport(kind, str(path), str(output))
+        report.issues += result.issues
+        for package in result.packages:
+            problem = ProblemReport(package.identifier, expected=len(package.problem.tests),
+                                    notes=list(package.notes))
+            if package.supported:
+                problem.file = str(write_problem(package, output))
+                if progress:
+                    progress(package.identifier)
+            else:
+                problem.error = "not imported: %s" % "; ".join(package.unsupported)
+                report.issues.append(Issue(str(package.path), problem.error))
+            report.problems.append(problem)
+        return report
