@@ -25,15 +25,12 @@ What it does (see the README for what it does not):
 from __future__ import annotations
 
 import fcntl
-import json
 import os
 import select
-import stat
 import subprocess
 import sys
 import tempfile
 import textwrap
-import threading
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -49,6 +46,12 @@ from judge.sandbox.base import (
     WorkerSession,
     pop_line,
 )
+from judge.sandbox.hostfs import (  # noqa: F401 (re-exported)
+    PRIVATE_DIRS,
+    SHADOW_TMPFS,
+    shadow_command,
+    world_writable_places,
+)
 from judge.sandbox.harness import precompile, render_worker, worker_command
 
 if TYPE_CHECKING:
@@ -57,101 +60,6 @@ if TYPE_CHECKING:
 UID_BASE = int(os.environ.get("JUDGE_SANDBOX_UID_BASE", "61000"))
 #: where uid leases are locked (one file per uid); root-only, so only /run is expected
 LOCK_DIR = os.environ.get("JUDGE_SANDBOX_LOCK_DIR", "/run/judge-sandbox")
-#: directories private to each worker (tmpfs in its own mount namespace), wiped per candidate
-PRIVATE_DIRS = ("/tmp", "/var/tmp", "/dev/shm", "/dev/mqueue")
-#: the tmpfs given to every other world-writable directory found on the host
-SHADOW_TMPFS = "size=4m,nr_inodes=256"
-#: never walked: proc's entries are per process (not places to leave files)
-_UNWALKED = ("/proc",)
-_walk_lock = threading.Lock()
-_walked: tuple[tuple[str, ...], tuple[str, ...]] | None = None
-
-
-def world_writable_places(root: str = "/", refresh: bool = False
-                          ) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """Every place on the host where a candidate's uid could write or leave something:
-    ``(directories, files)``. Found by walking the host's tree from ``root`` as a stranger
-    would (only into directories others may enter: ``o+x``), taking every directory that
-    others may write (``o+w``: not entered, all below it gets hidden) and every world-writable
-    file, FIFO, socket or block device (a character device such as /dev/null is a device, not
-    a place). /proc is not walked. Found once per judge process (the walk takes a second)
-    and cached; :data:`PRIVATE_DIRS` are the worker's own and left out."""
-    global _walked
-    with _walk_lock:
-        if _walked is not None and not refresh and root == "/":
-            return _walked
-        directories: list[str] = []
-        files: list[str] = []
-        stack = [root]
-        while stack:
-            folder = stack.pop()
-            try:
-                entries = list(os.scandir(folder))
-            except OSError:
-                continue
-            for entry in entries:
-                path = entry.path
-                if path in _UNWALKED or path in PRIVATE_DIRS:
-                    continue
-                try:
-                    mode = entry.stat(follow_symlinks=False).st_mode
-                except OSError:
-                    continue
-                if stat.S_ISLNK(mode) or stat.S_ISCHR(mode):
-                    continue
-                if stat.S_ISDIR(mode):
-                    if mode & stat.S_IWOTH:
-                        directories.append(path)
-                    elif mode & stat.S_IXOTH:
-                        stack.append(path)
-                elif mode & stat.S_IWOTH:
-                    files.append(path)
-        found = (tuple(sorted(directories)), tuple(sorted(files)))
-        if root == "/":
-            _walked = found
-        return found
-
-
-#: run as root before the worker (argv[1]: JSON of the places; the worker's command
-#: follows): a mount namespace of its own where every world-writable directory of the host
-#: is a small private tmpfs and every world-writable file, FIFO or socket is /dev/null; then
-#: exec the worker (which makes its own /tmp, /var/tmp, /dev/shm and /dev/mqueue private)
-_SHADOW_BOOT = """\
-import ctypes, json, os, sys
-libc = ctypes.CDLL(None, use_errno=True)
-places = json.loads(sys.argv[1])
-def fail(what, path):
-    sys.stderr.write("cannot hide the host's world-writable %s (errno %d)\\n"
-                     % (what % path, ctypes.get_errno()))
-    sys.exit(12)
-if libc.unshare(0x00020000) != 0:
-    fail("%s: no mount namespace", "places")
-if libc.mount(b"none", b"/", None, 0x4000 | 0x40000, None) != 0:
-    fail("%s: / stays shared", "places")
-for path, mode in places["dirs"]:
-    options = ("mode=%o," % mode + places["tmpfs"]).encode()
-    if libc.mount(b"tmpfs", path.encode(), b"tmpfs", 2 | 4 | 8, options) != 0:
-        fail("directory %s", path)
-for path in places["files"]:
-    if libc.mount(b"/dev/null", path.encode(), None, 0x1000, None) != 0:
-        fail("file %s", path)
-os.execv(sys.argv[2], sys.argv[2:])
-"""
-
-
-def shadow_command(python: str, command: list[str]) -> list[str]:
-    """``command`` started behind :data:`_SHADOW_BOOT`: every world-writable place of the
-    host hidden from it (see :func:`world_writable_places`)."""
-    directories, files = world_writable_places()
-    places = {"tmpfs": SHADOW_TMPFS, "files": list(files), "dirs": []}
-    for path in directories:
-        try:
-            places["dirs"].append([path, stat.S_IMODE(os.lstat(path).st_mode)])
-        except OSError:
-            continue
-    return [python, "-I", "-c", _SHADOW_BOOT, json.dumps(places)] + command
-
-
 def _uid_base() -> int:
     return int(os.environ.get("JUDGE_SANDBOX_UID_BASE", str(UID_BASE)))
 _STDERR_TAIL = 4096
