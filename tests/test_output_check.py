@@ -360,3 +360,14 @@ def test_randomized_against_the_rules():
         assert got == streamed == want, (answer, output, checker)
         accepted, rejected = accepted + want, rejected + (not want)
     assert accepted > 300 and rejected > 300  # both outcomes well covered
+
+
+def test_paths_are_read_in_chunks(tmp_path):
+    answer, output = tmp_path / "1.ans", tmp_path / "out"
+    answer.write_bytes(b"1 2\n" * 50_000)
+    output.write_bytes(b"1 2 " * 50_000)
+    assert check_output(answer, output) is None
+    output.write_bytes(b"1 2 " * 49_999 + b"1 3")
+    result = check_output(answer, output)
+    assert result.token == 100_000 and result.answer_line == 50_000
+    assert check_output(answer, b"1 2\n" * 50_000, OutputChecker(type="exact")) is None

@@ -175,3 +175,14 @@ def test_time_rule_errors():
         TimeRule(format="2023-07", multiplier=2, tle_margin=1.5).time_limit([1.0], [2.5])
     assert "nearest second" in TimeRule().describe()
     assert "multiple of 0.5 s" in TimeRule(format="2023-07", resolution_s=0.5).describe()
+
+
+def test_input_and_answer_paths(tmp_path):
+    _write(tmp_path, {"a/1.in": "1\n", "a/1.ans": "1\n"})
+    problem = program_from_data({**BASE, "tests": [
+        {"stdin_file": "a/1.in", "expected_file": "a/1.ans"}, {"stdin": "", "expected": ""}]},
+        "p.json", root=tmp_path)
+    first, second = problem.tests
+    assert first.input_path() == (tmp_path / "a/1.in").resolve()
+    assert first.answer_path() == (tmp_path / "a/1.ans").resolve()
+    assert second.input_path() is None and second.answer_path() is None

@@ -33,12 +33,14 @@ A ``validator`` checker is a program and is not run here (``check_output`` refus
 from __future__ import annotations
 
 import re
+from contextlib import ExitStack
 from dataclasses import dataclass
+from pathlib import Path
 from typing import BinaryIO, Iterator
 
 from judge.problem.program import OutputChecker, kattis_float
 
-Source = bytes | bytearray | memoryview | str | BinaryIO
+Source = bytes | bytearray | memoryview | str | BinaryIO | Path
 
 #: bytes read at a time from a file
 CHUNK = 1 << 16
@@ -282,13 +284,17 @@ def _by_line(answer: Source, output: Source) -> Difference | None:
 
 def check_output(answer: Source, output: Source,
                  checker: OutputChecker | None = None) -> Difference | None:
-    """None when ``output`` is accepted against ``answer``; else where it first differs."""
+    """None when ``output`` is accepted against ``answer``; else where it first differs.
+    Either side may be bytes, text, a binary file or a ``Path`` (read in chunks)."""
     checker = checker or OutputChecker()
-    answer, output = _as_bytes(answer), _as_bytes(output)
-    if checker.type == "tokens":
-        return _tokens(answer, output, checker)
-    if checker.type == "exact":
-        return _exact(answer, output)
-    if checker.type == "lines":
+    if checker.type not in ("tokens", "exact", "lines"):
+        raise ValueError("a %s checker is a program: it runs in a sandbox, not here"
+                         % checker.type)
+    with ExitStack() as files:
+        answer, output = (files.enter_context(side.open("rb")) if isinstance(side, Path)
+                          else _as_bytes(side) for side in (answer, output))
+        if checker.type == "tokens":
+            return _tokens(answer, output, checker)
+        if checker.type == "exact":
+            return _exact(answer, output)
         return _by_line(answer, output)
-    raise ValueError("a %s checker is a program: it runs in a sandbox, not here" % checker.type)

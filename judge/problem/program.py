@@ -313,6 +313,15 @@ class ProgramTest(_Strict):
         files = self.path(self.files)
         return RunInput(stdin=stdin, args=tuple(self.args), files=files)
 
+    def input_path(self) -> Path | None:
+        """The standard input's file, when it is one (an output validator reads it)."""
+        return self.path(self.stdin_file)
+
+    def answer_path(self) -> Path | None:
+        """The expected output's file, when it is one (judge side only: for the checker, or
+        for an output validator run in a sandbox of its own, never the candidate's)."""
+        return self.path(self.expected_file)
+
     def expected_output(self) -> bytes | None:
         """The expected output (judge side only); None when there is none (an interactive
         problem's validator has the answer file instead)."""
