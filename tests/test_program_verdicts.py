@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from judge.execution.program_verdicts import (ProgramCheck, ValidatorRun, cut, output_verdict,
-                                              validator_verdict)
+from judge.execution.program_verdicts import (ProgramCheck, ValidatorRun, check_submission, cut,
+                                              output_verdict, validator_verdict)
+from judge.execution.verdicts import TestResult as Result
 from judge.execution.verdicts import Verdict
 from judge.problem.program import OutputChecker
 
@@ -61,3 +62,40 @@ def test_output_verdict_uses_the_judges_checkers():
         is Verdict.PASS
     with pytest.raises(ValueError, match="sandbox"):
         output_verdict("1", "1", OutputChecker(type="validator", validator="v.py"))
+
+
+def _results(*verdicts, message=None):
+    return [Result(i, Verdict(v), message=message if v != "pass" else None)
+            for i, v in enumerate(verdicts)]
+
+
+@pytest.mark.parametrize("folder,verdicts,agrees,verdict", [
+    ("accepted", ["pass", "pass"], True, "pass"),
+    ("accepted", ["pass", "wrong_answer"], False, "wrong_answer"),
+    ("wrong_answer", ["pass", "wrong_answer", "timeout"], True, "wrong_answer"),
+    ("wrong_answer", ["pass", "pass"], False, "pass"),
+    ("time_limit_exceeded", ["pass", "timeout"], True, "timeout"),
+    ("time_limit_exceeded", ["wrong_answer", "timeout"], False, "wrong_answer"),
+    ("run_time_error", ["runtime_error"], True, "runtime_error"),
+    ("run_time_error", ["pass", "memory_limit"], True, "memory_limit"),
+    ("run_time_error", ["output_limit"], False, "output_limit"),
+    ("accepted", ["compile_error"], False, "compile_error"),
+    ("accepted", ["pass", "sandbox_error"], None, "sandbox_error"),
+    ("partially_accepted", ["pass", "wrong_answer"], None, "wrong_answer"),
+])
+def test_example_submissions_get_their_folders_verdict(folder, verdicts, agrees, verdict):
+    check = check_submission(folder, _results(*verdicts, message="line 1: expected 2, got 3"))
+    assert (check.agrees, check.verdict.value) == (agrees, verdict)
+    if agrees is False:
+        assert check.message.startswith("expected ")
+    if verdict != "pass":
+        assert "on test" in check.message
+
+
+def test_submission_messages():
+    check = check_submission("time_limit_exceeded", _results("pass", "wrong_answer",
+                                                              message="x" * 1000))
+    assert check.message.startswith("expected timeout, got wrong_answer on test 2: xxx")
+    assert len(check.message) < 250
+    assert check_submission("run_time_error", _results("pass")).message == \
+        "expected runtime_error or memory_limit, got pass"

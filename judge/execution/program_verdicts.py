@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from judge.execution.output_check import Source, check_output
-from judge.execution.verdicts import Verdict
+from judge.execution.verdicts import TestResult, Verdict, overall
 from judge.problem.program import OutputChecker
 
 #: exit codes of the output validator protocol
@@ -101,3 +101,48 @@ def output_verdict(answer: Source, output: Source, checker: OutputChecker,
         return ProgramCheck(Verdict.PASS)
     return ProgramCheck(Verdict.WRONG_ANSWER,
                         ("test %s: " % test if test else "") + difference.message)
+
+
+# ---- example submissions of a package (``judge verify``) --------------------------------------
+
+#: a package's submission folder -> the candidate verdicts that agree with it (a memory
+#: limit is a run-time error in the Kattis and ICPC verdict sets)
+FOLDER_VERDICTS: dict[str, tuple[Verdict, ...]] = {
+    "accepted": (Verdict.PASS,),
+    "wrong_answer": (Verdict.WRONG_ANSWER,),
+    "time_limit_exceeded": (Verdict.TIMEOUT,),
+    "run_time_error": (Verdict.RUNTIME_ERROR, Verdict.MEMORY_LIMIT),
+}
+
+
+@dataclass(frozen=True)
+class SubmissionCheck:
+    """Whether an example submission got its folder's verdict."""
+
+    folder: str
+    verdict: Verdict
+    #: None when it cannot be told: the judge failed (sandbox_error) or the folder has no
+    #: single verdict (partially_accepted, brute_force, ...)
+    agrees: bool | None
+    message: str
+
+
+def check_submission(folder: str, tests: list[TestResult]) -> SubmissionCheck:
+    """An example submission's verdict is its first failing test's (the contest rule), and
+    it must be one its folder allows."""
+    verdict = overall(tests)
+    first = next((t for t in tests if t.verdict is not Verdict.PASS), None)
+    detail = ""
+    if first is not None:
+        detail = " on test %d%s" % (first.index + 1, ": " + cut(first.message, 160)
+                                    if first.message else "")
+    if verdict is Verdict.SANDBOX_ERROR:
+        return SubmissionCheck(folder, verdict, None, "not judged (sandbox_error)%s" % detail)
+    allowed = FOLDER_VERDICTS.get(folder)
+    if allowed is None:
+        return SubmissionCheck(folder, verdict, None, "got %s%s (the folder %s has no single "
+                               "verdict)" % (verdict, detail, folder))
+    if verdict in allowed:
+        return SubmissionCheck(folder, verdict, True, "got %s%s, as expected" % (verdict, detail))
+    return SubmissionCheck(folder, verdict, False, "expected %s, got %s%s" % (
+        " or ".join(v.value for v in allowed), verdict, detail))
