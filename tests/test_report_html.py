@@ -132,9 +132,16 @@ def _judge(*args, cwd=None):
                           text=True, env=env, cwd=cwd, timeout=600)
 
 
+#: a wrong answer of the right type where it can (the report then shows expected vs got)
+WRONG = ("return (not result if isinstance(result, bool) else result + 1 "
+         "if isinstance(result, (int, float)) else result[::-1] + '?' "
+         "if isinstance(result, str) else result[1:] if isinstance(result, list) else None)")
+
+
 def demo_solutions(path: Path, samples: int = 3) -> None:
-    """Two models' samples for every shipped problem: the reference, a wrong version (None on
-    about half the tests) or a crashing one (raises with a ``<script>`` in its message)."""
+    """Two models' samples for every shipped problem: the reference, a wrong version (a
+    changed value on about half the tests) or a crashing one (raises there, with a
+    ``<script>`` in its message)."""
     from judge.problem.model import load_suite
 
     suite = load_suite(str(ROOT / "problems"))
@@ -147,12 +154,11 @@ def demo_solutions(path: Path, samples: int = 3) -> None:
                     kind = (i + 2 * sample) % wrong == 1 and "wrong" or (
                         (i + sample) % crash == 3 and "crash")
                     if kind:
-                        action = ("return None" if kind == "wrong"
-                                  else "raise ValueError(%r)" % HOSTILE)
+                        action = WRONG if kind == "wrong" else "raise ValueError(%r)" % HOSTILE
                         code += ("\n\n_reference = %s\n\ndef %s(*args, **kwargs):\n"
+                                 "    result = _reference(*args, **kwargs)\n"
                                  "    if len(repr(args)) %% 2:\n        %s\n"
-                                 "    return _reference(*args, **kwargs)\n"
-                                 % (name, name, action))
+                                 "    return result\n" % (name, name, action))
                     out.write(json.dumps({"problem_id": problem.identifier, "model": model,
                                           "sample": sample, "solution": code}) + "\n")
 
@@ -171,9 +177,9 @@ def real_report(tmp_path_factory):
     assert done.returncode == 0, done.stderr[-2000:]
     verdicts = json.loads(done.stdout)["verdicts"]
     assert {"pass", "wrong_answer", "runtime_error"} <= set(verdicts), verdicts
-    done = _judge("report", results, "--html", page)
+    done = _judge("report", results.name, "--html", page.name, cwd=folder)
     assert done.returncode == 0, done.stderr
-    assert "wrote %s" % page in done.stderr
+    assert "wrote %s" % page.name in done.stderr
     return page
 
 
@@ -240,11 +246,11 @@ def _png_size(path: Path) -> tuple[int, int]:
 @needs_chromium
 def test_report_screenshot(real_report, tmp_path):
     shot = tmp_path / "report.png"
-    _, requested = _chromium(real_report, "--window-size=1200,1900",
+    _, requested = _chromium(real_report, "--window-size=1200,2300",
                              "--screenshot=%s" % shot, tmp=tmp_path)
     assert _outside(requested) == []
     width, height = _png_size(shot)
-    assert (width, height) == (1200, 1900)
+    assert (width, height) == (1200, 2300)
     assert shot.stat().st_size > 50_000  # drawn, not a blank page
     target = os.environ.get("JUDGE_REPORT_SCREENSHOT")
     if target:

@@ -160,6 +160,17 @@ def passk_curves(models: Sequence[dict[str, Any]]) -> dict[str, Any]:
     return chart
 
 
+def seconds(value: float) -> str:
+    """A duration for a label: ``0 s``, ``850 µs``, ``1.06 ms``, ``2.5 s``."""
+    if value <= 0:
+        return "0 s"
+    if value < 1e-3:
+        return "%.3g µs" % (value * 1e6)
+    if value < 1:
+        return "%.3g ms" % (value * 1e3)
+    return "%.3g s" % value
+
+
 def _quantile(values: Sequence[float], q: float) -> float:
     position = (len(values) - 1) * q
     below, above = math.floor(position), math.ceil(position)
@@ -172,7 +183,8 @@ def time_boxes(times: dict[str, list[float]], floor: float = 1e-4) -> dict[str, 
     verdicts = [v for v in VERDICT_ORDER if times.get(v)]
     verdicts += sorted(v for v in times if v not in VERDICT_ORDER and times[v])
     top = 10
-    chart = _chart("Time per test, by verdict (seconds, log scale)",
+    chart = _chart("Time per test, by verdict (log scale; below %s drawn at %s)"
+                   % (seconds(floor), seconds(floor)),
                    LABEL_W + PLOT_W + NOTE_W, top + ROW_H * max(1, len(verdicts)) + 30)
     every = [max(floor, t) for v in verdicts for t in times[v]]
     lo = math.floor(math.log10(min(every))) if every else -4
@@ -186,8 +198,7 @@ def time_boxes(times: dict[str, list[float]], floor: float = 1e-4) -> dict[str, 
     for power in range(lo, hi + 1):
         x = x_of(10.0 ** power)
         _line(chart, x, top, x, bottom, "#ddd", 1, "2,2")
-        label = ("%gs" % 10.0 ** power) if power >= 0 else ("%gms" % (1000 * 10.0 ** power))
-        _text(chart, x, bottom + 14, label, "middle", 11, "#555")
+        _text(chart, x, bottom + 14, seconds(10.0 ** power), "middle", 11, "#555")
     for i, verdict in enumerate(verdicts):
         values = sorted(times[verdict])
         y = top + i * ROW_H
@@ -198,9 +209,11 @@ def time_boxes(times: dict[str, list[float]], floor: float = 1e-4) -> dict[str, 
         for end in (values[0], values[-1]):
             _line(chart, x_of(end), mid - 5, x_of(end), mid + 5, "#555", 1)
         _rect(chart, x_of(q1), y + 5, max(2.0, x_of(q3) - x_of(q1)), ROW_H - 10,
-              verdict_color(verdict), "%s: %d tests, min %.4gs, median %.4gs, max %.4gs"
-              % (verdict, len(values), values[0], median, values[-1]))
-        _line(chart, x_of(median), y + 4, x_of(median), y + ROW_H - 4, "#fff", 2)
-        _text(chart, LABEL_W + PLOT_W + 8, y + 17, "n=%d, median %.3gs" % (len(values), median),
+              verdict_color(verdict), "%s: %d tests, min %s, median %s, max %s"
+              % (verdict, len(values), seconds(values[0]), seconds(median),
+                 seconds(values[-1])))
+        _line(chart, x_of(median), y + 4, x_of(median), y + ROW_H - 4, "#111", 2)
+        _text(chart, LABEL_W + PLOT_W + 8, y + 17, "n=%d, median %s" % (len(values),
+                                                                       seconds(median)),
               size=11)
     return chart

@@ -214,6 +214,8 @@ def render_html(runs: list[Run], summary: Summary,
             "times": charts.time_boxes(_times(runs)),
         },
         "several_samples": several_samples,
+        "passk_columns": [k for k in sorted({k for m in models for k in m["passk"]})
+                          if k > 1 and any("pass@%d" % k in m for m in models)][:6],
         "columns": [label for label, _, _ in columns],
         "matrix": matrix, "failures": failures,
         "comparisons": comparisons or [],
