@@ -38,6 +38,7 @@ _EXPORTS = {
     # stable ``code`` (tests/test_errors.py checks that each one is listed here)
     "JudgeError": "judge.errors",
     "UnknownName": "judge.errors",
+    "RegistryLoadError": "judge.errors",
     "TransportError": "judge.sandbox.base",
     "MalformedLine": "judge.sandbox.base",
     "TransportTimeout": "judge.sandbox.base",

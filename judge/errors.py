@@ -33,6 +33,19 @@ class UnknownName(JudgeError, ValueError, LookupError):
         super().__init__(message)
 
 
+class RegistryLoadError(JudgeError, ImportError):
+    """A registered name whose implementation cannot be imported (a broken or half-installed
+    package's entry point): ``cannot load importer 'x' from 'pkg.mod:X': No module named ...``."""
+
+    code = "registry_load_failed"
+
+    def __init__(self, kind: str, entry: str, target: str, reason: BaseException) -> None:
+        super().__init__("cannot load %s %r from %r: %s" % (kind, entry, target, reason))
+        self.kind, self.entry, self.target = kind, entry, target
+        if isinstance(reason, ImportError):  # the missing module, as ImportError says it
+            self.name, self.path = reason.name, reason.path
+
+
 @dataclass(frozen=True)
 class Issue:
     """One thing wrong with an input file."""

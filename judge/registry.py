@@ -22,7 +22,7 @@ import importlib
 import threading
 from typing import Any, Callable, Generic, Iterator, TypeVar
 
-from judge.errors import UnknownName
+from judge.errors import RegistryLoadError, UnknownName
 
 T = TypeVar("T")
 
@@ -90,7 +90,10 @@ class Registry(Generic[T]):
             if key in self._loaded:
                 return self._loaded[key]
             target = self._targets[key]
-            obj = _resolve(target) if isinstance(target, str) else target
+            try:
+                obj = _resolve(target) if isinstance(target, str) else target
+            except (ImportError, AttributeError, SyntaxError) as exc:
+                raise RegistryLoadError(self.kind, key, str(target), exc) from exc
             if self.factory and callable(obj):
                 obj = obj()
             self._loaded[key] = obj
@@ -153,4 +156,4 @@ def _resolve(target: str) -> Any:
     return obj
 
 
-__all__ = ["Registry", "UnknownName"]
+__all__ = ["Registry", "RegistryLoadError", "UnknownName"]

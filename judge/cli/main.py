@@ -25,7 +25,7 @@ from judge.cli.common import (
     print_issues,
     report_issue,
 )
-from judge.errors import InputError, Issue, UnknownName
+from judge.errors import InputError, Issue, RegistryLoadError, UnknownName
 
 __all__ = ["EXIT_INPUT", "EXIT_OK", "EXIT_SANDBOX", "EXIT_USAGE", "build_parser", "main"]
 
@@ -363,6 +363,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_INPUT
     except UnknownName as exc:  # a name on the command line that no registry knows
         err("usage error: %s" % exc)
+        return EXIT_USAGE
+    except RegistryLoadError as exc:  # a name whose package is broken
+        err("error: %s" % exc)
         return EXIT_USAGE
     except (SandboxUnavailable, EngineUnavailable, ImageBuildError) as exc:
         err("sandbox unavailable: %s" % exc)

@@ -21,7 +21,7 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, model_validator
 
-from judge.errors import InputError, UnknownName
+from judge.errors import InputError, RegistryLoadError, UnknownName
 from judge.scoring.dimensions import (  # noqa: F401 (the dimension models, re-exported)
     PRIMITIVES,
     CoverageRatioDimension,
@@ -53,6 +53,19 @@ MAX_TESTS_PER_ROW = 1_000_000
 # --------------------------------------------------------------------------------------
 
 
+def _loadable(names: list[str]) -> tuple[str, ...]:
+    """The primitives whose models import: a broken package's primitive is left out of the
+    spec's union (a spec naming it gets the load error), so it breaks nothing else."""
+    out = []
+    for name in names:
+        try:
+            PRIMITIVES.get(name)
+        except RegistryLoadError:
+            continue
+        out.append(name)
+    return tuple(out)
+
+
 def _dimension_type(names: tuple[str, ...]) -> Any:
     """One dimension of a spec: the registered primitives' models, told apart by
     ``primitive``."""
@@ -61,7 +74,7 @@ def _dimension_type(names: tuple[str, ...]) -> Any:
 
 
 #: the primitives known when this module was imported (built-ins and entry points)
-_NAMES: tuple[str, ...] = tuple(PRIMITIVES.names())
+_NAMES: tuple[str, ...] = _loadable(PRIMITIVES.names())
 _DimensionType = _dimension_type(_NAMES)
 
 
@@ -92,7 +105,7 @@ _SPEC_MODELS: dict[tuple[str, ...], type[ScoringSpec]] = {_NAMES: ScoringSpec}
 def spec_model() -> type[ScoringSpec]:
     """:class:`ScoringSpec`, or its subclass that also knows the primitives registered
     after this module was imported."""
-    names = tuple(PRIMITIVES.names())
+    names = _loadable(PRIMITIVES.names())
     model = _SPEC_MODELS.get(names)
     if model is None:
         model = create_model("ScoringSpec", __base__=ScoringSpec, __module__=__name__,
@@ -107,11 +120,10 @@ def _primitive_name(given: Any) -> str:
     ScoringError-ready UnknownName otherwise."""
     names = PRIMITIVES.names()
     if isinstance(given, str):
-        if given in names:
-            return given
-        aliases = PRIMITIVES.aliases()
-        if given in aliases:
-            return aliases[given]
+        if given in names or given in PRIMITIVES.aliases():
+            name = PRIMITIVES.aliases().get(given, given)
+            PRIMITIVES.get(name)  # a broken package: its RegistryLoadError
+            return name
         try:  # a near miss (case, typo) gets a did-you-mean, never a silent fix
             suggestion: str | None = PRIMITIVES.canonical(given)
         except UnknownName as exc:
@@ -135,7 +147,7 @@ def parse_spec(data: Any, source: str = "spec") -> ScoringSpec:
                 if isinstance(d, Mapping):
                     try:
                         name = _primitive_name(d["primitive"])
-                    except UnknownName as exc:
+                    except (UnknownName, RegistryLoadError) as exc:
                         raise ScoringError(f"{source}: at dimensions[{i}].primitive: {exc}") from None
                     if name != d["primitive"]:
                         d = {**d, "primitive": name}

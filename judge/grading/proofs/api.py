@@ -16,10 +16,12 @@ DEFAULT_CACHE = Path.home() / ".cache" / "judge" / "proofs"
 
 def check_workflows(names: Iterable[str]) -> list[str]:
     """The registered names of ``names`` (aliases resolved, repeats dropped); an unknown
-    one is an UnknownName (a ValueError) suggesting the closest."""
+    one is an UnknownName (a ValueError) suggesting the closest, one whose package cannot be
+    imported a RegistryLoadError."""
     out = []
     for n in names:
         n = WORKFLOWS.canonical(n.strip())
+        WORKFLOWS.get(n)
         if n not in out:
             out.append(n)
     return out
