@@ -510,3 +510,27 @@ def test_the_importer_writes_supported_packages_and_refuses_the_others(tmp_path)
     hello = next(p for p in summary["problems"] if p["task_id"] == "hello")
     assert hello["expected"] == 2 and any("from .timelimit" in n for n in hello["notes"])
     assert load_program(out / "different.json").checker.type == "validator"
+
+
+def test_domjudge_statements_at_the_package_root(tmp_path):
+    text = _package(tmp_path, {"problem.txt": "Add the numbers.\n\nInput:\nTwo numbers.\n\n"
+                                              "Output\nTheir sum.\n"}, "txt")
+    problem = read_package(text).problem
+    assert (problem.statement, problem.input_format, problem.output_format) == (
+        "Add the numbers.", "Two numbers.", "Their sum.")
+    html = _package(tmp_path, {"problem.html": (
+        "<html><head><style>p {color: red}</style><script>alert(1)</script></head><body>"
+        "<h1>Sum &amp; More</h1><p>Add &lt;two&gt; numbers.</p><h2>Input</h2><p>Two numbers."
+        "</p><h2>Output</h2><p>Their sum.</p></body></html>")}, "html")
+    problem = read_package(html).problem
+    assert problem.name == "Broken"  # problem.yaml's name comes first
+    assert "Add <two> numbers." in problem.statement and "alert" not in problem.statement
+    assert "color" not in problem.statement and "Sum & More" in problem.statement
+    assert (problem.input_format, problem.output_format) == ("Two numbers.", "Their sum.")
+    pdf = read_package(_package(tmp_path, {"problem.pdf": "%PDF-1.4"}, "pdf"))
+    assert pdf.problem.statement == "" and any("PDF only" in n for n in pdf.notes)
+    # a statement folder wins over the root
+    both = read_package(_package(tmp_path, {"problem.txt": "root text\n",
+                                            "problem_statement/problem.en.tex": "folder text\n"},
+                                 "both"))
+    assert both.problem.statement == "folder text"

@@ -363,9 +363,9 @@ def read_package(path: str | Path) -> KattisPackage:
             reader.issues.append(config.issue("validator_flags: %s" % exc, "validator_flags"))
     reader.checker, reader.base_flags = checker, base_flags
     limits, rule = reader.limits(config, fmt, ini)
-    statement = read_statement([root / "problem_statement", root / "statement"])
+    statement = read_statement([root / "problem_statement", root / "statement", root])
     if statement is None:
-        reader.notes.append("no problem statement (problem_statement/ or statement/)")
+        reader.notes.append("no problem statement (problem_statement/, statement/ or DOMjudge's problem.{pdf,html,txt})")
     elif statement.path is not None and statement.path.suffix == ".pdf":
         reader.notes.append("the statement is a PDF only: prompts get no statement text")
     samples: list[Sample] = []

@@ -5,6 +5,7 @@ language of a submission from its file extension. Pure reading, nothing is run.
 
 from __future__ import annotations
 
+import html as htmllib
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -152,7 +153,11 @@ class Statement:
 _TEX_SECTION = re.compile(r"\\section\*?\{\s*(Input|Output|Interaction|Scoring)[^}]*\}",
                           re.IGNORECASE)
 _TEX_ENV = re.compile(r"\\(begin|end)\{(Input|Output|Interaction)\}", re.IGNORECASE)
-_MD_SECTION = re.compile(r"^#{1,4}\s*(Input|Output|Interaction|Scoring)\b.*$", re.IGNORECASE | re.MULTILINE)
+_WORDS = r"(?:Input|Output|Interaction|Scoring)"
+#: a Markdown heading (``## Input``), or a line that is only the word (``Input:``, plain text)
+_MD_SECTION = re.compile(r"^(?:#{1,4}[ \t]*(?=%s\b)|(?=%s(?:[ \t]+(?:format|specification))?"
+                         r"[ \t]*:?[ \t]*$))(Input|Output|Interaction|Scoring)[^\n]*$"
+                         % (_WORDS, _WORDS), re.IGNORECASE | re.MULTILINE)
 
 
 def _split(text: str, pattern: re.Pattern[str]) -> tuple[str, dict[str, str]]:
@@ -167,30 +172,46 @@ def _split(text: str, pattern: re.Pattern[str]) -> tuple[str, dict[str, str]]:
     return text[: matches[0].start()].strip(), sections
 
 
+_KINDS = {"md": 0, "tex": 1, "txt": 2, "html": 3, "pdf": 4}
+
+
 def statement_files(folder: Path) -> list[Path]:
+    """``problem[.<lang>].{md,tex,pdf}`` (and DOMjudge's ``problem.{txt,html,pdf}``)."""
     if not folder.is_dir():
         return []
     return sorted(p for p in folder.iterdir() if p.is_file() and
-                  re.fullmatch(r"problem(\.[A-Za-z-]+)?\.(md|tex|pdf)", p.name))
+                  re.fullmatch(r"problem(\.[A-Za-z-]+)?\.(md|tex|txt|html|pdf)", p.name))
 
 
 def _language_rank(path: Path) -> tuple[int, int]:
     parts = path.name.split(".")
     language = parts[1] if len(parts) == 3 else "en"
-    kind = {"md": 0, "tex": 1, "pdf": 2}[parts[-1]]
-    return (0 if language == "en" else 1, kind)
+    return (0 if language == "en" else 1, _KINDS[parts[-1]])
+
+
+def _html_text(html: str) -> str:
+    """The text of an HTML statement: scripts and styles dropped, tags to line breaks."""
+    html = re.sub(r"(?is)<(script|style)\b.*?</\1\s*>", "", html)
+    html = re.sub(r"(?i)<\s*(br|/p|/div|/h[1-6]|/li|/pre|/tr)\b[^>]*>", "\n", html)
+    html = re.sub(r"<[^>]*>", "", html)
+    text = htmllib.unescape(html)
+    return re.sub(r"\n\s*\n\s*\n+", "\n\n", text).strip()
 
 
 def read_statement(folders: list[Path]) -> Statement | None:
-    """The English statement (else the first), Markdown before LaTeX; a PDF only names."""
-    files = [p for folder in folders for p in statement_files(folder)]
+    """The English statement (else the first), from the first folder that has one,
+    Markdown before LaTeX before text before HTML; a PDF only names its file."""
+    files = [(_language_rank(p)[0], order, _language_rank(p)[1], p)
+             for order, folder in enumerate(folders) for p in statement_files(folder)]
     if not files:
         return None
-    path = min(files, key=_language_rank)
+    path = min(files)[-1]
     if path.suffix == ".pdf":
         return Statement(path, None, "", None, None)
     text = path.read_text(encoding="utf-8", errors="replace")
     name = None
+    if path.suffix == ".html":
+        text = _html_text(text)
     if path.suffix == ".tex":
         found = re.search(r"\\problemname\{((?:[^{}]|\{[^{}]*\})*)\}", text)
         if found:
@@ -199,7 +220,7 @@ def read_statement(folders: list[Path]) -> Statement | None:
         text = _TEX_ENV.sub(lambda m: "\\section*{%s}" % m.group(2)
                             if m.group(1) == "begin" else "", text)
         body, sections = _split(text, _TEX_SECTION)
-    else:
+    elif path.suffix in (".md", ".txt", ".html"):
         title = re.match(r"\s*#\s+(.+)\n", text)
         if title and not _MD_SECTION.match(title.group(0).strip()):
             name = title.group(1).strip()
