@@ -534,3 +534,14 @@ def test_domjudge_statements_at_the_package_root(tmp_path):
                                             "problem_statement/problem.en.tex": "folder text\n"},
                                  "both"))
     assert both.problem.statement == "folder text"
+
+
+def test_multi_pass_packages_are_read_and_refused(tmp_path):
+    root = _package(tmp_path, {"problem.yaml": ("name: Hangman\nvalidation: custom multi-pass\n"
+                                                "validator_flags: --secret\n"),
+                               "output_validator/validator.py": ""})
+    package = read_package(root)
+    assert package.types == ["multi-pass"] and not package.supported
+    assert "multi-pass problems are not supported" in package.unsupported
+    assert package.problem.checker.validator_flags == ["--secret"]
+    assert package.problem.checker.validator == "output_validator"  # the folder is the program

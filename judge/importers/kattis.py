@@ -62,6 +62,8 @@ _KEYS = {
                 "license", "rights_owner", "embargo_until", "limits", "keywords", "languages",
                 "allow_file_writing", "constants", "validator_flags"},
 }
+#: legacy ``validation: custom ...`` modifiers (multi-pass: DOMjudge's extension) -> type
+_MODIFIERS = {"interactive": "interactive", "score": "scoring", "multi-pass": "multi-pass"}
 _TYPES = ("pass-fail", "scoring", "interactive", "multi-pass", "submit-answer")
 
 
@@ -154,17 +156,16 @@ class _Reader(DataReader):
         if validation is not None:
             words = str(validation).split()
             if not words or words[0] not in ("default", "custom") or \
-                    any(w not in ("score", "interactive") for w in words[1:]) or \
+                    any(w not in _MODIFIERS for w in words[1:]) or \
                     (words[0] == "default" and len(words) > 1):
                 self.issues.append(config.issue(
-                    "unknown validation %r: expected 'default' or 'custom' followed by "
-                    "'interactive' and/or 'score'" % validation, "validation"))
+                    "unknown validation %r: expected 'default' or 'custom' followed by any of "
+                    "'interactive', 'score', 'multi-pass'" % validation, "validation"))
             else:
                 custom = words[0] == "custom"
-                if "interactive" in words[1:] and "interactive" not in types:
-                    types.append("interactive")
-                if "score" in words[1:] and "scoring" not in types:
-                    types.append("scoring")
+                for word in words[1:]:
+                    if _MODIFIERS[word] not in types:
+                        types.append(_MODIFIERS[word])
         if fmt == "2023-07" or "interactive" in types or "multi-pass" in types:
             custom = custom or self.validator_folder() is not None
         return [t for t in types if t != "pass-fail" or len(types) == 1] or ["pass-fail"], custom
