@@ -60,6 +60,7 @@ _EXPORTS = {
     "StepError": "judge.grading.proofs.engine",
     "ReplyInvalid": "judge.grading.proofs.schemas",
     "ApiError": "judge.service.app",
+    "LoosenedLimit": "judge.service.limits",
 }
 
 __all__ = sorted(_EXPORTS) + ["__version__"]

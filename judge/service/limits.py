@@ -20,6 +20,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from judge.errors import JudgeError
 from judge.problem.model import Problem, ProblemLimits
 from judge.sandbox.base import Limits
 
@@ -27,8 +28,10 @@ from judge.sandbox.base import Limits
 TIGHTEN_ONLY = ("time_limit_s", "time_floor_s", "time_factor", "memory_mb", "output_kb")
 
 
-class LoosenedLimit(ValueError):
+class LoosenedLimit(JudgeError, ValueError):
     """A request asked for more than the server allows (``field`` names the limit)."""
+
+    code = "limit_loosened"
 
     def __init__(self, name: str, message: str) -> None:
         super().__init__(message)
