@@ -406,8 +406,7 @@ def test_several_validators_or_build_scripts_are_unsupported_not_fatal(tmp_path)
     assert package.problem.checker.validator == "output_validators/a.py"
     built = _package(tmp_path, {"problem.yaml": "name: X\nvalidation: custom\n",
                                 "output_validators/v/build": "#!/bin/sh\n",
-                                "output_validators/v/run": "#!/bin/sh\n",
-                                "output_validators/v/v.cc": ""}, "built")
+                                "output_validators/v/run": "#!/bin/sh\n"}, "built")
     package = read_package(built)
     assert any("build/run" in reason for reason in package.unsupported)
 

@@ -186,3 +186,12 @@ def test_input_and_answer_paths(tmp_path):
     assert first.input_path() == (tmp_path / "a/1.in").resolve()
     assert first.answer_path() == (tmp_path / "a/1.ans").resolve()
     assert second.input_path() is None and second.answer_path() is None
+
+
+def test_a_validator_with_build_or_run_scripts_is_a_script(tmp_path):
+    _write(tmp_path, {"v/run": "#!/bin/sh\nexit 42\n", "w/build": "", "w/w.cc": ""})
+    assert validator_language(tmp_path / "v") == "script"
+    assert validator_language(tmp_path / "w") == "script"
+    problem = program_from_data({**BASE, "checker": {"type": "validator", "validator": "v"}},
+                                "p.json", root=tmp_path)
+    assert problem.validator_path() == tmp_path / "v"

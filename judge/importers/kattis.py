@@ -196,11 +196,11 @@ class _Reader(DataReader):
                 self.unsupported.append("%d output validators (%s): the judge runs one" % (
                     len(programs), ", ".join(p.name for p in programs)))
             program = programs[0]
-        if program.is_dir() and ((program / "build").exists() or (program / "run").exists()):
+        language = validator_language(program)
+        if language == "script":
             self.unsupported.append("the output validator %s is built by its own build/run "
                                     "scripts, which the judge does not run yet"
                                     % program.relative_to(self.root))
-        language = validator_language(program)
         if language is None:
             self.issues.append(Issue(str(program), "cannot tell the output validator's "
                                      "language from its files"))

@@ -55,6 +55,8 @@ VALIDATOR_LANGUAGES = {".c": "c", ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".
                        ".py": "python", ".py3": "python", ".java": "java", ".js": "javascript",
                        ".go": "go", ".rs": "rust"}
 
+_VALIDATOR_LANGUAGE_NAMES = sorted(set(VALIDATOR_LANGUAGES.values()) | {"script"})
+
 #: the Kattis default output validator's flags that take a value
 _VALUE_FLAGS = ("float_absolute_tolerance", "float_relative_tolerance", "float_tolerance")
 _BOOL_FLAGS = ("case_sensitive", "space_change_sensitive")
@@ -149,9 +151,9 @@ class OutputChecker(_Strict):
             found.append(Issue(file, "float_tolerance sets both tolerances: give it alone, or "
                                      "float_absolute_tolerance / float_relative_tolerance", where))
         if self.validator_language is not None and \
-                self.validator_language not in set(VALIDATOR_LANGUAGES.values()):
+                self.validator_language not in _VALIDATOR_LANGUAGE_NAMES:
             found.append(Issue(file, "unknown validator language %r (choose from %s)" % (
-                self.validator_language, ", ".join(sorted(set(VALIDATOR_LANGUAGES.values())))),
+                self.validator_language, ", ".join(_VALIDATOR_LANGUAGE_NAMES)),
                 where + ".validator_language" if where else "validator_language"))
         return found
 
@@ -200,7 +202,11 @@ def checker_from_kattis_flags(flags: list[str] | str) -> OutputChecker:
 
 
 def validator_language(path: Path) -> str | None:
-    """The language of a validator program (a file, or a folder of source files)."""
+    """The language of a validator program (a file, or a folder of source files); a folder
+    with its own ``build`` or ``run`` script is ``"script"`` (the format's way to bring any
+    language)."""
+    if path.is_dir() and ((path / "build").is_file() or (path / "run").is_file()):
+        return "script"
     files = sorted(p for p in path.iterdir() if p.is_file()) if path.is_dir() else [path]
     found = {VALIDATOR_LANGUAGES[p.suffix.lower()] for p in files
              if p.suffix.lower() in VALIDATOR_LANGUAGES}
