@@ -133,6 +133,7 @@ def test_empty_summary():
     summary = summarize([])
     assert summary.candidates == 0 and summary.by_model == [] and summary.by_problem == []
     assert "0 candidates: none" in render(summary, "table")
+    assert "Per model" not in render(summary, "table")  # no empty headings
 
 
 # ---- render ------------------------------------------------------------------------------------
@@ -176,6 +177,7 @@ def test_render_json(summary):
 def test_render_html_escapes(summary):
     text = render(summary, "html")
     assert "<h2>Per model</h2>" in text and "<table>" in text
+    assert text.startswith("<!DOCTYPE html>") and '<meta charset="utf-8">' in text
     hostile = summarize([row("<i>p</i>", "<script>alert(1)</script>", "pass")])
     html = render(hostile, "html")
     assert "<script>" not in html and "&lt;script&gt;" in html

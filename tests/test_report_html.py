@@ -119,6 +119,27 @@ def test_several_samples_draw_pass_at_k_curves():
     assert "pass@3 = 75.0%" in svg  # p1, p2, p3 have at least one pass among 3
 
 
+def test_two_runs_show_their_comparison_and_a_column_per_run_and_model(tmp_path):
+    from judge.reports.compare import compare_runs
+
+    base = Run("a.jsonl", "a.jsonl", [_row("p%d" % i, "m", "pass" if i < 3 else "timeout")
+                                      for i in range(6)])
+    other = Run("b.jsonl", "b.jsonl", [_row("p%d" % i, "m", "pass" if i != 2 else
+                                            "runtime_error") for i in range(6)])
+    summary = merge([run.summary(tagged=True) for run in (base, other)])
+    page = render_html([base, other], summary, compare_runs([base, other], 500))
+    assert "<th>m · a.jsonl</th>" in page and "<th>m · b.jsonl</th>" in page
+    assert "b.jsonl vs a.jsonl (6 problems in both)" in page
+    assert "<tr><th>fixed (3)</th><td>p3, p4, p5</td></tr>" in page
+    assert "<tr><th>broke (1)</th><td>p2</td></tr>" in page
+    # and through the command line, the page on stdout
+    for run in (base, other):
+        (tmp_path / run.label).write_text("".join(json.dumps(r) + "\n" for r in run.rows))
+    done = _judge("report", "a.jsonl", "b.jsonl", "--format", "html", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("<!DOCTYPE html>") and "fixed (3)" in done.stdout
+
+
 def test_nothing_judged_still_renders():
     page = _page(Run("empty.jsonl", "empty.jsonl", []))
     assert "Nothing was judged." in page and "No failing candidate." in page

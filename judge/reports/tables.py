@@ -165,12 +165,13 @@ def render(summary: Summary, fmt: str = "table") -> str:
     parts = []
     heading = (lambda text: "## %s" % text) if fmt == "markdown" else (
         (lambda text: "<h2>%s</h2>" % text) if fmt == "html" else (lambda text: text))
-    parts.append(heading("Per model"))
-    parts.append(tabulate(_cells(summary.by_model), headers="keys", tablefmt=style,
-                          floatfmt=".4f"))
-    parts.append(heading("Per problem"))
-    parts.append(tabulate(_cells(summary.by_problem), headers="keys", tablefmt=style,
-                          floatfmt=".4f"))
+    if summary.by_model:  # no empty headings when nothing was judged
+        parts.append(heading("Per model"))
+        parts.append(tabulate(_cells(summary.by_model), headers="keys", tablefmt=style,
+                              floatfmt=".4f"))
+        parts.append(heading("Per problem"))
+        parts.append(tabulate(_cells(summary.by_problem), headers="keys", tablefmt=style,
+                              floatfmt=".4f"))
     verdicts = ", ".join("%s %d" % item for item in summary.verdicts.items())
     line = "%d candidates: %s" % (summary.candidates, verdicts or "none")
     if summary.sandbox_errors:
@@ -180,7 +181,22 @@ def render(summary: Summary, fmt: str = "table") -> str:
 
         line = "<p>%s</p>" % html.escape(line)
     parts.append(line)
+    if fmt == "html":  # a page of its own (judge report --html FILE has the charts)
+        return _HTML_PAGE % "\n".join(parts)
     return "\n\n".join(parts) + "\n"
+
+
+_HTML_PAGE = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
+<title>judge summary</title>
+<style>body { font: 14px/1.45 system-ui, sans-serif; margin: 16px 24px; }
+table { border-collapse: collapse; } th, td { border: 1px solid #ddd; padding: 2px 8px; }
+th { background: #f5f5f5; }</style></head>
+<body>
+%s
+</body></html>
+"""
 
 
 def read_results(path: str | Path, headers: list[dict[str, Any]] | None = None
