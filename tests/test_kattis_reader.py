@@ -544,3 +544,13 @@ def test_multi_pass_packages_are_read_and_refused(tmp_path):
     assert "multi-pass problems are not supported" in package.unsupported
     assert package.problem.checker.validator_flags == ["--secret"]
     assert package.problem.checker.validator == "output_validator"  # the folder is the program
+
+
+def test_a_2023_07_validator_folder_with_a_run_script(tmp_path):
+    root = _package(tmp_path, {"problem.yaml": "problem_format_version: 2023-07-draft\nname: X\n",
+                               "output_validator/run": "#!/bin/sh\nexit 42\n"})
+    package = read_package(root)
+    checker = package.problem.checker
+    assert (checker.type, checker.validator, checker.validator_language) == \
+        ("validator", "output_validator", "script")
+    assert not package.supported

@@ -185,7 +185,8 @@ class _Reader(DataReader):
             return None
         entries = sorted(p for p in folder.iterdir() if not p.name.startswith("."))
         sources = [p for p in entries if p.is_file() and validator_language(p)]
-        if folder.name == "output_validator" and sources:
+        if folder.name == "output_validator" and (sources or
+                                                  validator_language(folder) == "script"):
             program = folder  # 2023-07: the folder is the program
         else:
             programs = [p for p in entries if p.is_dir() or validator_language(p)]
