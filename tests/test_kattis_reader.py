@@ -554,3 +554,16 @@ def test_a_2023_07_validator_folder_with_a_run_script(tmp_path):
     assert (checker.type, checker.validator, checker.validator_language) == \
         ("validator", "output_validator", "script")
     assert not package.supported
+
+
+def test_input_files_never_lead_to_the_answer_or_outside(tmp_path):
+    root = _package(tmp_path, {"data/secret/1.files/notes.txt": "ok\n"})
+    assert read_package(root).problem.tests[0].files == "data/secret/1.files"
+    (root / "data/secret/1.files/answer").symlink_to(root / "data/secret/1.ans")
+    issues = _issues(root)
+    assert any("1.files/answer: a test's input files hold its answer" in i for i in issues)
+    (root / "data/secret/1.files/answer").unlink()
+    (tmp_path / "elsewhere").mkdir()
+    (root / "data/secret/1.files/away").symlink_to(tmp_path / "elsewhere")
+    assert any("symbolic link to outside the package in a test's input files" in i
+               for i in _issues(root))

@@ -164,11 +164,29 @@ class DataReader:
                 flags = list(group.flags) + (as_args(settings.data["output_validator_args"])
                                              or [])
         files = base.with_name(base.name + ".files")
+        if files.is_dir() and not self.safe_files(files, answer):
+            return None
         return ProgramTest(
             name=name, stdin_file=str(path.relative_to(self.root)), args=args,
             files=str(files.relative_to(self.root)) if files.is_dir() else None,
             expected_file=expected, group=str(path.parent.relative_to(self.root / "data")),
             sample=sample, checker=self.test_checker(flags, group.source))
+
+    def safe_files(self, folder: Path, answer: Path) -> bool:
+        """A ``.files`` folder goes into the candidate's sandbox: nothing in it may lead
+        outside the package or to the test's answer."""
+        for entry in sorted(folder.rglob("*")):
+            target = entry.resolve()
+            if not _inside(self.root, entry):
+                self.issues.append(Issue(str(entry), "a symbolic link to outside the package "
+                                                     "in a test's input files"))
+                return False
+            if answer.exists() and target == answer.resolve():
+                self.issues.append(Issue(str(entry), "a test's input files hold its answer "
+                                                     "file, which must never reach the "
+                                                     "candidate"))
+                return False
+        return True
 
     def test_checker(self, flags: list[str], source: str) -> OutputChecker | None:
         """The checker of a test whose group sets other flags than the problem's."""
