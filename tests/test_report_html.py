@@ -140,6 +140,19 @@ def test_two_runs_show_their_comparison_and_a_column_per_run_and_model(tmp_path)
     assert done.stdout.startswith("<!DOCTYPE html>") and "fixed (3)" in done.stdout
 
 
+def test_malformed_lines_do_not_break_the_page():
+    rows = [_row("p1", "m", "wrong_answer"), _row("p2", "m", "pass")]
+    rows[0].update(tests=5, time_s="slow", message={"nested": ["<b>x</b>"]}, sample=[1],
+                   passed="many")
+    rows[1].update(tests=[{"index": "0", "verdict": ["pass"], "time_s": float("nan")}, "junk"],
+                   verdict="pass")
+    rows.append({**_row("p3", "m", "timeout"), "tests": [
+        {"index": 0, "verdict": "timeout", "time_s": True, "message": "x" * 100_000}]})
+    page = _page(Run("r.jsonl", "r.jsonl", rows))
+    assert "<b>" not in page and "&lt;b&gt;x&lt;/b&gt;" in page
+    assert "x" * 400 + "… (99600 more characters)" in page  # a long message is cut
+
+
 def test_nothing_judged_still_renders():
     page = _page(Run("empty.jsonl", "empty.jsonl", []))
     assert "Nothing was judged." in page and "No failing candidate." in page

@@ -66,9 +66,14 @@ def _test_detail(test: dict[str, Any]) -> dict[str, Any]:
             "expected": _clip(expected), "got": _clip(got)}
 
 
+def _tests(row: dict[str, Any]) -> list[dict[str, Any]]:
+    """A row's test records (a malformed ``tests`` field is no tests, never a crash)."""
+    tests = row.get("tests")
+    return [t for t in tests if isinstance(t, dict)] if isinstance(tests, list) else []
+
+
 def _candidate_detail(row: dict[str, Any]) -> dict[str, Any]:
-    tests = [t for t in row.get("tests") or [] if isinstance(t, dict)
-             and t.get("verdict") != "pass"]
+    tests = [t for t in _tests(row) if t.get("verdict") != "pass"]
     return {"sample": row.get("sample"), "prompt_id": row.get("prompt_id"),
             "verdict": str(row.get("verdict")), "time_s": _seconds(row.get("time_s")),
             "passed": row.get("passed"), "total": row.get("total"),
@@ -164,9 +169,10 @@ def _times(runs: list[Run]) -> dict[str, list[float]]:
     times: dict[str, list[float]] = defaultdict(list)
     for run in runs:
         for row in run.rows:
-            for test in row.get("tests") or []:
-                if isinstance(test, dict) and isinstance(test.get("time_s"), (int, float)):
-                    times[str(test.get("verdict"))].append(float(test["time_s"]))
+            for test in _tests(row):
+                seconds = _seconds(test.get("time_s"))
+                if seconds is not None and seconds == seconds and seconds >= 0:  # not NaN
+                    times[str(test.get("verdict"))].append(seconds)
     return dict(times)
 
 
