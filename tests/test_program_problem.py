@@ -74,6 +74,8 @@ def test_a_program_problem_file_loads_with_paths_relative_to_it(tmp_path):
     ({"tests": [{"stdin": "", "expected_file": "missing.ans"}]},
      "tests[0].expected_file: file"),
     ({"tests": [{"stdin": "", "expected": "", "files": "nowhere"}]}, "tests[0].files: folder"),
+    ({"tests": [{"stdin": "", "expected_file": "d/1.ans", "files": "d"}]},
+     "tests[0].files: the expected output is inside the test's input files"),
     ({"tests": [{"name": "a", "stdin": "", "expected": ""},
                 {"name": "a", "stdin": "", "expected": ""}]},
      "tests[1].name: duplicate test name 'a' (also tests[0])"),
@@ -101,7 +103,7 @@ def test_a_program_problem_file_loads_with_paths_relative_to_it(tmp_path):
     ({"statement": None}, "statement: Input should be a valid string"),
 ])
 def test_located_errors(tmp_path, change, expected):
-    _write(tmp_path, {"v.txt": ""})
+    _write(tmp_path, {"v.txt": "", "d/1.ans": ""})
     issues = _issues({**BASE, **change}, tmp_path)
     assert any(expected in issue for issue in issues), issues
     assert all(issue.startswith(str(tmp_path / "p.json")) for issue in issues)

@@ -449,6 +449,10 @@ def check_program(problem: ProgramProblem, file: str) -> list[Issue]:
                 issues.append(Issue(file, "%s %s not found" % (
                     "folder" if folder else "file", root / getattr(test, key)),
                     "%s.%s" % (where, key)))
+        if test.files is not None and test.expected_file is not None and \
+                (root / test.expected_file).resolve().is_relative_to((root / test.files).resolve()):
+            issues.append(Issue(file, "the expected output is inside the test's input files, "
+                                      "which go to the candidate", where + ".files"))
         if test.checker is not None:
             issues += test.checker.issues(where + ".checker", file)
             if test.checker.type != problem.checker.type:
