@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -497,24 +497,3 @@ def program_from_data(data: Any, file: str, root: Path | None = None) -> Program
 def load_program(path: str | Path) -> ProgramProblem:
     path = Path(path)
     return program_from_data(read_json_file(path), str(path))
-
-
-@dataclass
-class ProgramSuite:
-    """Program problems from an import, with unique identifiers."""
-
-    name: str
-    root: Path
-    problems: list[ProgramProblem] = field(default_factory=list)
-
-    def __post_init__(self) -> None:
-        self.by_id = {p.identifier: p for p in self.problems}
-
-    def __len__(self) -> int:
-        return len(self.problems)
-
-    def __iter__(self):
-        return iter(self.problems)
-
-    def __getitem__(self, identifier: str) -> ProgramProblem:
-        return self.by_id[identifier]
