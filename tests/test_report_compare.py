@@ -265,3 +265,24 @@ def test_metadata_not_recorded_is_null_and_fingerprint_follows_judged_with(tmp_p
     assert other.metadata["suite_fingerprint"] != meta["suite_fingerprint"]
     (same,), _ = read_runs([_write(tmp_path / "t.jsonl", Run("t", "t", rows[::-1]))])
     assert same.metadata["suite_fingerprint"] == meta["suite_fingerprint"]
+
+
+def test_compare_models_within_a_file_and_choose_the_baseline(tmp_path):
+    rows = [_row("p%d" % i, "pass" if i < 4 else "wrong_answer", model="old") for i in range(8)]
+    rows += [_row("p%d" % i, "pass" if i != 1 else "timeout", model="new") for i in range(8)]
+    path = _write(tmp_path / "both.jsonl", Run("x", "x", rows))
+    done = _judge("report", path, "--compare-models", "--baseline", "old", "--format", "json",
+                  "--bootstrap", "500")
+    assert done.returncode == 0, done.stderr
+    (comparison,) = json.loads(done.stdout)["comparisons"]
+    assert (comparison["baseline"], comparison["other"]) == ("old", "new")
+    assert comparison["fixed"] == ["p4", "p5", "p6", "p7"] and comparison["broke"] == ["p1"]
+    # models in natural order otherwise: "new" is the baseline
+    done = _judge("report", path, "--compare-models", "--format", "json", "--bootstrap", "500")
+    (comparison,) = json.loads(done.stdout)["comparisons"]
+    assert comparison["baseline"] == "new" and comparison["fixed"] == ["p1"]
+    # a baseline that is not there is a usage error naming what is
+    done = _judge("report", path, "--compare-models", "--baseline", "nope")
+    assert done.returncode == 2 and "there are: new, old" in done.stderr
+    # a single file without --compare-models compares nothing
+    assert "comparisons" not in json.loads(_judge("report", path, "--format", "json").stdout)

@@ -1,5 +1,6 @@
 """``judge report RESULTS...``: summarize results files; with several, compare each with the
-first; ``--html FILE`` writes a self-contained HTML report (no network, works from file://)."""
+first (``--compare-models``: each model with the first model); ``--html FILE`` writes a
+self-contained HTML report (no network, works from file://)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,9 @@ import json
 import sys
 from pathlib import Path
 
-from judge.cli.common import EXIT_INPUT, EXIT_OK, err, positive_int, print_issues
+from judge.cli.common import (
+    EXIT_INPUT, EXIT_OK, EXIT_USAGE, err, error, positive_int, print_issues,
+)
 
 FORMATS = ("table", "markdown", "json", "html")
 
@@ -28,6 +31,13 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="stdout format (html: the whole self-contained page)")
     p.add_argument("--html", metavar="FILE",
                    help="also write the self-contained HTML report to FILE")
+    p.add_argument("--compare-models", action="store_true",
+                   help="compare models instead of files: each model (of every file) with "
+                        "the baseline model")
+    p.add_argument("--baseline", metavar="NAME",
+                   help="what the others are compared with: a file name, or with "
+                        "--compare-models a model ('model · file' with several files); "
+                        "default: the first")
     p.add_argument("--bootstrap", type=positive_int, default=10000, metavar="N",
                    help="bootstrap resamples of the comparison interval (%(default)s)")
     p.add_argument("--seed", type=int, default=0,
@@ -38,14 +48,23 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def cmd_report(args: argparse.Namespace) -> int:
     from judge.reports.compare import compare_runs, render_comparison
-    from judge.reports.runs import read_runs
+    from judge.reports.runs import by_model, read_runs
     from judge.reports.tables import merge, render
 
     runs, issues = read_runs(args.results)
     print_issues(issues)
     several = len(runs) > 1
     summary = merge([run.summary(tagged=several) for run in runs])
-    comparisons = compare_runs(runs, args.bootstrap, args.seed) if several else []
+    arms = by_model(runs) if args.compare_models else runs
+    if args.baseline is not None:
+        names = [arm.label for arm in arms]
+        if args.baseline not in names:
+            error("report", "no %s named %r (there are: %s)" % (
+                "model" if args.compare_models else "results file", args.baseline,
+                ", ".join(names)))
+            return EXIT_USAGE
+        arms.insert(0, arms.pop(names.index(args.baseline)))
+    comparisons = compare_runs(arms, args.bootstrap, args.seed) if len(arms) > 1 else []
     if args.html or args.format == "html":
         from judge.reports.html import render_html
 
@@ -57,7 +76,7 @@ def cmd_report(args: argparse.Namespace) -> int:
             sys.stdout.write(page)
     if args.format == "json":
         data = summary.to_json()
-        if several:
+        if comparisons:
             data["comparisons"] = comparisons
         print(json.dumps(data, indent=2, ensure_ascii=False))
     elif args.format != "html":

@@ -26,7 +26,7 @@ from typing import Any, Iterable
 
 import judge
 from judge.errors import Issue
-from judge.reports.tables import Summary, read_results, summarize
+from judge.reports.tables import Summary, model_of, natural_key, read_results, summarize
 
 #: run facts a writer may record (header line or a ``run`` object on the lines)
 RECORDED = ("judge_version", "command", "date", "limits", "suite", "suite_fingerprint",
@@ -68,6 +68,18 @@ def read_runs(paths: Iterable[str | Path]) -> tuple[list[Run], list[Issue]]:
         runs.append(run)
         issues.extend(found)
     return runs, issues
+
+
+def by_model(runs: list[Run]) -> list[Run]:
+    """One run per model of each run (labelled ``model`` with one file, ``model · file``
+    with several), models in natural order: to compare models rather than files."""
+    arms = []
+    for run in runs:
+        for model in sorted({model_of(r) for r in run.rows}, key=natural_key):
+            label = model if len(runs) == 1 else "%s · %s" % (model, run.label)
+            arms.append(Run(label, run.path, [r for r in run.rows if model_of(r) == model],
+                            run.headers))
+    return arms
 
 
 def _fingerprint(pairs: Iterable[tuple[str, str]]) -> str | None:
