@@ -567,3 +567,48 @@ def test_input_files_never_lead_to_the_answer_or_outside(tmp_path):
     (root / "data/secret/1.files/away").symlink_to(tmp_path / "elsewhere")
     assert any("symbolic link to outside the package in a test's input files" in i
                for i in _issues(root))
+
+
+# ---- the hand-written packages are consistent (their Python submissions, run here) ---------
+
+def _run_python(submission: Path, test, tmp_path: Path) -> bytes:
+    work = tmp_path / "work"
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir()
+    run = test.run_input()
+    if run.files is not None:
+        shutil.copytree(run.files, work, dirs_exist_ok=True)
+    done = subprocess.run([sys.executable, str(submission), *run.args], input=run.stdin,
+                          capture_output=True, timeout=30, cwd=work, check=False)
+    return done.stdout if done.returncode == 0 else b"<crashed>"
+
+
+def _passes(package, test, output: bytes, tmp_path: Path) -> bool:
+    checker = package.problem.checker_for(test)
+    if checker.type != "validator":
+        return check_output(test.expected_output(), output, checker) is None
+    command = [sys.executable, str(package.problem.validator_path(checker))]
+    return _validate(command, package.path, test, output, tmp_path,
+                     checker.validator_flags)[0] == 42
+
+
+def test_python_submissions_get_their_folders_verdict(packages, tmp_path):
+    checked = 0
+    for package in packages.values():
+        if package.problem.interactive:
+            continue
+        if package.problem.checker.type == "validator" and \
+                package.problem.checker.validator_language != "python":
+            continue
+        for submission in package.submissions:
+            if submission.language != "python" or submission.folder not in (
+                    "accepted", "wrong_answer"):
+                continue
+            results = [_passes(package, test, _run_python(submission.path, test, tmp_path),
+                               tmp_path) for test in package.problem.tests]
+            if submission.folder == "accepted":
+                assert all(results), (package.identifier, submission.path.name, results)
+            else:
+                assert not all(results), (package.identifier, submission.path.name)
+            checked += 1
+    assert checked >= 12
