@@ -233,7 +233,9 @@ def _chromium(page: Path, *args: str, tmp: Path) -> tuple[str, list[str]]:
                           capture_output=True, text=True, timeout=180)
     assert done.returncode == 0, done.stderr[-2000:]
     requested = set()
-    for event in json.loads(netlog.read_text(encoding="utf-8") or "{}").get("events", []):
+    events = json.loads(netlog.read_text(encoding="utf-8")).get("events", [])
+    assert events, "Chromium wrote no NetLog: the network check would see nothing"
+    for event in events:
         params = event.get("params") or {}
         if "url" in params and "file://" in str(params.get("network_isolation_key", "")):
             requested.add(params["url"])
