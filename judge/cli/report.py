@@ -20,7 +20,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "report", help="summarize results files; compare several; write an HTML report",
         description="Summarize one or more results files (per model, per problem and model, "
-                    "pass rates with standard errors and 95%% Wilson intervals, pass@k). With "
+                    "pass rates with standard errors and 95% Wilson intervals, pass@k). With "
                     "several files, each is compared with the first: fixed / broke / still "
                     "failing problems, the difference in pass rate with a paired bootstrap "
                     "interval and McNemar's exact test.")
