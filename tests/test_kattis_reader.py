@@ -332,7 +332,6 @@ def _issues(root: Path) -> list[str]:
      ["problem.yaml:4: invalid YAML"]),
     ({"problem.yaml": "- a list\n"}, ["problem.yaml:1: expected a mapping"]),
     ({"data/secret/2.in": "2\n"}, ["data/secret/2.in: test case secret/2 has no answer file"]),
-    ({"data/secret/3.ans": "3\n"}, ["data/secret/3.ans: an answer file without its input"]),
     ({"problem.yaml": "name: X\nvalidation: special\n"},
      ["problem.yaml:2: validation: unknown validation 'special'"]),
     ({"problem.yaml": "name: X\nvalidation: custom sometimes\n"},
@@ -377,7 +376,7 @@ def test_malformed_packages_get_located_errors(tmp_path, files, expected):
 
 def test_every_issue_is_reported_at_once(tmp_path):
     root = _package(tmp_path, {"problem.yaml": "name: X\nvalidation: odd\n",
-                               "data/secret/2.in": "", "data/sample/9.ans": ""})
+                               "data/secret/2.in": "", "data/sample/9.in": ""})
     issues = _issues(root)
     assert len(issues) == 3
 
@@ -612,3 +611,14 @@ def test_python_submissions_get_their_folders_verdict(packages, tmp_path):
                 assert not all(results), (package.identifier, submission.path.name)
             checked += 1
     assert checked >= 12
+
+
+def test_stray_answers_and_groups_named_like_cases_are_noted(tmp_path):
+    root = _package(tmp_path, {"data/secret/3.ans": "3\n", "data/secret/1/2.in": "",
+                               "data/secret/1/2.ans": ""})
+    package = read_package(root)
+    assert sorted(t.name for t in package.problem.tests) == ["secret/1", "secret/1/2"]
+    assert any("3.ans: an answer file without its input (3.in), ignored" in n
+               for n in package.notes)
+    assert any("data/secret/1: a test group has the name of a test case" in n
+               for n in package.notes)

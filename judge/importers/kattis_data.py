@@ -118,8 +118,9 @@ class DataReader:
                 continue
             if entry.is_dir() and not entry.name.endswith(".files"):
                 if entry.name in cases:
-                    self.issues.append(Issue(str(entry), "a test group has the name of a "
-                                                         "test case in the same folder"))
+                    self.notes.append("%s: a test group has the name of a test case in the "
+                                      "same folder (both are read)"
+                                      % entry.relative_to(self.root))
                 self.walk(entry, group, fmt, base_flags, interactive, tests, samples)
             elif entry.is_file() and entry.name.endswith(".in"):
                 test = self.case(entry, group, interactive, is_sample)
@@ -129,8 +130,8 @@ class DataReader:
                         self.sample(entry, interactive, samples)
             elif entry.is_file() and entry.name.endswith(".ans") and \
                     entry.name[:-4] not in cases:
-                self.issues.append(Issue(str(entry), "an answer file without its input "
-                                                     "(%s.in)" % entry.name[:-4]))
+                self.notes.append("%s: an answer file without its input (%s.in), ignored"
+                                  % (entry.relative_to(self.root), entry.name[:-4]))
             elif entry.is_file() and entry.name.endswith(".interaction") and is_sample and \
                     entry.name[:-12] not in cases:
                 self.sample(entry, interactive, samples)
