@@ -622,3 +622,13 @@ def test_stray_answers_and_groups_named_like_cases_are_noted(tmp_path):
                for n in package.notes)
     assert any("data/secret/1: a test group has the name of a test case" in n
                for n in package.notes)
+
+
+def test_a_domjudge_special_compare_outside_the_package_is_unsupported(tmp_path):
+    root = _package(tmp_path, {"domjudge-problem.ini": "special_compare = float_cmp\n"})
+    package = read_package(root)
+    assert not package.supported and "special_compare" in package.unsupported[0]
+    inside = _package(tmp_path, {"domjudge-problem.ini": "special_compare = mine\n",
+                                 "problem.yaml": "name: X\nvalidation: custom\n",
+                                 "output_validators/mine/check.py": ""}, "inside")
+    assert read_package(inside).supported

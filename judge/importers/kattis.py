@@ -334,6 +334,11 @@ def read_package(path: str | Path) -> KattisPackage:
     if (root / "domjudge-problem.ini").is_file():
         ini, issues = read_domjudge_ini(root / "domjudge-problem.ini")
         reader.issues += issues
+        for key in ("special_compare", "special_run"):
+            if ini.get(key) and reader.validator_folder() is None:
+                reader.unsupported.append(
+                    "domjudge-problem.ini names a %s executable (%r) that is not in the "
+                    "package" % (key, ini[key]))
     types, custom = reader.types_of(config, fmt)
     interactive = "interactive" in types
     base_flags = as_args(config.data.get("validator_flags"))
