@@ -21,8 +21,11 @@ to their files by path (relative to the package, which is the problem's root). A
 that publishes no time limit gets the format's rule (``TimeRule``) and a note saying so;
 the limit itself needs the accepted submissions measured, which is the executor's job.
 Every note goes to the package's import log (``notes``); what the judge cannot judge yet
-(interactive problems, scoring, several validators, build/run scripts) makes the package
-``supported = False`` with the reason, instead of failing the whole import.
+(interactive and multi-pass problems, several output validators, validators built by their
+own scripts, a DOMjudge compare executable outside the package) makes the package
+``supported = False`` with the reason, instead of failing the whole import. Scoring
+problems are judged test by test, pass or fail (group scores are not computed; noted).
+``KattisImporter`` writes the supported ones as problem files (the ``Importer`` contract).
 """
 
 from __future__ import annotations
