@@ -218,6 +218,7 @@ def test_report_compares_files_as_json_deterministically(tmp_path):
     assert table.returncode == 0
     assert "b.jsonl vs a.jsonl (baseline) on 120 problems" in table.stdout
     assert "excludes 0" in table.stdout and "McNemar exact test" in table.stdout
+    assert "a.jsonl: 120 candidates, 120 problems; sandbox process (120)" in table.stdout
     assert "--bootstrap" in _judge("report", "--help").stdout
 
 

@@ -165,6 +165,10 @@ def render(summary: Summary, fmt: str = "table") -> str:
     parts = []
     heading = (lambda text: "## %s" % text) if fmt == "markdown" else (
         (lambda text: "<h2>%s</h2>" % text) if fmt == "html" else (lambda text: text))
+    if summary.runs and fmt != "html":
+        parts.append(heading("Runs"))
+        parts.append("\n".join(("- " if fmt == "markdown" else "") + _run_line(meta)
+                               for meta in summary.runs))
     if summary.by_model:  # no empty headings when nothing was judged
         parts.append(heading("Per model"))
         parts.append(tabulate(_cells(summary.by_model), headers="keys", tablefmt=style,
@@ -184,6 +188,17 @@ def render(summary: Summary, fmt: str = "table") -> str:
     if fmt == "html":  # a page of its own (judge report --html FILE has the charts)
         return _HTML_PAGE % "\n".join(parts)
     return "\n\n".join(parts) + "\n"
+
+
+def _run_line(meta: dict[str, Any]) -> str:
+    """One run's metadata in a line (what is not recorded is left out)."""
+    facts = ["%d candidates, %d problems" % (meta.get("candidates", 0), meta.get("problems", 0))]
+    for key, label in (("sandbox", "sandbox"), ("image", "image"),
+                       ("suite_fingerprint", "suite fingerprint"),
+                       ("judge_version", "judge"), ("date", "date"), ("dedup", "dedup")):
+        if meta.get(key) is not None:
+            facts.append("%s %s" % (label, meta[key]))
+    return "%s: %s" % (meta.get("run"), "; ".join(facts))
 
 
 _HTML_PAGE = """<!DOCTYPE html>
