@@ -9,7 +9,8 @@ An object may also register itself with the decorator form when its module is im
 
 External packages add entries through an entry point group (``judge.languages``,
 ``judge.sandboxes``, ...): ``name = "package.module:attribute"``. Entry points are read on
-the first lookup of a name the registry does not know, and by :meth:`Registry.names`.
+the first lookup of a name the registry does not know, and by :meth:`Registry.names`; a name
+still unknown then imports the external modules once, for the aliases they declare.
 
 An unknown name is a :class:`judge.errors.UnknownName` that suggests the closest known one:
 ``unknown language 'pyhton' (did you mean 'python'?)``.
@@ -41,6 +42,7 @@ class Registry(Generic[T]):
         self._aliases: dict[str, str] = {}
         self._loaded: dict[str, T] = {}
         self._entry_points_read = False
+        self._external: list[str] = []  # entry-point names whose modules are not imported yet
         self._lock = threading.RLock()
 
     # -- registration ----------------------------------------------------------------
@@ -79,6 +81,10 @@ class Registry(Generic[T]):
         if key in self._targets:
             return key
         self._read_entry_points()
+        key = self._aliases.get(key, key)
+        if key in self._targets:
+            return key
+        self._import_external()  # their aliases are declared in their modules
         key = self._aliases.get(key, key)
         if key in self._targets:
             return key
@@ -142,6 +148,21 @@ class Registry(Generic[T]):
             for point in entry_points(group=self.group):
                 if self._key(point.name) not in self._targets:
                     self._targets[self._key(point.name)] = point.value
+                    self._external.append(self._key(point.name))
+
+    def _import_external(self) -> None:
+        """Import the modules of entries added by entry points (once, and only when a name is
+        not found): a module that registers itself with aliases declares them only when it
+        runs. A module that fails to import is left for :meth:`get` to report."""
+        with self._lock:
+            pending, self._external = self._external, []
+            for key in pending:
+                target = self._targets.get(key)
+                if isinstance(target, str):
+                    try:
+                        _resolve(target)
+                    except Exception:  # noqa: BLE001 - reported by get() when it is asked for
+                        continue
 
 
 def _dotted(obj: Any) -> str:

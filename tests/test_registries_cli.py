@@ -154,6 +154,11 @@ def test_an_installed_package_adds_an_importer(site, tmp_path):
     assert listed.stdout.strip() == "['humaneval', 'mbpp', 'tinyeval']"
     typo = run(site, "-m", "judge", "import", "tinyevl", str(data), "-o", str(tmp_path / "x"))
     assert typo.returncode == 2 and "did you mean 'tinyeval'?" in typo.stderr
+    # an alias the package's module declares (its entry point names only "tinyeval")
+    done = run(site, "-m", "judge", "import", "tiny-eval", str(data), "-o", str(tmp_path / "alias"))
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "alias" / "tiny_7.json").read_text() == \
+        (tmp_path / "suite" / "tiny_7.json").read_text()
 
 
 # ---- scoring primitives -------------------------------------------------------------------------
