@@ -632,3 +632,16 @@ def test_a_domjudge_special_compare_outside_the_package_is_unsupported(tmp_path)
                                  "problem.yaml": "name: X\nvalidation: custom\n",
                                  "output_validators/mine/check.py": ""}, "inside")
     assert read_package(inside).supported
+
+
+def test_validator_limits(tmp_path):
+    root = _package(tmp_path, {"problem.yaml": ("name: X\nlimits:\n  validation_time: 30\n"
+                                                "  validation_memory: 1024\n"
+                                                "  validation_output: 2\n")})
+    limits = read_package(root).problem.validator_limits
+    assert (limits.time_limit_s, limits.memory_mb, limits.output_kb) == (30.0, 1024, 2048)
+    bad = _package(tmp_path, {"problem.yaml": "name: X\nlimits:\n  validation_time: -1\n"},
+                   "bad")
+    assert any("limits.validation_time must be a positive number" in i for i in _issues(bad))
+    assert read_package(_package(tmp_path, {}, "none")).problem.validator_limits.time_limit_s \
+        is None

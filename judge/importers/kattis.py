@@ -280,6 +280,27 @@ class _Reader(DataReader):
         self.notes.append("no time limit published: it will be %s" % rule.describe())
         return ProgramLimits(**values), rule
 
+    def validator_limits(self, config: YamlFile) -> ProgramLimits:
+        """``limits.validation_time`` (s), ``validation_memory`` and ``validation_output``
+        (MiB): the output validator's bounds; unset ones are the judge's defaults."""
+        raw = config.data.get("limits")
+        values: dict[str, Any] = {}
+        if not isinstance(raw, dict):
+            return ProgramLimits()
+        for key, field_name, scale in (("validation_time", "time_limit_s", 1),
+                                       ("validation_memory", "memory_mb", 1),
+                                       ("validation_output", "output_kb", 1024)):
+            if key in raw:
+                value = as_number(raw[key])
+                if value is None or value <= 0:
+                    self.issues.append(config.issue("limits.%s must be a positive number, "
+                                                    "got %r" % (key, raw[key]), "limits"))
+                elif field_name == "time_limit_s":
+                    values[field_name] = value
+                else:
+                    values[field_name] = int(value * scale)
+        return ProgramLimits(**values)
+
     # ---- submissions ----------------------------------------------------------------------
 
     def submissions(self) -> list[Submission]:
@@ -373,6 +394,7 @@ def read_package(path: str | Path) -> KattisPackage:
             reader.issues.append(config.issue("validator_flags: %s" % exc, "validator_flags"))
     reader.checker, reader.base_flags = checker, base_flags
     limits, rule = reader.limits(config, fmt, ini)
+    validator_limits = reader.validator_limits(config)
     statement = read_statement([root / "problem_statement", root / "statement", root])
     if statement is None:
         reader.notes.append("no problem statement (problem_statement/, statement/ or DOMjudge's problem.{pdf,html,txt})")
@@ -399,7 +421,8 @@ def read_package(path: str | Path) -> KattisPackage:
         statement=statement.text if statement else "",
         input_format=statement.input_format if statement else None,
         output_format=statement.output_format if statement else None,
-        samples=samples, tests=tests, limits=limits, time_rule=rule, checker=checker,
+        samples=samples, tests=tests, limits=limits, validator_limits=validator_limits,
+        time_rule=rule, checker=checker,
         interactive=interactive, contest=ContestRules(stop_at_first_failure=pass_fail),
         languages=_languages(config, reader), source=str(root))
     problem.bind(root, str(root / "problem.yaml"))

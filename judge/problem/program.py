@@ -366,6 +366,8 @@ class ProgramProblem(_Strict):
     samples: list[Sample] = []
     tests: list[ProgramTest] = []
     limits: ProgramLimits = ProgramLimits()
+    #: the output validator's own bounds (a validator is trusted but still bounded)
+    validator_limits: ProgramLimits = ProgramLimits()
     #: how to choose a time limit the problem does not give (Kattis packages)
     time_rule: TimeRule | None = None
     checker: OutputChecker = OutputChecker()
