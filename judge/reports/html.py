@@ -97,12 +97,11 @@ def _model_entries(summary: Summary, columns: list[tuple[str, Run, str]]
                    ) -> list[dict[str, Any]]:
     """Per column: its summary row, verdict counts (sandbox errors too) and pass@k."""
     by_key = {(row.get("run"), row["model"]): row for row in summary.by_model}
-    several = len({id(run) for _, run, _ in columns}) > 1
     entries = []
     for label, run, model in columns:
         rows = [r for r in run.rows if model_of(r) == model]
         verdicts = Counter(str(r.get("verdict")) for r in rows)
-        row = by_key.get((run.label if several else None, model))
+        row = by_key.get((run.label, model)) or by_key.get((None, model))
         if row is None:  # only sandbox errors: nothing to rate
             row = {"pass_rate": 0.0, "ci95": [0.0, 1.0], "stderr": 0.0, "passed": 0,
                    "candidates": 0, "problems": 0}
