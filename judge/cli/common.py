@@ -18,6 +18,8 @@ from typing import Any, Callable, Sequence
 from judge.errors import Issue, UnknownName
 
 EXIT_OK, EXIT_INPUT, EXIT_USAGE, EXIT_SANDBOX = 0, 1, 2, 3
+#: ``judge match --judge llm``: the LLM judge was unavailable (the sandbox's status number)
+EXIT_SERVICE = 3
 #: ``judge grade``: some solutions could not be graded
 EXIT_UNGRADED = 4
 #: Ctrl-C: the shell's status for SIGINT

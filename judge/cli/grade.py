@@ -98,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         ens = check_workflows(args.ensemble.split(",")) if args.ensemble else None
         chosen = args.workflow or ("" if ens else "ref5-milestones")
-        workflows = (WORKFLOWS.names() if chosen.strip() == "all" else
+        workflows = (check_workflows(WORKFLOWS.names()) if chosen.strip() == "all" else
                      check_workflows(chosen.split(",")) if chosen else list(ens or []))
     except ValueError as exc:
         err(str(exc), "grade")

@@ -41,6 +41,7 @@ from typing import Any
 from judge.cli.common import (
     EXIT_INPUT,
     EXIT_OK,
+    EXIT_SERVICE,
     EXIT_USAGE,
     dump_json,
     error,
@@ -57,9 +58,6 @@ from judge.scoring.math_answers import AIMEBenchmark, score_outputs
 from judge.scoring.primitives import InputError, ScoringError, read_json, read_jsonl
 from judge.scoring.specs import (ScoreReport, ground_truth_from_results, load_spec, score_submission,
                                  submission_from_results, validate_result_row, zero_report)
-
-EXIT_SERVICE = 3  # the LLM judge was unavailable
-
 
 def _clip(text: str, limit: int = 80) -> str:
     return text if len(text) <= limit else text[:limit - 20] + "..." + text[-10:]
