@@ -5,6 +5,7 @@ import log, and located errors for malformed packages. Nothing here runs a candi
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -645,3 +646,39 @@ def test_validator_limits(tmp_path):
     assert any("limits.validation_time must be a positive number" in i for i in _issues(bad))
     assert read_package(_package(tmp_path, {}, "none")).problem.validator_limits.time_limit_s \
         is None
+
+
+def _interact(validator: Path, solution: Path, test, feedback: Path) -> int:
+    """Run a validator and a solution joined by pipes (validator stdout -> solution stdin,
+    solution stdout -> validator stdin); the validator's exit code."""
+    feedback.mkdir(exist_ok=True)
+    answer = test.answer_path() or test.input_path()
+    to_solution_r, to_solution_w = os.pipe()
+    to_validator_r, to_validator_w = os.pipe()
+    judge = subprocess.Popen([str(validator), str(test.input_path()), str(answer),
+                              str(feedback) + "/"], stdin=to_validator_r, stdout=to_solution_w)
+    team = subprocess.Popen([sys.executable, str(solution)], stdin=to_solution_r,
+                            stdout=to_validator_w, stderr=subprocess.DEVNULL)
+    for fd in (to_solution_r, to_solution_w, to_validator_r, to_validator_w):
+        os.close(fd)
+    try:
+        code = judge.wait(timeout=60)
+    finally:
+        team.kill()
+        team.wait()
+    return code
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")
+def test_the_interactive_package_works_through_pipes(packages, tmp_path):
+    package = packages["guess"]
+    binary = tmp_path / "validate"
+    source = package.problem.validator_path() / "validate.cc"
+    subprocess.run(["g++", "-O2", "-o", str(binary), str(source)], check=True, timeout=120)
+    subs = {s.path.name: s.path for s in package.submissions}
+    for test in package.problem.tests:
+        assert _interact(binary, subs["guess.py"], test, tmp_path / "fb") == 42
+    codes = [_interact(binary, subs["guess_linear.py"], test, tmp_path / "fb")
+             for test in package.problem.tests]
+    assert codes[0] == 42 and 43 in codes  # 1 is found at once; 1000 needs 1000 guesses
+    assert "more than 10 guesses" in (tmp_path / "fb" / "judgemessage.txt").read_text()
