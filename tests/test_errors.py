@@ -12,6 +12,7 @@ import importlib
 import inspect
 import pkgutil
 import re
+from pathlib import Path
 
 import judge
 from judge.errors import JudgeError, UnknownName
@@ -78,6 +79,15 @@ def test_public_errors_are_exported_from_judge():
     assert not missing, "add to judge._EXPORTS: %s" % missing
     for cls in public:
         assert getattr(judge, cls.__name__) is cls
+
+
+def test_public_codes_are_documented():
+    """docs/architecture.md lists every public code with its class (what scripts rely on)."""
+    docs = (Path(__file__).resolve().parent.parent / "docs" / "architecture.md").read_text(
+        encoding="utf-8")
+    missing = [cls.code for cls in CLASSES if not cls.__name__.startswith("_")
+               and "| `%s` | `%s`" % (cls.code, cls.__name__) not in docs]
+    assert not missing, "add to the table of docs/architecture.md: %s" % missing
 
 
 def test_builtin_bases_are_kept_for_existing_callers():
