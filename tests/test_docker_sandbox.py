@@ -504,9 +504,9 @@ def test_transport_timeout_kills_the_container(engine, sandbox_image):
     with DockerSandbox(size=1, image=sandbox_image) as box:
         job = make_job("def f(n):\n    while True: pass\n", time_limit=30.0)
         job.deadline_s = lambda: 1.0  # the judge's backstop fires long before the worker's
-        started = time.monotonic()
         report = box.run(job)
-        assert time.monotonic() - started < 10
+        # the judge's 1 s backstop fired, not the worker's 30 s limit: no test record came
+        assert report.records == {}
         assert report.infra_error and "stopped answering" in report.infra_error
         assert box.containers() == []
         # nothing of it survives in the engine either

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -244,13 +243,10 @@ def test_concurrency_is_bounded_and_used(tmp_path, capsys):
         sols = [{"problem_id": "P2", "solution_id": f"c{i}", "solution": f"attempt {i} #grade={i % 8}"} for i in range(12)]
         write_jsonl(tmp_path / "problems.jsonl", PROBLEMS)
         write_jsonl(tmp_path / "solutions.jsonl", sols)
-        start = time.monotonic()
         code, lines, _, _ = grade(server, tmp_path, capsys, "--workflow", "single", "--concurrency", "4")
-        elapsed = time.monotonic() - start
         assert code == 0 and [x["grade"] for x in lines] == [float(i % 8) for i in range(12)]
         assert [x["solution_id"] for x in lines] == [f"c{i}" for i in range(12)]  # input order kept
-        assert 2 <= server.max_in_flight <= 4
-        assert elapsed < 12 * 0.25 * 0.8  # below the sequential 3 s (ideal 0.75 s; loaded machines are slow)
+        assert 2 <= server.max_in_flight <= 4  # used (requests overlapped) and bounded
     finally:
         server.close()
 

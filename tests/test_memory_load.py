@@ -1,0 +1,110 @@
+"""Memory verdicts do not depend on load (issue 22, item 8).
+
+Memory bombs at a 0.5 s limit, in Python and C++, judged in the process sandbox with both
+workers busy (a CPU burner judged beside them the whole time) and the host loaded by
+processes that burn CPU and churn memory: every test is ``memory_limit``, as on an idle
+machine. No test bounds how long anything takes.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+import threading
+
+import pytest
+
+from judge.execution.executor import Executor, Submission
+from judge.execution.verdicts import Verdict
+from judge.problem.model import problem_from_data
+from judge.sandbox.base import Limits
+
+PROBLEM = problem_from_data({
+    "identifier": "bomb_next", "description": "n + 1",
+    "prompts": [{"prompt_id": "p", "prompt": "n + 1"}],
+    "function_prototype": {"function_name": "next_number",
+                           "parameters": [{"name": "n", "type": "int"}],
+                           "return_values": [{"type": "int"}]},
+    "correctness_test_suite": [{"input": {"n": n}, "expected_output": [n + 1]}
+                               for n in range(3)],
+}, "<bomb>")
+LIMITS = Limits(time_limit_s=0.5, memory_mb=256, output_kb=64, wall_factor=2.0,
+                wall_extra_s=0.5)
+
+BOMBS = {
+    "python": """
+        def next_number(n):
+            blocks = []
+            while True:
+                blocks.append(bytearray(16 * 1024 * 1024))
+    """,
+    "python_one_block": """
+        def next_number(n):
+            return len(bytearray(10 ** 12)) + n
+    """,
+    "cpp": """
+        #include <cstring>
+        #include <vector>
+        long long next_number(long long n) {
+            std::vector<char*> blocks;
+            while (true) {
+                char* block = new char[16 << 20];
+                std::memset(block, 1, 16 << 20);
+                blocks.push_back(block);
+            }
+            return n + 1;
+        }
+    """,
+}
+BURNER = {"python": "def next_number(n):\n    while True:\n        pass\n",
+          "cpp": "long long next_number(long long n) { volatile long long x = 0; "
+                 "while (true) ++x; return n; }"}
+#: what loads the host meanwhile: CPU burners, and processes that allocate and free memory
+LOAD = ["while True: pass",
+        "x = []\nwhile True:\n    x.append(bytearray(1 << 20))\n    x = x[-100:]"]
+
+
+@pytest.fixture(scope="module")
+def host_load():
+    processes = [subprocess.Popen([sys.executable, "-c", LOAD[i % 2]]) for i in range(8)]
+    yield
+    for process in processes:
+        process.kill()
+        process.wait()
+
+
+def _language(name: str) -> str:
+    return "cpp" if name.startswith("cpp") else "python"
+
+
+@pytest.mark.parametrize("bomb", sorted(BOMBS))
+def test_memory_bomb_is_memory_limit_under_load_with_both_workers_busy(bomb, host_load):
+    if os.geteuid() != 0:
+        pytest.skip("the process sandbox measures candidates' memory as root")
+    from judge.sandbox.process import ProcessSandbox
+
+    language = _language(bomb)
+    with ProcessSandbox(size=2) as sandbox:
+        executor = Executor(sandbox, LIMITS, reference_timing=False)
+        stop = threading.Event()
+
+        def burn():
+            while not stop.is_set():
+                executor.judge(PROBLEM, Submission(BURNER[language], "next_number",
+                                                   language=language))
+
+        burner = threading.Thread(target=burn)
+        burner.start()
+        try:
+            results = [executor.judge(PROBLEM, Submission(textwrap.dedent(BOMBS[bomb]),
+                                                          "next_number", language=language))
+                       for _ in range(3)]
+        finally:
+            stop.set()
+            burner.join()
+    for result in results:
+        assert result.verdict is Verdict.MEMORY_LIMIT, (result.verdict, result.message)
+        assert all(t.verdict is Verdict.MEMORY_LIMIT for t in result.tests), [
+            (t.verdict, t.message) for t in result.tests]
