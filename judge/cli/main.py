@@ -116,9 +116,11 @@ def _with_language(stream: Any, language: str) -> Any:
 def cmd_prompts(args: argparse.Namespace) -> int:
     from judge.prompts.render import render_prompts
 
+    from judge.languages import get
+
     suite = _load_suite(args.suite)
     language = _language(args)
-    if language != "python":
+    if not get(language).default:  # the problems' own prompts are in the default language
         from judge.prompts.languages import render_language_prompts
 
         prompts, skipped = render_language_prompts(suite, language, args.genericize)
@@ -146,6 +148,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from judge.candidates.extract import read_solutions
     from judge.execution.batch import Progress, optimal_candidates, with_problems
     from judge.execution.resume import compact, load_previous
+    from judge.languages import get
     from judge.reports.tables import render, summarize
 
     if args.output_format == "humaneval" and args.solutions == "optimal":
@@ -159,10 +162,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     language = _language(args)
     if args.solutions == "optimal":
         stream, source = optimal_candidates(suite, language), "optimal"
-        if language != "python":
-            from judge.languages.candidates import reference_solution
-
-            missing = [p for p in suite.problems if reference_solution(p, language) is None]
+        lang = get(language)
+        if not lang.default:  # the default language's missing ones are each an issue
+            missing = [p for p in suite.problems if lang.reference_solution(p) is None]
             if missing:
                 err("%d of %d problems have no %s reference solution (not run)"
                      % (len(missing), len(suite.problems), language))
@@ -213,8 +215,11 @@ def cmd_run(args: argparse.Namespace) -> int:
 def cmd_sandbox(args: argparse.Namespace) -> int:
     from judge.sandbox import build, image, maintenance
 
-    # python: the Python image; any other language: the one image of the five toolchains
-    target = "python" if args.language == "python" else "native"
+    # a language's image (python's, or the one image of the other languages' toolchains)
+    from judge import languages
+
+    target = languages.get(args.language).image if args.language in languages.REGISTRY \
+        else "native"
     if args.action == "build":
         # every step (base image choice, build, smoke test) is one line on stderr; a failure is
         # a message and exit 3, never a traceback
@@ -231,32 +236,12 @@ def cmd_sandbox(args: argparse.Namespace) -> int:
         print(tag)
         return EXIT_OK
     if args.action == "doctor":
-        targets = ["python", "native"] if args.language == "all" else [target]
-        ok = True
-        for name in targets:
-            report = maintenance.doctor(name)
-            print(report)
-            ok = ok and getattr(report, "ok", True)
-        if args.language != "python":
-            ok = _doctor_toolchains() and ok
-        return EXIT_OK if ok else EXIT_SANDBOX
+        from judge.cli.doctor import cmd_doctor
+
+        return cmd_doctor(args)
     removed = maintenance.gc(images=args.images, all_runs=not args.stale_only)
     print("removed %s" % (removed,))
     return EXIT_OK
-
-
-def _doctor_toolchains() -> bool:
-    """The process sandbox's host toolchains, one line per language."""
-    from judge.languages import NATIVE, get
-
-    ok = True
-    print("process sandbox toolchains (scripts/ensure-toolchains.sh installs them)")
-    for name in NATIVE:
-        version = get(name).toolchain
-        missing = "unknown version" in version
-        ok = ok and not missing
-        print("  %-6s %s" % (name + ":", "MISSING" if missing else version))
-    return ok
 
 
 # ---- parser ------------------------------------------------------------------------------
