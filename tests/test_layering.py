@@ -111,3 +111,229 @@ def test_largest_module_is_small():
     sizes = {p: len(p.read_text(encoding="utf-8").splitlines()) for p in MODULES}
     too_big = {str(p.relative_to(PACKAGE.parent)): n for p, n in sizes.items() if n >= 600}
     assert not too_big, "split these modules (>= 600 lines): %s" % too_big
+
+
+# ---- registries and back ends in their layers ------------------------------------------------
+
+#: every registry of things found by name: (module defining it, attribute)
+REGISTRIES = [
+    ("judge.languages", "REGISTRY"),
+    ("judge.sandbox", "BACKENDS"),
+    ("judge.execution.executors", "EXECUTORS"),
+    ("judge.importers.base", "IMPORTERS"),
+    ("judge.scoring.dimensions", "PRIMITIVES"),
+    ("judge.grading.proofs.workflows", "WORKFLOWS"),
+]
+
+
+def _registries():
+    import importlib
+
+    from judge.registry import Registry
+
+    found = []
+    for module, attribute in REGISTRIES:
+        try:
+            registry = getattr(importlib.import_module(module), attribute)
+        except (ImportError, AttributeError):  # a registry not (yet) in this tree
+            continue
+        assert isinstance(registry, Registry), (module, attribute)
+        found.append((module, registry))
+    return found
+
+
+def test_every_registry_is_listed_here():
+    """A new ``Registry(...)`` in the package is checked by the tests below once listed."""
+    listed = {module for module, _ in REGISTRIES}
+    defined = set()
+    for path in MODULES:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Registry":
+                defined.add(_module_name(path))
+    assert defined - {"judge.registry"} <= listed, sorted(defined - listed)
+
+
+@pytest.mark.parametrize("module, registry", _registries(), ids=lambda x: getattr(x, "kind", x))
+def test_registered_things_sit_in_their_registry_layer(module, registry):
+    """What a registry holds lives in the registry's own layer unit (a language in
+    judge.languages, a sandbox back end in judge.sandbox, an executor in judge.execution),
+    and the registry itself sits above judge.registry."""
+    assert LAYERS[_unit(module)] > LAYERS["judge.registry"]
+    names = registry.names()
+    assert names, registry.kind
+    misplaced = []
+    for name in names:
+        obj = registry.get(name)
+        where = obj.__module__
+        if not where.startswith("judge."):
+            continue  # added by an installed package through an entry point
+        if _unit(where) != _unit(module):
+            misplaced.append("%s %r is %s (layer unit %s, not %s)"
+                             % (registry.kind, name, where, _unit(where), _unit(module)))
+    assert not misplaced, "\n".join(misplaced)
+
+
+def test_back_end_modules_are_in_the_sandbox_layer_and_check_their_prerequisites():
+    from judge.sandbox import BACKENDS
+    from judge.sandbox.backends import SandboxBackend
+
+    for name in BACKENDS.names():
+        backend = BACKENDS.get(name)
+        assert isinstance(backend, SandboxBackend)
+        assert _unit(type(backend).__module__) == "judge.sandbox"
+        assert type(backend).prerequisites is not SandboxBackend.prerequisites, name
+
+
+# ---- no import cycles --------------------------------------------------------------------------
+
+def _module_level_imports(path: Path) -> set[str]:
+    """The judge modules ``path`` imports when it is imported: import statements at module
+    level (also inside module-level ``try``/``if``), not inside functions, classes or
+    ``if TYPE_CHECKING:``. ``from package import name`` counts ``package.name`` when that is
+    a module, else ``package``."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    module = _module_name(path)
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    found: set[str] = set()
+
+    def visit(body: list[ast.stmt]) -> None:
+        for node in body:
+            if isinstance(node, ast.Import):
+                found.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = package.split(".")
+                    base = base[: len(base) - node.level + 1]
+                    target = ".".join(base + ([node.module] if node.module else []))
+                else:
+                    target = node.module or ""
+                for alias in node.names:
+                    sub = "%s.%s" % (target, alias.name)
+                    found.add(sub if sub in KNOWN else target)
+            elif isinstance(node, ast.If):
+                test = ast.unparse(node.test)
+                if "TYPE_CHECKING" not in test:
+                    visit(node.body)
+                visit(node.orelse)
+            elif isinstance(node, ast.Try):
+                visit(node.body)
+                for handler in node.handlers:
+                    visit(handler.body)
+                visit(node.orelse)
+                visit(node.finalbody)
+
+    visit(tree.body)
+    return {name for name in found if name in KNOWN and name != module}
+
+
+KNOWN = {_module_name(p) for p in MODULES}
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    counter = [0]
+
+    def connect(node: str) -> None:
+        index[node] = low[node] = counter[0]
+        counter[0] += 1
+        stack.append(node)
+        on_stack.add(node)
+        for nxt in sorted(graph.get(node, ())):
+            if nxt not in index:
+                connect(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in on_stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                item = stack.pop()
+                on_stack.discard(item)
+                component.append(item)
+                if item == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            connect(node)
+    return found
+
+
+def test_cycle_finder_finds_a_cycle():
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert _cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_import_cycles_at_module_level():
+    """No two modules of the package import each other, directly or through others, when
+    they are imported (imports inside functions are how a lower layer reaches a plug-in
+    lazily, and are not counted)."""
+    graph = {_module_name(p): _module_level_imports(p) for p in MODULES}
+    assert _cycles(graph) == []
+
+
+# ---- no module but the Python language's asks "is it Python?" ---------------------------------
+
+#: the one module that may know a language is called "python"
+PYTHON_LANGUAGE = PACKAGE / "languages" / "python.py"
+#: operands that hold something else called "python": a problem's equality mode
+#: (``"equality": "python"``, the benchmark's own ``==``), not a language
+_NOT_A_LANGUAGE = ("equality",)
+#: left to the helper rewriting the worker's rendering (issue 19, item 3): the runner folder
+#: "python" whose template is rendered, compared in judge/sandbox/image.py
+PENDING = {"judge/sandbox/image.py"}
+
+
+def _is_python(node: ast.AST) -> bool:
+    return isinstance(node, ast.Constant) and node.value == "python"
+
+
+def _holds_python(node: ast.AST) -> bool:
+    return _is_python(node) or (isinstance(node, (ast.Tuple, ast.List, ast.Set))
+                                and any(_is_python(e) for e in node.elts))
+
+
+def _names_something_else(node: ast.AST) -> bool:
+    name = node.attr if isinstance(node, ast.Attribute) else getattr(node, "id", "")
+    return any(word in str(name) for word in _NOT_A_LANGUAGE)
+
+
+def python_comparisons(source: str) -> list[int]:
+    """Lines of ``source`` that compare something with the constant "python" (``==``,
+    ``!=``, ``is``, ``in ("python", ...)``, a ``match`` case)."""
+    lines = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Compare):
+            operands = [node.left] + list(node.comparators)
+            if any(_holds_python(o) for o in operands) \
+                    and not any(_names_something_else(o) for o in operands):
+                lines.append(node.lineno)
+        elif isinstance(node, ast.MatchValue) and _is_python(node.value):
+            lines.append(node.lineno)
+    return lines
+
+
+def test_the_python_comparison_finder_finds_them():
+    source = ("a = lang == 'python'\nb = 'python' != x.language\nc = y in ('python', 'js')\n"
+              "d = problem.equality == 'python'\ne = {'python': 1}\n"
+              "match lang:\n    case 'python':\n        pass\n")
+    assert python_comparisons(source) == [1, 2, 3, 7]
+
+
+def test_no_module_outside_the_python_language_compares_a_language_with_python():
+    found = []
+    for path in MODULES:
+        relative = str(path.relative_to(PACKAGE.parent))
+        if path == PYTHON_LANGUAGE or relative in PENDING:
+            continue
+        found += ["%s:%d" % (relative, line)
+                  for line in python_comparisons(path.read_text(encoding="utf-8"))]
+    assert not found, ("ask the Language (judge.languages.get(name).default, "
+                       ".worker_native, .image...) instead: %s" % ", ".join(found))

@@ -13,11 +13,13 @@ import hashlib
 import json
 import threading
 import time
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
+from judge import languages
 from judge.sandbox import wire
 from judge.candidates.extract import escape_surrogates
+from judge.candidates.submission import Submission
 from judge.execution.checkers import CheckerPool, CheckOutcome
 from judge.execution.compare import compare, python_equal
 from judge.problem.model import PreparedTest, Problem
@@ -32,16 +34,6 @@ from judge.execution.verdicts import CandidateResult, TestResult, Verdict, overa
 TEST_ISOLATION = ("per-test", "on-failure")
 _SIGNAL_VERDICTS = {"SIGXFSZ": Verdict.OUTPUT_LIMIT, "SIGXCPU": Verdict.TIMEOUT}
 _OUTPUT_SHOWN = 300
-
-
-@dataclass(frozen=True)
-class Submission:
-    """Code to judge for a problem, with the function name to call in it."""
-
-    code: str
-    function: str
-    note: str | None = None  # how the code was extracted, when worth saying
-    language: str = "python"  # judge.languages: python, js, cpp, go, rust, java
 
 
 def problem_limits(problem: Problem, base: Limits) -> Limits:
@@ -268,7 +260,7 @@ class Executor:
         digest = hashlib.sha256(submission.code.encode("utf-8", "surrogatepass")).hexdigest()[:16]
         job = self._job(problem, submission, limits, time_limits, digest)
         native = None
-        if submission.language != "python":
+        if languages.get(submission.language).worker_native:
             from judge.languages import jobs
 
             native = jobs.prepare(job, submission.language, problem.param_specs, problem.return_spec,

@@ -241,7 +241,7 @@ def submission_language(path: Path) -> str | None:
     for file in files:
         suffix = file.suffix if file.suffix == ".C" else file.suffix.lower()
         language = SUBMISSION_LANGUAGES.get(suffix)
-        if language == "python":
+        if suffix in (".py", ".py3"):  # Python 3 unless its shebang says python2
             try:
                 with file.open("rb") as handle:
                     first = handle.readline(200)

@@ -468,45 +468,26 @@ class UidLease:
 
 
 
-def prerequisites() -> list["Prerequisite"]:
-    """What the process sandbox needs here, each checked: Linux, the worker's Python, and for
-    isolation (as root) a free candidate uid under the host-wide lock and a worker that can
-    enter empty network, mount and IPC namespaces and drop to that uid (the sandbox is opened
-    once, as a run would, and closed)."""
-    from judge.sandbox.prerequisites import Prerequisite, tool_version
 
-    found = [Prerequisite("linux", "/proc and prctl for the worker's supervision",
-                          sys.platform.startswith("linux"), sys.platform)]
-    found.append(tool_version("python", [sys.executable, "--version"],
-                              needed="Python 3 to run the worker", hint="the judge's own"))
+def prerequisites() -> list["Prerequisite"]:
+    """What this sandbox needs here, checked: Linux, the worker's Python and, for isolation
+    (as root), a free candidate uid and a worker that enters empty namespaces and drops to
+    it (probed by opening the sandbox, as a run does)."""
+    from judge.sandbox.prerequisites import Prerequisite as Need, tool_version
+
+    found = [Need("linux", "/proc and prctl", sys.platform.startswith("linux"), sys.platform),
+             tool_version("python", [sys.executable, "--version"], "Python 3 for the worker")]
     if os.geteuid() != 0:
-        found.append(Prerequisite(
-            "root", "candidates as their own uid, without network, with a private /tmp",
-            False, "uid %d: candidates would run unisolated, as the judge's user" % os.geteuid(),
-            required=False, hint="run as root, or use the docker sandbox"))
-        return found
-    found.append(Prerequisite("root", "candidates as their own uid", True, "uid 0"))
-    try:
-        lease = UidLease.take(_uid_base(), LOCK_DIR)
-    except SandboxUnavailable as exc:
-        found.append(Prerequisite("uid leasing", "a free candidate uid under %s" % LOCK_DIR,
-                                  False, str(exc)))
-        return found
-    uid = lease.uid
-    lease.release()
-    found.append(Prerequisite("uid leasing", "a free candidate uid under %s" % LOCK_DIR, True,
-                              "uid %d free (from %d)" % (uid, _uid_base())))
-    needed = "namespaces (network, mount, IPC) and the switch to the candidate uid"
+        return found + [Need("root", "candidates as their own uid, without network", False,
+                             "uid %d: candidates run unisolated" % os.geteuid(), False,
+                             "run as root, or use the docker sandbox")]
     try:
         sandbox = ProcessSandbox(size=1)
-    except SandboxUnavailable as exc:
-        found.append(Prerequisite("isolation", needed, False, str(exc),
-                                  hint="--allow-unisolated runs anyway, unisolated"))
-        return found
-    try:
-        found.append(Prerequisite("isolation", needed, bool(sandbox.switch_user),
-                                  "worker %s isolates (probed as uid %d)" % (sandbox.python, uid)
-                                  if sandbox.switch_user else str(sandbox.user_probe_error)))
-    finally:
+        met = sandbox.switch_user
+        found_text = sandbox.user_probe_error or "worker %s isolates" % sandbox.python
         sandbox.close()
-    return found
+    except SandboxUnavailable as exc:
+        met, found_text = False, str(exc)
+    return found + [Need("root", "candidates as their own uid", True, "uid 0"),
+                    Need("isolation", "a leased uid, empty network/mount/IPC namespaces",
+                         met, found_text)]
