@@ -3,34 +3,34 @@
 The process sandbox runs every language (the host's toolchains, installed by
 scripts/ensure-toolchains.sh). Under Docker, Python jobs keep the Python image and the other
 languages go to one more warm pool of the ``native`` image (sandboxes/native/: the same worker
-plus the five toolchains), opened on the first such job and closed with the run."""
+plus the five toolchains), opened on the first such job and closed with the run: a back end
+that says ``native_pool`` (judge/sandbox/backends.py) opens that pool itself."""
 
 from __future__ import annotations
 
 import threading
 from typing import Any
 
+from judge.sandbox import BACKENDS
 from judge.sandbox.base import Job, JobReport, Sandbox, SandboxUnavailable
 
-#: the native image's containers: room for compilers beside the tests' own limits
-NATIVE_DOCKER = {"memory_headroom_mb": 1536, "tmpfs_mb": 512, "pids_limit": 512, "fsize_mb": 256,
-                 "exec_work": True}
+
+def _backend(sandbox: Sandbox) -> Any:
+    """The registered back end of an open sandbox (None for one opened by hand)."""
+    return BACKENDS.get(sandbox.name) if sandbox.name in BACKENDS else None
 
 
 def open_native_docker(size: int, fresh: bool = False) -> Sandbox:
-    from judge.sandbox import build, image
-    from judge.sandbox.docker import DockerSandbox
-
-    if image.image_ready("native") is None:
-        build.build_image("native", progress=lambda message: None)
-    return DockerSandbox(size=size, fresh=fresh, language="native", **NATIVE_DOCKER)
+    return BACKENDS.get("docker").open_native(size, fresh)
 
 
 class LanguageSandbox(Sandbox):
     """A Docker sandbox for Python jobs, and a native one for the other languages."""
 
-    def __init__(self, python: Sandbox, size: int, fresh: bool = False) -> None:
+    def __init__(self, python: Sandbox, size: int, fresh: bool = False,
+                 backend: Any = None) -> None:
         self.python = python
+        self.backend = backend or _backend(python)
         self.name = python.name
         self.size = size
         self.fresh = fresh
@@ -42,7 +42,7 @@ class LanguageSandbox(Sandbox):
         with self._lock:
             if self._native is None and self._native_error is None:
                 try:
-                    self._native = open_native_docker(self.size, self.fresh)
+                    self._native = self.backend.open_native(self.size, self.fresh)
                 except Exception as exc:  # our infrastructure: sandbox_error, never the candidate's
                     self._native_error = "the native docker sandbox is unavailable: %s" % exc
             return self._native
@@ -80,9 +80,11 @@ class LanguageSandbox(Sandbox):
 
 
 def for_languages(sandbox: Sandbox, size: int, fresh: bool = False) -> Sandbox:
-    """The sandbox a run uses: the process sandbox as it is, Docker with its native pool."""
-    if sandbox.name == "docker":
-        return LanguageSandbox(sandbox, size, fresh)
+    """The sandbox a run uses: one whose back end has no native pool (process) as it is,
+    one with a native pool (docker) with it."""
+    backend = _backend(sandbox)
+    if backend is not None and backend.native_pool:
+        return LanguageSandbox(sandbox, size, fresh, backend)
     return sandbox
 
 

@@ -27,6 +27,13 @@ class SandboxBackend:
 
     name = ""
     description = ""
+    #: jobs with a build (languages the worker does not run itself) go to a second pool of
+    #: this back end, opened by :meth:`open_native` on the first such job
+    native_pool = False
+
+    def open_native(self, jobs: int, fresh: bool = False) -> Sandbox:
+        """The second pool of ``native_pool`` back ends."""
+        raise NotImplementedError
 
     def open(self, jobs: int, *, fresh: bool = False, notice: Notice = _quiet,
              limits: Limits | None = None, allow_unisolated: bool = False) -> Sandbox:
@@ -58,6 +65,19 @@ class ProcessBackend(SandboxBackend):
 class DockerBackend(SandboxBackend):
     name = "docker"
     description = "warm containers of the judge's images (no network, read-only, own user)"
+    native_pool = True
+    #: the native image's containers: room for compilers beside the tests' own limits
+    NATIVE = {"memory_headroom_mb": 1536, "tmpfs_mb": 512, "pids_limit": 512,
+              "fsize_mb": 256, "exec_work": True}
+
+    def open_native(self, jobs: int, fresh: bool = False) -> Sandbox:
+        """A pool of the ``native`` image (the five toolchains), built first if missing."""
+        from judge.sandbox import build, image
+        from judge.sandbox.docker import DockerSandbox
+
+        if image.image_ready("native") is None:
+            build.build_image("native", progress=lambda message: None)
+        return DockerSandbox(size=jobs, fresh=fresh, language="native", **self.NATIVE)
 
     def open(self, jobs: int, *, fresh: bool = False, notice: Notice = _quiet,
              limits: Limits | None = None, allow_unisolated: bool = False) -> Sandbox:
