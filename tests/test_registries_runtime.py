@@ -1,5 +1,5 @@
-"""Things found by name: languages, sandbox back ends and executors, each in a registry,
-each with its prerequisites; an installed package adds one through an entry point.
+"""Languages, sandbox back ends and executors found by name, each in a registry, each with
+its prerequisites; an installed package adds one through an entry point.
 
 The entry-point tests install a real (tiny) distribution: a ``.dist-info`` folder with
 ``entry_points.txt`` in a temporary folder on ``sys.path`` of a fresh interpreter, read by
