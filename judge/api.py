@@ -192,13 +192,27 @@ class Judge:
         return executor.judge(problem, lang.submission(problem, candidate), model=model,
                               prompt_id=prompt_id, sample=sample)
 
-    def judge_many(self, items: Iterable[Item], *, progress: bool = False
-                   ) -> Iterator[CandidateResult]:
+    def judge_many(self, items: Iterable[Item], *, progress: bool | str | Progress = False,
+                   total: int | None = None) -> Iterator[CandidateResult]:
         """Judge many candidates, ``jobs`` at a time; results come back in input order as
         they are ready. Items are ``(problem, code)``, ``(problem, code, {"model": ...,
-        "prompt_id": ..., "sample": ..., "language": ...})``. Stopping the iteration early cancels what has not started."""
+        "prompt_id": ..., "sample": ..., "language": ...})``. Stopping the iteration early
+        cancels what has not started.
+
+        ``progress=True`` shows a bar with the total (``len(items)``, or ``total=``), ETA and
+        verdicts so far on stderr: a notebook bar in Jupyter, a live bar on a terminal,
+        a plain line every 10 s elsewhere (a log); or name one: ``"bar"``, ``"lines"``,
+        ``"notebook"``; or pass a :class:`~judge.execution.progress.Progress`."""
         executor = self._ensure()
-        runner = self._runner(executor, Progress(None) if progress else None)
+        if total is None and hasattr(items, "__len__"):
+            total = len(items)  # type: ignore[arg-type]
+        if isinstance(progress, Progress):
+            shown: Progress | None = progress
+        elif progress:
+            shown = Progress(total, mode="auto" if progress is True else str(progress))
+        else:
+            shown = None
+        runner = self._runner(executor, shown)
         return runner.results(_work_items(items))
 
     async def ajudge(self, problem: Problem, solution: str, **meta: Any) -> CandidateResult:
@@ -216,15 +230,31 @@ class Judge:
     def run(self, items: Iterable[WorkItem], *, output: Any | None = None,
             previous: dict[str, dict[str, Any]] | None = None,
             progress: Progress | None = None, on_issue: Callable[[Issue], None] | None = None,
-            source: str = "<solutions>") -> RunOutcome:
+            source: str = "<solutions>", metadata: dict[str, Any] | None = None
+            ) -> RunOutcome:
         """Judge a stream of (problem, candidate, issue) work items, as ``judge run`` does:
         results written to ``output`` (a :class:`judge.jsonl.Writer`) as they come, in order;
         candidates already in ``previous`` (key -> results line) with the same problem and
-        limits are skipped."""
+        limits are skipped. ``metadata`` (see :meth:`run_metadata`) is written on every line
+        as its ``run`` object."""
         executor = self._ensure()
+        if output is not None and metadata is not None:
+            from judge.execution.metadata import Stamped
+
+            output = Stamped(output, metadata)
         runner = BatchRunner(executor, self._slots(executor), output, previous, progress,
                              on_issue, dedup=self.dedup)
         return runner.run(items, source)
+
+    def run_metadata(self, *, suite: str | None = None,
+                     problems: Iterable[Problem] | None = None,
+                     command: str | None = None) -> dict[str, Any]:
+        """How this Judge judges (version, limits, sandbox, image, isolation, dedup, date,
+        and the suite's fingerprint when given its problems): the ``run`` object of a results
+        line (see :mod:`judge.execution.metadata`)."""
+        from judge.execution.metadata import for_judge
+
+        return for_judge(self, suite=suite, problems=problems, command=command)
 
     def _runner(self, executor: Executor, progress: Progress | None = None) -> BatchRunner:
         return BatchRunner(executor, self._slots(executor), progress=progress, dedup=self.dedup)

@@ -36,6 +36,15 @@ PURE_MODULES = {
 }
 
 
+def pytest_configure(config):
+    # `judge run` writes a results file by default (judge-results/ in the current folder):
+    # the tests' runs, and their subprocesses', write theirs to a temporary folder instead
+    if "JUDGE_RESULTS_DIR" not in os.environ:
+        import tempfile
+
+        os.environ["JUDGE_RESULTS_DIR"] = tempfile.mkdtemp(prefix="judge-test-results-")
+
+
 def pytest_collection_modifyitems(config, items):
     for item in items:
         module = item.module.__name__.rpartition(".")[2] if item.module else ""

@@ -146,7 +146,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     from judge import jsonl
     from judge.api import Judge
     from judge.candidates.extract import read_solutions
-    from judge.execution.batch import Progress, optimal_candidates, with_problems
+    from judge.cli.results_path import default_results_path
+    from judge.execution.batch import optimal_candidates, with_problems
+    from judge.execution.metadata import command_line
+    from judge.execution.progress import Progress, count_lines
     from judge.execution.resume import compact, load_previous
     from judge.languages import get
     from judge.reports.tables import render, summarize
@@ -158,8 +161,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.resume and output_path is None:
         err("usage error: --resume needs --output")
         return EXIT_USAGE
+    if args.no_output and output_path is not None:
+        err("usage error: --no-output and --output exclude each other")
+        return EXIT_USAGE
     suite = _load_suite(args.suite)
     language = _language(args)
+    total = len(suite.problems)
     if args.solutions == "optimal":
         stream, source = optimal_candidates(suite, language), "optimal"
         lang = get(language)
@@ -168,11 +175,16 @@ def cmd_run(args: argparse.Namespace) -> int:
             if missing:
                 err("%d of %d problems have no %s reference solution (not run)"
                      % (len(missing), len(suite.problems), language))
+                total -= len(missing)
     else:
         path = Path(args.solutions)
         if not path.is_file():
             raise InputError([Issue(str(path), "no such solutions file")])
         stream, source = _with_language(read_solutions(path), language), str(path)
+        total = count_lines(path)
+    if output_path is None and not args.no_output:
+        output_path = default_results_path(args.suite, args.solutions)
+        output_path.parent.mkdir(parents=True, exist_ok=True)
     previous = load_previous(output_path, report_issue) if args.resume and output_path else {}
     with ExitStack() as stack:
         judge = stack.enter_context(Judge(
@@ -190,9 +202,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         if output_path is not None:
             output = stack.enter_context(jsonl.open_write(output_path, append=args.resume,
                                                           notice=err))
+        metadata = judge.run_metadata(suite=args.suite, problems=suite.problems,
+                                      command=command_line(getattr(args, "argv", None)))
         outcome = judge.run(with_problems(suite, stream, source), output=output,
-                            previous=previous, progress=Progress(None),
-                            on_issue=report_issue, source=source)
+                            previous=previous, progress=Progress(total, mode=args.progress),
+                            on_issue=report_issue, source=source, metadata=metadata)
     rows = outcome.results
     if output_path is not None and args.resume:
         rows = compact(output_path, report_issue)
@@ -206,6 +220,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     err("judged %d candidate%s in %.1fs (%.1f/s)%s" % (
         len(outcome.results), "" if len(outcome.results) == 1 else "s", outcome.seconds, rate,
         ", skipped %d already judged" % outcome.skipped if outcome.skipped else ""))
+    if output_path is not None:
+        err("results: %s (judge report %s)" % (output_path, output_path))
     if outcome.interrupted:
         err("interrupted: results so far are written")
         return EXIT_INTERRUPTED
@@ -274,7 +290,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--language", choices=("python", "js", "cpp", "go", "rust", "java"),
                    default="python", help="language of solutions lines that name none (and "
                    "of the reference solutions with --solutions optimal)")
-    p.add_argument("--output", help="results file (JSON Lines), written as results come")
+    p.add_argument("--output", help="results file (JSON Lines), written as results come; "
+                   "default: judge-results/<solutions>-<UTC time>.jsonl (JUDGE_RESULTS_DIR "
+                   "names another folder), printed at the end")
+    p.add_argument("--no-output", action="store_true",
+                   help="write no results file (only the summary on stdout)")
+    p.add_argument("--progress", choices=("auto", "bar", "lines", "off"), default="auto",
+                   help="progress on stderr: a live bar on a terminal, else (auto) a plain "
+                        "line every 10 s (JUDGE_PROGRESS_INTERVAL seconds) with the total, "
+                        "ETA and verdicts so far")
     p.add_argument("--resume", action="store_true",
                    help="skip candidates already judged in --output with the same code, "
                         "problem and limits")
@@ -335,6 +359,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)
     from judge.sandbox.base import SandboxUnavailable
     from judge.sandbox.image import EngineUnavailable, ImageBuildError
 

@@ -19,18 +19,18 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import sys
 import time
 from collections import OrderedDict, deque
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import IO, Any, Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 from judge import languages
 from judge.candidates.extract import Candidate
 from judge.candidates.submission import Submission, function_names, problem_prefix  # noqa: F401 (re-exported)
 from judge.errors import Issue
 from judge.execution.executor import Executor
+from judge.execution.progress import Progress
 from judge.problem.model import Problem, Suite
 from judge.execution.verdicts import CandidateResult, TestResult, Verdict
 
@@ -87,40 +87,6 @@ def candidate_key(candidate: Candidate, code: str) -> str:
 def judged_with(problem_fp: str, limits_fp: str) -> str:
     """What a results line was judged against: the problem's content and the limits."""
     return hashlib.sha256(("%s\x00%s" % (problem_fp, limits_fp)).encode()).hexdigest()[:16]
-
-
-class Progress:
-    """A one-line progress bar on a terminal; silent otherwise."""
-
-    def __init__(self, total: int | None, stream: IO[str] | None = None) -> None:
-        self.stream = stream or sys.stderr
-        self.enabled = bool(getattr(self.stream, "isatty", lambda: False)())
-        self.total = total
-        self.done = 0
-        self.started = time.monotonic()
-        self._last = 0.0
-
-    def step(self, verdict: str) -> None:
-        self.done += 1
-        if not self.enabled:
-            return
-        now = time.monotonic()
-        if now - self._last < 0.1 and self.done != self.total:
-            return
-        self._last = now
-        rate = self.done / max(now - self.started, 1e-9)
-        if self.total:
-            filled = int(30 * self.done / self.total)
-            bar = "[%s%s] %d/%d" % ("#" * filled, "-" * (30 - filled), self.done, self.total)
-        else:
-            bar = "%d judged" % self.done
-        self.stream.write("\r%s %.1f/s last: %s " % (bar, rate, verdict))
-        self.stream.flush()
-
-    def close(self) -> None:
-        if self.enabled and self.done:
-            self.stream.write("\n")
-            self.stream.flush()
 
 
 @dataclass
@@ -282,6 +248,11 @@ class BatchRunner:
         result.extra["language"] = candidate.language or languages.DEFAULT
         return result
 
+    def _skip(self) -> None:
+        """An input that gives no result (a bad line, a candidate already judged)."""
+        if self.progress is not None:
+            self.progress.skip()
+
     def _emit(self, result: CandidateResult) -> CandidateResult:
         if self.output is not None:
             self.output.write(result.to_json())
@@ -304,12 +275,15 @@ class BatchRunner:
                 if issue is not None or problem is None or candidate is None:
                     if issue is not None:
                         self._issue(outcome, issue)
+                    self._skip()
                     continue
                 problem = self._in_language(problem, candidate.language, outcome)
                 if problem is None:
+                    self._skip()
                     continue
                 prepared = self._prepare(problem, candidate, outcome)
                 if prepared is None:
+                    self._skip()
                     continue
                 if isinstance(prepared, CandidateResult):
                     pending.append(prepared)
