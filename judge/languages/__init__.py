@@ -29,6 +29,8 @@ _BUILT_IN = (
 )
 for _name, _target, _aliases in _BUILT_IN:
     REGISTRY.add(_name, _target, _aliases)
+#: whole programs only (program problems): not among the function languages below
+REGISTRY.add("c", "judge.languages.c:C", ("gnu-c", "c17"))
 
 #: the built-in languages (``names()`` adds those of installed plug-ins)
 LANGUAGES = tuple(name for name, _, _ in _BUILT_IN)

@@ -215,6 +215,18 @@ class Language:
               memory_mb: int) -> Build:
         raise NotImplementedError
 
+    # ---- whole programs (program problems: standard input to standard output) -----------
+
+    def program_file(self, code: str) -> str:
+        """The file a candidate's whole program is compiled from."""
+        return "main.%s" % self.extension
+
+    def program_build(self, sources: dict[str, str], memory_mb: int) -> Build:
+        """How a whole program (``sources``: file name -> text, e.g. a candidate's one file or
+        an output validator's folder) is compiled once and run once per test: the run
+        command gets the test's arguments appended. The usual contest flags."""
+        raise NotExpressible("%s cannot judge whole programs" % (self.title or self.name))
+
     def compile_error(self, output: str, build: Build) -> tuple[str, int | None]:
         """The compiler's first error, and its line in the candidate's code."""
         lines = [line for line in output.splitlines() if line.strip()]
@@ -249,6 +261,33 @@ def first_error(output: str, pattern: re.Pattern[str], file: str, offset: int
         return match.group("message").strip()[:500], None
     lines = [line for line in output.splitlines() if line.strip()]
     return (lines[0][:500] if lines else "compilation failed"), None
+
+
+def source_files(sources: dict[str, str], *extensions: str) -> list[str]:
+    """The files of ``sources`` with one of ``extensions`` (sorted); NotExpressible when there
+    is none (nothing to compile)."""
+    found = sorted(name for name in sources if name.lower().endswith(extensions))
+    if not found:
+        raise NotExpressible("no %s source among %s" % ("/".join(extensions),
+                                                      ", ".join(sorted(sources)) or "no files"))
+    return found
+
+
+def main_source(sources: dict[str, str], *extensions: str, marker: str | None = None) -> str:
+    """The file a program starts in: the only one, else one holding ``marker`` (a regular
+    expression: ``def main``, ``static void main``...), else one called main/validate."""
+    files = source_files(sources, *extensions)
+    if len(files) == 1:
+        return files[0]
+    if marker is not None:
+        marked = [name for name in files if re.search(marker, sources[name], re.M)]
+        if len(marked) == 1:
+            return marked[0]
+    for stem in ("main", "validate", "validator"):
+        for name in files:
+            if name.rsplit("/", 1)[-1].rsplit(".", 1)[0].lower() == stem:
+                return name
+    return files[0]
 
 
 def float_literal(value: float) -> str:

@@ -7,10 +7,12 @@ import subprocess
 from typing import Any
 
 from judge.languages.base import (Build, Language, NotExpressible, descriptor, first_error,
-                                  float_literal, json_string)
+                                  float_literal, json_string, main_source, source_files)
 from judge.problem.types import TypeSpec
 
 PCH_DIR = "/usr/local/lib/judge-pch"
+#: whole programs (program problems): the usual contest flags
+PROGRAM_FLAGS = ("-O2", "-std=gnu++20", "-pipe", "-fmax-errors=5")
 _ERROR = re.compile(r"^(?P<file>[^\s:]+):(?P<line>\d+):(?:\d+:)? (?:fatal )?error: (?P<message>.*)$",
                     re.M)
 
@@ -111,6 +113,13 @@ class Cpp(Language):
             line_offset=0,
             candidate_file=self.candidate_file,
         )
+
+    def program_build(self, sources: dict[str, str], memory_mb: int) -> Build:
+        files = source_files(sources, ".cc", ".cpp", ".cxx", ".c++", ".c")
+        return Build(files=dict(sources),
+                     compile=[["/usr/bin/g++", *PROGRAM_FLAGS, "-o", "prog", *files]],
+                     run=["{build}/prog"], artifacts=["prog"],
+                     candidate_file=main_source(sources, ".cc", ".cpp", ".cxx", ".c++", ".c"))
 
     def compile_error(self, output: str, build: Build) -> tuple[str, int | None]:
         return first_error(output, _ERROR, build.candidate_file, build.line_offset)

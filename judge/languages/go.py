@@ -9,7 +9,7 @@ import re
 import subprocess
 from typing import Any
 
-from judge.languages.base import (Build, Language, NotExpressible, descriptor, first_error,
+from judge.languages.base import (main_source, source_files, Build, Language, NotExpressible, descriptor, first_error,
                                   float_literal, json_string, snake_to_camel, snake_to_pascal)
 from judge.problem.types import TypeSpec
 
@@ -141,6 +141,15 @@ class Go(Language):
             env=env,
             candidate_file=self.candidate_file,
         )
+
+    def program_build(self, sources: dict[str, str], memory_mb: int) -> Build:
+        files = source_files(sources, ".go")
+        env = {"GO111MODULE": "off", "CGO_ENABLED": "0", "GOMAXPROCS": "2",
+               "GOMEMLIMIT": "%dMiB" % max(32, memory_mb - 64), "GOTRACEBACK": "single"}
+        return Build(files=dict(sources),
+                     compile=[["/usr/bin/go", "build", "-ldflags=-s -w", "-o", "prog", *files]],
+                     run=["{build}/prog"], artifacts=["prog"], env=env,
+                     candidate_file=main_source(sources, ".go", marker=r"^func\s+main\s*\("))
 
     def compile_error(self, output: str, build: Build) -> tuple[str, int | None]:
         return first_error(output, _ERROR, build.candidate_file, build.line_offset)

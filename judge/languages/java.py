@@ -10,7 +10,7 @@ import re
 import subprocess
 from typing import Any
 
-from judge.languages.base import (Build, Language, NotExpressible, descriptor, first_error,
+from judge.languages.base import (main_source, source_files, Build, Language, NotExpressible, descriptor, first_error,
                                   float_literal, json_string, snake_to_camel)
 from judge.problem.types import TypeSpec
 
@@ -18,6 +18,18 @@ _ERROR = re.compile(r"^(?P<file>[^\s:]+\.java):(?P<line>\d+): error: (?P<message
 _PUBLIC_CLASS = re.compile(r"^\s*public\s+(?:final\s+|abstract\s+)*(?:class|interface|enum|record)\s+(\w+)",
                            re.M)
 _BOXED = {"long": "Long", "double": "Double", "boolean": "Boolean", "int": "Integer"}
+
+
+_CLASS = re.compile(r"^\s*(?:(?:public|final|abstract)\s+)*class\s+(\w+)", re.M)
+
+
+def _main_class(code: str, file: str = "") -> str:
+    """The class a whole program starts in: the public one (named as its file), else the
+    first class, else ``Main``."""
+    match = _PUBLIC_CLASS.search(code) or _CLASS.search(code)
+    if match:
+        return match.group(1)
+    return file.rsplit("/", 1)[-1][:-5] if file.endswith(".java") else "Main"
 
 
 def _ty(desc: tuple[str, list[Any]]) -> str:
@@ -123,6 +135,23 @@ class Java(Language):
             artifacts=["out"],
             candidate_file=candidate,
         )
+
+    def program_file(self, code: str) -> str:
+        return self.candidate_file(code) if _PUBLIC_CLASS.search(code) else \
+            "%s.java" % _main_class(code)
+
+    def program_build(self, sources: dict[str, str], memory_mb: int) -> Build:
+        files = source_files(sources, ".java")
+        main = main_source(sources, ".java", marker=r"static\s+(?:public\s+)?void\s+main\s*\(")
+        heap = max(64, memory_mb - 192)
+        return Build(files=dict(sources),
+                     compile=[["/usr/bin/javac", "-J-XX:+UseSerialGC", "-J-Xmx512m",
+                               "-encoding", "UTF-8", "-nowarn", "-Xmaxerrs", "5", "-d", "out",
+                               *files]],
+                     run=["/usr/bin/java", "-Xmx%dm" % heap, "-Xss64m", "-XX:+UseSerialGC",
+                          "-XX:-UsePerfData", "-Djava.io.tmpdir={tmp}", "-cp", "{build}/out",
+                          _main_class(sources[main], main)],
+                     artifacts=["out"], candidate_file=main)
 
     def compile_error(self, output: str, build: Build) -> tuple[str, int | None]:
         return first_error(output, _ERROR, build.candidate_file, 0)

@@ -8,7 +8,7 @@ import re
 import subprocess
 from typing import Any
 
-from judge.languages.base import (Build, Language, NotExpressible, descriptor, first_error,
+from judge.languages.base import (main_source, Build, Language, NotExpressible, descriptor, first_error,
                                   float_literal, json_string, snake_to_camel)
 from judge.problem.types import TypeSpec
 
@@ -117,6 +117,15 @@ class JavaScript(Language):
             artifacts=[self.candidate_file, "harness.js"],
             candidate_file=self.candidate_file,
         )
+
+    def program_build(self, sources: dict[str, str], memory_mb: int) -> Build:
+        main = main_source(sources, ".js", ".mjs")
+        heap = max(64, memory_mb - 96)
+        return Build(files=dict(sources),
+                     compile=[["/usr/bin/node", "--check", main]],
+                     run=["/usr/bin/node", "--max-old-space-size=%d" % heap, "--stack-size=4000",
+                          "{build}/" + main],
+                     artifacts=sorted(sources), candidate_file=main)
 
     def compile_error(self, output: str, build: Build) -> tuple[str, int | None]:
         return first_error(output, _SYNTAX, build.candidate_file, 0)

@@ -19,9 +19,20 @@ from typing import Any
 
 from judge.candidates.extract import PYTHON_TAGS, extract_code, with_completion_prefix
 from judge.candidates.submission import Submission, function_names, problem_prefix
-from judge.languages.base import Build, Language
+from judge.languages.base import Build, Language, main_source, source_files
 from judge.problem.types import TypeSpec
 from judge.sandbox.prerequisites import Prerequisite, tool_version
+
+
+#: a whole program's compile step: its syntax checked, the first error as file:line: message
+_SYNTAX_CHECK = """import sys
+for name in sys.argv[1:]:
+    try:
+        compile(open(name, 'rb').read(), name, 'exec')
+    except (SyntaxError, ValueError) as exc:
+        print('%s:%s: error: %s' % (name, getattr(exc, 'lineno', '?'), getattr(exc, 'msg', exc)))
+        sys.exit(1)
+"""
 
 
 class Python(Language):
@@ -65,6 +76,14 @@ class Python(Language):
     def build(self, code: str, function: str, params: list[TypeSpec], returns: TypeSpec,
               memory_mb: int) -> Build:
         raise NotImplementedError("the worker runs Python itself: a Python job has no build")
+
+    def program_build(self, sources: dict[str, str], memory_mb: int) -> Build:
+        main = main_source(sources, ".py", ".py3", marker=r"^if\s+__name__\s*==")
+        return Build(files=dict(sources),
+                     compile=[["/usr/bin/python3", "-I", "-S", "-c", _SYNTAX_CHECK,
+                               *source_files(sources, ".py", ".py3")]],
+                     run=["/usr/bin/python3", "{build}/" + main], artifacts=sorted(sources),
+                     candidate_file=main)
 
     @property
     def toolchain(self) -> str:

@@ -9,7 +9,7 @@ import re
 import subprocess
 from typing import Any
 
-from judge.languages.base import (Build, Language, NotExpressible, descriptor, first_error,
+from judge.languages.base import (main_source, Build, Language, NotExpressible, descriptor, first_error,
                                   float_literal, json_string)
 from judge.problem.types import TypeSpec
 
@@ -120,6 +120,14 @@ class Rust(Language):
             line_offset=1,
             candidate_file=self.source_file,
         )
+
+    def program_build(self, sources: dict[str, str], memory_mb: int) -> Build:
+        main = main_source(sources, ".rs", marker=r"^\s*fn\s+main\s*\(")
+        return Build(files=dict(sources),
+                     compile=[["/usr/bin/rustc", "--edition", "2021", "-O", "-C",
+                               "debuginfo=0", "--error-format=short", "-o", "prog", main]],
+                     run=["{build}/prog"], artifacts=["prog"], env={"RUST_BACKTRACE": "0"},
+                     candidate_file=main)
 
     def compile_error(self, output: str, build: Build) -> tuple[str, int | None]:
         return first_error(output, _ERROR, build.candidate_file, build.line_offset)

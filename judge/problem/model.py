@@ -419,8 +419,15 @@ def problem_from_data(data: Any, file: str) -> Problem:
 
 
 def load_problem(path: str | Path) -> Problem:
+    """A problem file: a function problem, or a program problem (``"kind": "program"``,
+    :mod:`judge.problem.program`)."""
     path = Path(path)
-    return problem_from_data(read_json_file(path), str(path))
+    data = read_json_file(path)
+    from judge.problem import program  # it builds on this module
+
+    if program.is_program_data(data):
+        return program.program_from_data(data, str(path))  # type: ignore[return-value]
+    return problem_from_data(data, str(path))
 
 
 @dataclass

@@ -1,0 +1,69 @@
+"""Program problems in suites, and the whole-program builds of the seven languages (pure:
+nothing is run here; tests/test_programs_judged.py runs them in the sandboxes)."""
+
+import json
+
+import pytest
+
+from judge import languages
+from judge.errors import InputError
+from judge.languages.base import NotExpressible
+from judge.problem.model import load_suite
+from judge.problem.program import ProgramProblem
+
+SEVEN = ["python", "c", "cpp", "java", "js", "go", "rust"]
+
+
+def _write(folder, name, data):
+    (folder / name).write_text(json.dumps(data), encoding="utf-8")
+
+
+def test_a_suite_holds_function_and_program_problems(tmp_path):
+    _write(tmp_path, "add.json", {
+        "kind": "program", "identifier": "add", "statement": "Add two numbers.",
+        "tests": [{"stdin": "1 2\n", "expected": "3\n"}]})
+    seed = json.loads((__import__("pathlib").Path(__file__).parent.parent / "problems" /
+                       "basics").glob("*.json").__next__().read_text())
+    _write(tmp_path, "function.json", seed)
+    suite = load_suite(tmp_path)
+    kinds = {p.identifier: type(p).__name__ for p in suite}
+    assert kinds["add"] == "ProgramProblem" and seed["identifier"] in kinds
+    assert kinds[seed["identifier"]] == "Problem"
+    assert isinstance(suite["add"], ProgramProblem)
+
+
+def test_a_bad_program_file_is_reported_with_its_location(tmp_path):
+    _write(tmp_path, "bad.json", {"kind": "program", "identifier": "bad", "statement": "x",
+                                  "tests": [{"stdin": "1\n"}]})
+    with pytest.raises(InputError) as caught:
+        load_suite(tmp_path)
+    text = str(caught.value)
+    assert "bad.json" in text and "tests[0]" in text and "expected output" in text
+
+
+@pytest.mark.parametrize("name", SEVEN)
+def test_every_language_builds_a_whole_program(name):
+    lang = languages.get(name)
+    code = "public class Sol { public static void main(String[] a) {} }" if name == "java" \
+        else "x"
+    file = lang.program_file(code)
+    build = lang.program_build({file: code}, 256)
+    assert build.run and build.compile and build.files == {file: code}
+    assert "{args}" not in build.run  # a program's arguments are the test's own
+
+
+def test_contest_flags_and_the_java_main_class():
+    c = languages.get("c").program_build({"main.c": "int main(){}"}, 256)
+    assert c.compile[0][:3] == ["/usr/bin/gcc", "-O2", "-std=gnu17"] and c.compile[0][-1] == "-lm"
+    cpp = languages.get("c++").program_build({"main.cpp": "int main(){}"}, 256)
+    assert "-std=gnu++20" in cpp.compile[0] and "-O2" in cpp.compile[0]
+    java = languages.get("java")
+    code = "import java.util.*;\nclass Helper {}\npublic class Different { static public void main(String[] a) {} }"
+    assert java.program_file(code) == "Different.java"
+    assert java.program_build({"Different.java": code}, 512).run[-1] == "Different"
+
+
+def test_c_is_for_programs_only():
+    with pytest.raises(NotExpressible, match="whole programs only"):
+        languages.get("c").check_expressible(object())
+    assert "c" in languages.names() and "c" not in languages.LANGUAGES
