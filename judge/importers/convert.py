@@ -57,7 +57,16 @@ def _signature_parameters(fn: ast.FunctionDef) -> tuple[list[str], list[str], st
 
 
 def convert(src: Source, file: str = "<memory>") -> tuple[dict[str, Any] | None, ProblemReport]:
-    """Convert one task to a problem definition (a dict ready for JSON) and its report."""
+    """Convert one task to a problem definition (a dict ready for JSON) and its report. The
+    dataset's code runs in a sandbox, never here (:mod:`judge.importers.sandboxed`)."""
+    from judge.importers.sandboxed import convert_isolated
+
+    return convert_isolated(src, file)
+
+
+def convert_here(src: Source, file: str = "<memory>") -> tuple[dict[str, Any] | None, ProblemReport]:
+    """:func:`convert` in this process: runs the dataset's code here (only the sandboxed
+    converter calls it)."""
     from judge.problem.model import problem_from_data
 
     report = ProblemReport(src.task_id)
@@ -154,6 +163,8 @@ def convert(src: Source, file: str = "<memory>") -> tuple[dict[str, Any] | None,
     if not cases:
         report.error = "no test could be converted (%d unconvertible): the judge could not " \
             "give this problem a verdict" % report.unconvertible_count
+        if error:  # why the tests stopped (a loop, an exception) is the reason to give
+            report.error += " (%s)" % error
         return None, report
     # every converted test must reproduce the original outcome on the reference solution
     try:
