@@ -28,6 +28,7 @@ from judge.execution.executor import TEST_ISOLATION, Executor
 from judge.execution.verdicts import CandidateResult
 from judge import languages
 from judge.languages import normalize
+from judge.problem.lookup import find_problem, suites_of
 from judge.problem.model import Problem
 from judge.execution.executors import EXECUTORS as EXECUTOR_KINDS
 from judge.sandbox import BACKENDS, Limits, Sandbox, kinds
@@ -62,7 +63,10 @@ class Judge:
     refuses to run unisolated unless ``allow_unisolated=True`` (every result then says so).
     Limits are keyword arguments
     (``time_limit_s``, ``memory_mb``, ``output_kb``...: see :class:`~judge.sandbox.Limits`)
-    or a ``limits=`` object. Use it as a context manager, or call :meth:`close`: the sandbox
+    or a ``limits=`` object. ``suite`` (a suite, a path, or a list of them; default: the
+    shipped suites) is where a problem given by identifier is looked up:
+    ``j.judge("basics_digital_root", code)``. Use it as a context manager, or call
+    :meth:`close`: the sandbox
     (its processes and containers) is closed on exit, also after an exception.
 
     ``executor="ray"`` (with ``ray_address``, else ``RAY_ADDRESS`` or a private local Ray)
@@ -80,7 +84,8 @@ class Judge:
                  fail_fast: bool = False, reference_timing: bool = True,
                  isolation: str = "warm", allow_unisolated: bool = False,
                  dedup: bool = True, executor: str = "local", ray_address: str | None = None,
-                 notice: Callable[[str], None] | None = None, **limit_overrides: Any) -> None:
+                 notice: Callable[[str], None] | None = None, suite: Any = None,
+                 **limit_overrides: Any) -> None:
         if isinstance(sandbox, str) and sandbox != "auto" and sandbox not in BACKENDS:
             raise ValueError("sandbox must be one of %s or a Sandbox" % ", ".join(kinds()))
         if test_isolation not in TEST_ISOLATION:
@@ -101,6 +106,8 @@ class Judge:
         self.isolation = isolation
         self.allow_unisolated = allow_unisolated
         self.dedup = dedup
+        # problems given by identifier are looked up here (default: the shipped suites)
+        self.suites = suites_of(suite)
         self._notice = notice or (lambda message: print(message, file=sys.stderr))
         self._kind = sandbox if isinstance(sandbox, str) else None
         self._sandbox: Sandbox | None = None if isinstance(sandbox, str) else sandbox
@@ -173,12 +180,18 @@ class Judge:
 
     # ---- judging ---------------------------------------------------------------------------
 
-    def judge(self, problem: Problem, solution: str, *, model: str | None = None,
+    def problem(self, problem: Problem | str) -> Problem:
+        """A problem, or the one with that identifier in ``suite=`` (default: the shipped
+        suites); an unknown identifier is an ``UnknownName`` with a did-you-mean."""
+        return find_problem(problem, self.suites)
+
+    def judge(self, problem: Problem | str, solution: str, *, model: str | None = None,
               prompt_id: str | None = None, sample: int | None = None,
               language: str | None = None) -> CandidateResult:
         """Judge one candidate: ``solution`` is code or a raw model reply (prose and fences
         are stripped) in ``language`` (``python``, ``js``, ``cpp``, ``go``, ``rust``,
         ``java``; default python). Blocking; thread-safe (up to ``jobs`` calls run at once)."""
+        problem = self.problem(problem)
         executor = self._ensure()
         language = normalize(language)
         candidate = Candidate(problem.identifier, solution, model, prompt_id, sample,
@@ -213,7 +226,7 @@ class Judge:
         else:
             shown = None
         runner = self._runner(executor, shown)
-        return runner.results(_work_items(items))
+        return runner.results(_work_items(items, self.problem))
 
     async def ajudge(self, problem: Problem, solution: str, **meta: Any) -> CandidateResult:
         """:meth:`judge` for asyncio callers: runs on a thread pool of ``jobs`` threads, so
@@ -284,12 +297,15 @@ class Judge:
         return self.sandbox.describe()
 
 
-def _work_items(items: Iterable[Item]) -> Iterator[WorkItem]:
+def _work_items(items: Iterable[Item], lookup: Callable[[Any], Problem] = lambda p: p
+                ) -> Iterator[WorkItem]:
     for index, item in enumerate(items):
         if isinstance(item, Candidate) or not isinstance(item, tuple) or len(item) not in (2, 3):
             raise TypeError("judge_many item %d: expected (problem, code) or "
                             "(problem, code, metadata), got %r" % (index, type(item).__name__))
         problem, code = item[0], item[1]
+        if isinstance(problem, str):
+            problem = lookup(problem)
         meta = item[2] if len(item) == 3 else {}  # type: ignore[misc]
         if not isinstance(problem, Problem) or not isinstance(code, str):
             raise TypeError("judge_many item %d: expected (Problem, str, ...)" % index)

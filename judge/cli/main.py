@@ -59,9 +59,12 @@ def cmd_validate(args: argparse.Namespace) -> int:
             suites.append(load_suite(path))
         except InputError as exc:
             issues.extend(exc.issues)
+    from judge.problem.reference_check import syntax_issues
+
     seen: dict[str, str] = {}
     for suite in suites:
         for problem in suite.problems:
+            issues.extend(syntax_issues(problem))
             if problem.identifier in seen and seen[problem.identifier] != problem.source:
                 issues.append(Issue(problem.source, "identifier %r is already used by %s"
                                     % (problem.identifier, seen[problem.identifier]),
@@ -83,6 +86,7 @@ def _run_references(args: argparse.Namespace, suites: list[Any]) -> list[Issue]:
     from judge.execution.executor import Executor, Submission
 
     issues = []
+    _say_if_building(args)
     with _open_sandbox(args) as sandbox:
         executor = Executor(sandbox, limits(args), reference_timing=False)
         for suite in suites:
@@ -97,6 +101,21 @@ def _run_references(args: argparse.Namespace, suites: list[Any]) -> list[Issue]:
                                         "%d %s: %s" % (failing.index, failing.verdict.value,
                                                        failing.message), "optimal_solution"))
     return issues
+
+
+def _say_if_building(args: argparse.Namespace) -> None:
+    """Before a sandbox opens: say so when it will first build the docker image (minutes)."""
+    if args.sandbox not in ("auto", "docker"):
+        return
+    try:
+        from judge.sandbox import image
+
+        building = image.engine_available() and image.image_ready() is None
+    except Exception:  # no docker SDK or engine: the sandbox's own error says it
+        return
+    if building:
+        err("the docker sandbox image is not built yet: building it first (a few minutes, "
+            "once; `judge sandbox build` does it ahead, --sandbox process avoids it)")
 
 
 def _language(args: argparse.Namespace) -> str:
@@ -265,10 +284,14 @@ def cmd_sandbox(args: argparse.Namespace) -> int:
 def build_parser() -> argparse.ArgumentParser:
     parser = Parser(prog="judge", description="A sandboxed judge for LLM-generated code "
                      "and answers.")
+    import judge
+
+    parser.add_argument("--version", action="version", version="judge %s" % judge.__version__)
     sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
 
     p = sub.add_parser("validate", help="check problem files (exit 1 listing every error)")
-    p.add_argument("paths", nargs="+")
+    p.add_argument("paths", nargs="+", metavar="PATH",
+                   help="problem files, or folders of them (searched recursively)")
     p.add_argument("--run", action="store_true",
                    help="also run each optimal_solution against its own tests")
     add_sandbox(p)
@@ -276,7 +299,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_validate)
 
     p = sub.add_parser("prompts", help="render prompts as a model sees them")
-    p.add_argument("suite")
+    p.add_argument("suite", metavar="SUITE", help="a problem file or a folder of them")
     p.add_argument("--genericize", action="store_true", help="genericize every prompt")
     p.add_argument("--language", choices=("python", "js", "cpp", "go", "rust", "java"),
                    default="python", help="the language the prompt asks for")
@@ -285,7 +308,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_prompts)
 
     p = sub.add_parser("run", help="judge a solutions file (or the optimal solutions)")
-    p.add_argument("suite")
+    p.add_argument("suite", metavar="SUITE", help="a problem file or a folder of them: the "
+                   "problems the solutions' problem_id name")
     p.add_argument("--solutions", required=True, help="a JSON Lines file, or 'optimal'")
     p.add_argument("--language", choices=("python", "js", "cpp", "go", "rust", "java"),
                    default="python", help="language of solutions lines that name none (and "
@@ -332,7 +356,9 @@ def build_parser() -> argparse.ArgumentParser:
     report_command.register(sub)
 
     p = sub.add_parser("sandbox", help="build, check or clean the docker sandbox")
-    p.add_argument("action", choices=("build", "doctor", "gc"))
+    p.add_argument("action", choices=("build", "doctor", "gc"),
+                   help="build: the sandbox image; doctor: check the engine, images and "
+                        "toolchains; gc: remove the judge's leftover containers")
     p.add_argument("--force", action="store_true", help="build: rebuild even if present")
     p.add_argument("--language", default="python",
                    choices=("python", "js", "cpp", "go", "rust", "java", "native", "all"),
