@@ -61,6 +61,7 @@ _EXPORTS = {
     "ReplyInvalid": "judge.grading.proofs.schemas",
     "ApiError": "judge.service.app",
     "LoosenedLimit": "judge.service.limits",
+    "ConversionFailed": "judge.importers.sandboxed",
 }
 
 __all__ = sorted(_EXPORTS) + ["__version__"]

@@ -37,6 +37,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from judge.errors import JudgeError
 from judge.importers.records import ProblemReport, Unconverted
 
 #: seconds of CPU, and (times 2, plus start-up) of wall clock, one task's conversion may take
@@ -186,8 +187,10 @@ while True:
 '''
 
 
-class ConversionFailed(Exception):
-    pass
+class ConversionFailed(JudgeError):
+    """The sandboxed converter stopped or broke its protocol (the task is reported)."""
+
+    code = "import_conversion_failed"
 
 
 class Converter:
