@@ -14,7 +14,7 @@ import re
 import tokenize
 from dataclasses import dataclass
 
-GENERIC_FUNCTION = "func"
+from judge.candidates.submission import GENERIC_FUNCTION
 
 
 @dataclass(frozen=True)
