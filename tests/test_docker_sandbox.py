@@ -407,12 +407,14 @@ def test_pids_limit_stops_a_fork_bomb(sandbox):
 # ---- memory -------------------------------------------------------------------------------------
 
 def _memory_verdict(record, report):
-    from judge.execution.executor import Executor
+    from judge.execution.classify import classify
+    from judge.sandbox.base import Job, TestInput
 
-    if record["status"] == "memory":
-        return "memory_limit"
-    if record["status"] == "signaled":
-        return Executor._signaled(record, Limits(), report)[0].value
+    if record["status"] in ("memory", "signaled"):
+        job = Job(id="m", code="", function="f", tests=[TestInput(args=[], time_limit_s=1.0,
+                                                                  wall_limit_s=2.0)],
+                  limits=Limits())
+        return classify(record, 0, job, bool(report.oom_killed))[0].value
     return record["status"]
 
 

@@ -12,7 +12,7 @@ import pytest
 from judge.prompts.genericize import GENERIC_FUNCTION, rename_code, rename_text, renaming_for
 from judge.problem.model import load_problem, load_suite, problem_from_data
 from judge.prompts.render import RenderedPrompt, render_prompt, render_prompts
-from judge.sandbox.harness import render_worker
+from judge.sandbox.harness import worker_files
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data" / "core"
@@ -228,8 +228,10 @@ def test_shipped_genericized_input_code_still_parses():
 
 # ---- the worker ------------------------------------------------------------------------------
 
-def test_render_worker_compiles():
-    source = render_worker()
-    compile(source, "worker.py", "exec")
-    assert "$tuple" in source  # the wire codec is inlined
-    assert not re.search(r"^\s*(from|import)\s+judge\b", source, re.M)
+def test_worker_files_compile_and_stand_alone():
+    files = worker_files()
+    for name, data in files.items():
+        source = data.decode("utf-8")
+        compile(source, name, "exec")
+        assert not re.search(r"^(from|import)\s+judge\b", source, re.M), name  # top level
+    assert b"$tuple" in files["judge_worker/wire.py"]  # the wire codec goes with it

@@ -1,10 +1,11 @@
 """Execution: one candidate against one problem, through a sandbox, to verdicts.
 
-Builds the job (inputs only: expected outputs never leave this process), runs it, maps each
-raw record to a verdict that says what happened, and compares returned values here, on the
-judge's side, by the declared type. Per-test time limits come from the reference solution's
-time on this machine when the problem has one (``max(floor, factor x reference)``), measured
-once per run.
+Builds the job (inputs only: expected outputs never leave this process), runs it (the
+strategy: one child per test, or all tests in one child first and the failures again alone),
+maps each raw record to a verdict that says what happened (:mod:`judge.execution.classify`,
+pure), and compares returned values here, on the judge's side, by the declared type.
+Per-test time limits come from the reference solution's time on this machine when the
+problem has one (``max(floor, factor x reference)``), measured once per run.
 """
 
 from __future__ import annotations
@@ -18,8 +19,8 @@ from typing import Any
 
 from judge import languages
 from judge.sandbox import wire
-from judge.candidates.extract import escape_surrogates
 from judge.candidates.submission import Submission
+from judge.execution import classify
 from judge.execution.checkers import CheckerPool, CheckOutcome
 from judge.execution.compare import compare, python_equal
 from judge.problem.model import PreparedTest, Problem
@@ -32,7 +33,6 @@ from judge.execution.verdicts import CandidateResult, TestResult, Verdict, overa
 #: verdict comes from an isolated test (see ``Executor._batch_then_isolated``). "per-test": one
 #: forked child per test for every test (design principle 4), passes included.
 TEST_ISOLATION = ("per-test", "on-failure")
-_SIGNAL_VERDICTS = {"SIGXFSZ": Verdict.OUTPUT_LIMIT, "SIGXCPU": Verdict.TIMEOUT}
 _OUTPUT_SHOWN = 300
 
 
@@ -116,42 +116,8 @@ def _shown(value: Any) -> Any:
     return data
 
 
-#: every string taken from a sandbox record is cut to this (an exception type name of
-#: megabytes must not be copied into every result)
-_TEXT_CAP = 500
-
-
-def _text(value: Any, cap: int = _TEXT_CAP) -> str:
-    """A string from a record, as text that can be written anywhere: capped, lone
-    surrogates escaped, and anything that is not a string shown by type."""
-    if value is None:
-        return ""
-    if not isinstance(value, str):
-        value = "<%s>" % type(value).__name__ if not isinstance(value, (int, float)) else \
-            ("%d" % value if isinstance(value, int) and value.bit_length() < 64 else
-             repr(value) if isinstance(value, float) else "<int>")
-    value = escape_surrogates(value[: cap * 2])
-    return value if len(value) <= cap else value[: cap - 3] + "..."
-
-
 #: below this many CPU seconds left, a candidate's budget is spent (as in the worker)
 BUDGET_EPSILON_S = 0.005
-
-
-def _budget_message(job: Job) -> str:
-    return ("not run: the candidate's time budget (%.3gs of CPU over its tests) was spent"
-            % (job.budget_s or 0.0))
-
-
-def _own_record(record: dict[str, Any] | None) -> bool:
-    """Did the batch's record arise while its own test ran (the worker's word)?"""
-    return bool(record and record.get("own") is True)
-
-
-def _load_failure(record: dict[str, Any]) -> bool:
-    """Loading is deterministic: a module that failed to load fails every test the same way."""
-    return record.get("status") == "missing_function" or (
-        record.get("status") == "raised" and record.get("stage") == "load")
 
 
 def _ranges(indices: tuple[int, ...]) -> str:
@@ -164,11 +130,6 @@ def _ranges(indices: tuple[int, ...]) -> str:
             spans.append([index, index])
     text = ", ".join(str(a) if a == b else "%d-%d" % (a, b) for a, b in spans)
     return ("test " if len(indices) == 1 else "tests ") + text
-
-
-def _int_or_none(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) and \
-        abs(value) < 1 << 62 else None
 
 
 class Executor:
@@ -319,9 +280,9 @@ class Executor:
         first = next((t.index for t in tests if t.verdict is not Verdict.PASS), None)
         if first is None or overall(tests) in (Verdict.COMPILE_ERROR, Verdict.SANDBOX_ERROR):
             return report, tests, "batch"
-        first_stands = first == 0 and _own_record(report.records.get(0))
-        if first_stands and (_load_failure(report.records[0]) or self.stop_on_failure):
-            return report, tests[:1] + [self._not_run(i, tests[:1])
+        first_stands = first == 0 and classify.own_record(report.records.get(0))
+        if first_stands and (classify.load_failure(report.records[0]) or self.stop_on_failure):
+            return report, tests[:1] + [classify.not_run(i, tests[:1])
                                         for i in range(1, len(tests))], "batch"
         # the batch's tests share one capture file: once it overflowed, which of them printed
         # is not known, so no verdict of that child stands, passes included
@@ -336,7 +297,7 @@ class Executor:
         if job.budget_s is not None:
             tail = self._within_budget(tail, report, first, kept)
             if tail is None:  # the batch spent it: nothing is run twice past the budget
-                return report, [kept.get(t.index) or self._budget_spent(t.index, job,
+                return report, [kept.get(t.index) or classify.budget_spent(t.index, job,
                                                                       t.index == first)
                                 for t in tests], "batch"
         tail_report = self.sandbox.run(tail)
@@ -371,15 +332,6 @@ class Executor:
             return None
         return replace(tail, budget_s=left_cpu, budget_wall_s=left_wall)
 
-    @staticmethod
-    def _budget_spent(index: int, job: Job, spender: bool = False) -> TestResult:
-        if spender:
-            return TestResult(index, Verdict.TIMEOUT, 0.0, (
-                "not run alone: the candidate's time budget (%.3gs of CPU over its tests) was "
-                "spent while this test ran after the earlier ones in one child"
-                % (job.budget_s or 0.0)))
-        return TestResult(index, Verdict.TIMEOUT, 0.0, _budget_message(job))
-
     def _run(self, job: Job, native: Any = None) -> JobReport:
         report = self.sandbox.run(job)
         if native is not None:
@@ -393,137 +345,14 @@ class Executor:
     def verdicts(self, problem: Problem, report: JobReport, job: Job,
                  earlier: list[TestResult] | dict[int, TestResult] | None = None
                  ) -> list[TestResult]:
-        """One verdict per test, from the report's records; ``earlier`` are verdicts judged
-        already (taken as they are): a list for the tests before ``job.first_test``, or a
-        dict by index for every test the job does not run (``job.only``)."""
-        total = len(problem.tests)
-        if report.infra_error:
-            return [TestResult(i, Verdict.SANDBOX_ERROR, 0.0, _text(report.infra_error, 2000))
-                    for i in range(total)]
-        if not report.compiled:
-            line = _int_or_none(report.compile_line)
-            where = " (line %s)" % line if line else ""
-            message = "%s%s" % (_text(report.compile_error), where)
-            return [TestResult(i, Verdict.COMPILE_ERROR, 0.0, message) for i in range(total)]
-        taken = earlier if isinstance(earlier, dict) else dict(enumerate(earlier or []))
-        results: list[TestResult] = []
-        for index, test in enumerate(problem.tests):
-            if index in taken:
-                results.append(taken[index])
-                continue
-            record = report.records.get(index)
-            if record is not None:
-                results.append(self._from_record(problem, test, record, job, report))
-            elif report.died_during == index:
-                results.append(TestResult(index, Verdict.RUNTIME_ERROR, 0.0,
-                                          "the sandbox worker died during this test: %s"
-                                          % (_text(report.died_reason, 2000)
-                                             or "no reason given")))
-            else:
-                results.append(self._not_run(index, results))
-        return results
+        """One verdict per test, from the report's records (:func:`classify.verdicts`);
+        returned values are compared here."""
+        def returned(index: int, record: Any) -> TestResult:
+            verdict, message, output = self._compare(problem, problem.tests[index], record)
+            return TestResult(index, verdict, classify.number(record.get("cpu_s")), message,
+                              output)
 
-    @staticmethod
-    def _not_run(index: int, earlier: list[TestResult]) -> TestResult:
-        """A test with no record: a failure, never a pass (principle 1)."""
-        cause = next((t for t in reversed(earlier) if t.verdict is not Verdict.PASS), None)
-        if cause is None:
-            return TestResult(index, Verdict.RUNTIME_ERROR, 0.0, "no result was reported")
-        return TestResult(index, cause.verdict, 0.0, "not run: test %d failed (%s)"
-                          % (cause.index, cause.verdict.value))
-
-    def _from_record(self, problem: Problem, test: PreparedTest, record: dict[str, Any],
-                     job: Job, report: JobReport) -> TestResult:
-        verdict, message, output = self._classify(problem, test, record, job, report)
-        seconds = record.get("cpu_s")
-        seconds = float(seconds) if isinstance(seconds, (int, float)) else 0.0
-        return TestResult(test.index, verdict, seconds, message, output)
-
-    def _classify(self, problem: Problem, test: PreparedTest, record: dict[str, Any], job: Job,
-                  report: JobReport) -> tuple[Verdict, str | None, Any]:
-        status = record.get("status")
-        limits = job.limits
-        spec = job.tests[test.index]
-        if record.get("output_capped") and status in (
-                "returned", "raised", "exited", "unencodable", "malformed"):
-            # the output cap was reached, whatever the test did after (ignored SIGXFSZ and
-            # raised on EFBIG, or tried to truncate its output away): that is what happened
-            return (Verdict.OUTPUT_LIMIT, "printed more than %d KiB" % limits.output_kb, None)
-        if status == "returned":
-            return self._compare(problem, test, record)
-        if status == "raised":
-            return self._raised(record)
-        if status == "missing_function":
-            defined = record.get("defined")
-            defined = defined[:8] if isinstance(defined, list) else []
-            hint = " (defined: %s)" % ", ".join(_text(d, 80) for d in defined) if defined else ""
-            return (Verdict.COMPILE_ERROR, "function %r is not defined%s" % (job.function, hint),
-                    None)
-        if status == "unencodable":
-            return (Verdict.WRONG_ANSWER, "returned a value that cannot be judged: %s"
-                    % _text(record.get("message")), None)
-        if status == "value_too_large":
-            return (Verdict.OUTPUT_LIMIT, "returned a value of %s bytes, over the %d KiB cap"
-                    % (_int_or_none(record.get("size")), limits.value_kb), None)
-        if status == "budget_spent":
-            return Verdict.TIMEOUT, _budget_message(job), None
-        if status == "timeout":
-            if record.get("budget_s") is not None:
-                if record.get("limit") == "wall":
-                    return (Verdict.TIMEOUT, "exceeded the candidate's wall-clock budget "
-                            "(%.3gs computing or blocked over its tests)"
-                            % limits.budget_wall(job.budget_s or 0.0), None)
-                return (Verdict.TIMEOUT, "exceeded the candidate's time budget (%.3gs of CPU "
-                        "over its tests)" % (job.budget_s or 0.0), None)
-            if record.get("limit") == "cpu":
-                return (Verdict.TIMEOUT, "exceeded the CPU time limit of %.3gs"
-                        % spec.time_limit_s, None)
-            return (Verdict.TIMEOUT, "exceeded the wall-clock limit of %.3gs"
-                    % spec.wall_limit_s, None)
-        if status == "memory":
-            return (Verdict.MEMORY_LIMIT, "used more than %d MiB" % limits.memory_mb, None)
-        if status == "signaled":
-            return self._signaled(record, limits, report)
-        if status == "exited":
-            return (Verdict.RUNTIME_ERROR, "the process exited (status %s) before returning a "
-                    "result" % _int_or_none(record.get("exit_code")), None)
-        if status == "malformed":
-            return (Verdict.RUNTIME_ERROR, _text(record.get("message")) or "malformed result",
-                    None)
-        if status == "spoiled":  # set-up failed after the candidate's earlier tests ran
-            return (Verdict.RUNTIME_ERROR, _text(record.get("message")), None)
-        if status == "setup_error":
-            return (Verdict.SANDBOX_ERROR, "sandbox setup failed: %s"
-                    % _text(record.get("message")), None)
-        return (Verdict.SANDBOX_ERROR, "unknown record status %r" % (status,), None)
-
-    @staticmethod
-    def _raised(record: dict[str, Any]) -> tuple[Verdict, str | None, Any]:
-        exc_type = _text(record.get("exc_type"), 100)
-        line = _int_or_none(record.get("line"))
-        where = " at line %s" % line if line else ""
-        detail = _text(record.get("message"))
-        text = "%s%s%s" % (exc_type, where, ": %s" % detail if detail else "")
-        if record.get("stage") == "load":
-            if record.get("import_error"):
-                return Verdict.COMPILE_ERROR, "import failed: " + text, None
-            return Verdict.RUNTIME_ERROR, "while loading the module: " + text, None
-        if exc_type == "MemoryError":
-            return Verdict.MEMORY_LIMIT, "MemoryError" + where, None
-        return Verdict.RUNTIME_ERROR, text, None
-
-    @staticmethod
-    def _signaled(record: dict[str, Any], limits: Limits,
-                  report: JobReport) -> tuple[Verdict, str | None, Any]:
-        name = _text(record.get("signal"), 40)
-        if name == "SIGKILL" and (record.get("oom_kill") or report.oom_killed):
-            return Verdict.MEMORY_LIMIT, "killed by the out-of-memory killer", None
-        verdict = _SIGNAL_VERDICTS.get(name)
-        if verdict is Verdict.OUTPUT_LIMIT:
-            return verdict, "wrote more than %d KiB (output or file size limit)" % limits.output_kb, None
-        if verdict is Verdict.TIMEOUT:
-            return verdict, "exceeded the CPU time limit (SIGXCPU)", None
-        return Verdict.RUNTIME_ERROR, "killed by %s" % name, None
+        return classify.verdicts(len(problem.tests), report, job, returned, earlier)
 
     def _compare(self, problem: Problem, test: PreparedTest,
                  record: dict[str, Any]) -> tuple[Verdict, str | None, Any]:
@@ -531,7 +360,7 @@ class Executor:
             actual = wire.decode(record.get("value"))
         except (wire.WireError, RecursionError, TypeError, ValueError) as exc:
             # our encoder never writes this: the record was forged or damaged
-            return Verdict.RUNTIME_ERROR, "malformed result: %s" % _text(str(exc), 300), None
+            return Verdict.RUNTIME_ERROR, "malformed result: %s" % classify.text(str(exc), 300), None
         if test.check is not None:
             outcome = self.checkers.run(problem, test, actual)
             if outcome.problem_error:
@@ -551,4 +380,4 @@ class Executor:
             why = equal(problem, test.expected, actual, tolerance)
         if why is None:
             return Verdict.PASS, None, None
-        return Verdict.WRONG_ANSWER, _text(why, 2000), _shown(actual)
+        return Verdict.WRONG_ANSWER, classify.text(why, 2000), _shown(actual)

@@ -1,5 +1,7 @@
-"""The harness that runs inside a sandbox: the worker's source, rendered with jinja2 from
-``runners/<language>/``, and the protocol version both sides check at the handshake.
+"""The worker that runs inside a sandbox, as files: the ``judge_worker`` package of
+``runners/python/`` (plain Python modules, linted and tested like the rest), and how a back
+end starts it. The protocol version both sides check at the handshake is the worker's own
+(:mod:`judge.sandbox.records`, which the worker package shares with the judge).
 
 This lives in the sandbox layer (not with the prompts) because a back end must be able to
 start its worker knowing nothing of problems or prompts: the sandbox imports nothing above it.
@@ -8,19 +10,23 @@ start its worker knowing nothing of problems or prompts: the sandbox imports not
 from __future__ import annotations
 
 import functools
+import os
 from pathlib import Path
 
 import jinja2
 
 from judge.resources import runner_dir
-from judge.sandbox import wire
+from judge.sandbox.records import PROTOCOL
 
-#: the worker's protocol version; the judge side checks it at the handshake
-PROTOCOL = 1
+__all__ = ["PROTOCOL", "PREIMPORTS", "WORKER_PACKAGE", "worker_files", "install_worker",
+           "worker_command", "template_environment"]
 
-#: standard-library modules the worker imports once, so each forked test finds them loaded.
-#: Only light, common ones: every page the worker holds makes each fork slower (measured:
-#: 30 modules doubled the cost of a fork).
+#: the worker's package, in ``runners/python/``
+WORKER_PACKAGE = "judge_worker"
+
+#: standard-library modules the worker imports once, so each forked test finds them loaded
+#: (passed with ``--preimport``). Only light, common ones: every page the worker holds makes
+#: each fork slower (measured: 30 modules doubled the cost of a fork).
 PREIMPORTS = [
     "bisect", "collections", "functools", "heapq", "itertools", "math", "operator", "re",
     "string", "typing",
@@ -41,53 +47,60 @@ def template_environment(folder: str) -> jinja2.Environment:
     )
 
 
-@functools.lru_cache(maxsize=None)
-def render_worker(language: str = "python") -> str:
-    """The sandbox worker's source, self-contained (the wire codec is inlined)."""
-    env = template_environment(str(runner_dir(language)))
-    codec = Path(wire.__file__).read_text(encoding="utf-8")
-    source = env.get_template("worker.py.j2").render(
-        protocol=PROTOCOL, preimports=PREIMPORTS, codec_source=codec
-    )
-    return with_native_languages(source)
+def _skip(relative: Path) -> bool:
+    return any(part == "__pycache__" or part.startswith(".") for part in relative.parts) or \
+        relative.suffix in (".pyc", ".pyo")
 
 
-MAIN_GUARD = '\nif __name__ == "__main__":'
+def worker_files(language: str = "python") -> dict[str, bytes]:
+    """The worker as files (relative path -> content), as it goes to a sandbox: every file of
+    ``runners/python/`` with links read through, so ``judge_worker/wire.py`` and
+    ``judge_worker/records.py`` carry the judge's own codec and vocabulary. Every language's
+    sandbox runs this same worker (``native`` jobs are one of its job kinds)."""
+    del language  # one worker for every language
+    root = runner_dir("python")
+    files: dict[str, bytes] = {}
+    for path in sorted(root.rglob("*")):
+        relative = path.relative_to(root)
+        if path.is_file() and not _skip(relative):
+            files[relative.as_posix()] = path.read_bytes()
+    return files
 
 
-def with_native_languages(source: str) -> str:
-    """The worker, able to run jobs of the other languages too: ``runners/native/`` adds a
-    ``Worker`` that execs a compiled candidate per test under the same supervision (see
-    judge/languages/). Inserted before the worker's main guard, so ``main`` picks it up."""
-    extension = runner_dir("native") / "native_worker.py"
-    if not extension.is_file() or MAIN_GUARD not in source:
-        return source
-    head, guard, tail = source.rpartition(MAIN_GUARD)
-    return head + "\n\n" + extension.read_text(encoding="utf-8") + "\n" + guard + tail
+def install_worker(directory: str | os.PathLike[str]) -> Path:
+    """Write the worker into ``directory`` (readable by everyone: candidates switched to
+    another user import nothing from it, but the worker may run as another user too) and
+    compile its bytecode there, for :func:`worker_command`. Returns the directory."""
+    import compileall  # noqa: PLC0415
+
+    target = Path(directory)
+    for name, data in worker_files().items():
+        path = target / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.parent.chmod(0o755)
+        path.write_bytes(data)
+        path.chmod(0o644)
+    # a worker whose interpreter wants another cache tag compiles and writes its own
+    compileall.compile_dir(str(target / WORKER_PACKAGE), quiet=2)
+    for cache in target.rglob("__pycache__"):
+        cache.chmod(0o755)
+        for compiled in cache.iterdir():
+            compiled.chmod(0o644)
+    return target
 
 
-#: how a worker is started: imported as a module, so its compiled bytecode is loaded from
+#: how a worker is started: its package imported, so its compiled bytecode is loaded from
 #: ``__pycache__`` rather than compiled from source at each start (a script always is). A
 #: worker started from source holds about 4 MB more memory (what the compiler left), and the
 #: worker forks once per candidate and per isolated test: every fork copies the page tables
 #: of all of it, and every child unmaps them again at exit.
-_LAUNCH = ("import sys; sys.path.insert(0, %r); import worker; del sys.path[0]; "
-           "sys.exit(worker.main(sys.argv[1:]))")
+_LAUNCH = ("import sys; sys.path.insert(0, %r); from judge_worker.main import main; "
+           "del sys.path[0]; sys.exit(main(sys.argv[1:]))")
 
 
 def worker_command(python: str, directory: str, write_bytecode: bool = True) -> list[str]:
-    """The command that starts the worker ``directory/worker.py`` with ``python`` (its
-    arguments follow). ``write_bytecode=False`` (a read-only image, compiled at build) adds
-    ``-B``."""
-    return [python, "-I"] + ([] if write_bytecode else ["-B"]) + ["-c", _LAUNCH % directory]
-
-
-def precompile(path: str) -> None:
-    """Write ``path``'s bytecode next to it (``__pycache__``), for :func:`worker_command`;
-    a worker whose interpreter wants another cache tag compiles and writes its own."""
-    import py_compile  # noqa: PLC0415
-
-    try:
-        py_compile.compile(path, doraise=True)
-    except (py_compile.PyCompileError, OSError):
-        pass  # the worker compiles it itself
+    """The command that starts the worker installed in ``directory`` (see
+    :func:`install_worker`) with ``python`` (its arguments follow). ``write_bytecode=False``
+    (a read-only image, compiled at build) adds ``-B``."""
+    return [python, "-I"] + ([] if write_bytecode else ["-B"]) + [
+        "-c", _LAUNCH % directory, "--preimport", ",".join(PREIMPORTS)]

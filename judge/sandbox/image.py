@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from judge.errors import JudgeError
-from judge.resources import runner_dir, sandbox_dir
+from judge.resources import sandbox_dir
 
 # ---------------------------------------------------------------------------- labels & names
 LABEL_SANDBOX = "org.judge.sandbox"        # language, on images and containers
@@ -81,34 +81,17 @@ def _tree_files(root: Path) -> dict[str, bytes]:
     return files
 
 
-def _render_template(language: str, name: str, source: bytes) -> tuple[str, bytes]:
-    """A runner template (``*.j2``) rendered the way the judge renders it for the process
-    sandbox, so the image carries exactly the worker the process sandbox runs."""
-    target = name[:-3]
-    if language == "python" and target == "worker.py":
-        try:
-            from judge.sandbox.harness import render_worker  # noqa: PLC0415
-        except ImportError as exc:
-            raise ImageBuildError(f"cannot render runners/{language}/{name}: {exc}") from None
-        return target, render_worker(language).encode()
-    raise ImageBuildError(f"do not know how to render runners/{language}/{name}")
-
-
 def runner_files(language: str = "python") -> dict[str, bytes]:
-    """The files that go to /opt/judge/runner/ in the image (templates rendered). Their
-    content, not the raw templates, enters the definition hash, so a change of anything
-    inlined into the worker (the wire codec) also makes a new image tag."""
-    if language == "native":
-        # the sandbox of the other languages runs the same worker: runners/native/ is
-        # inlined into it (judge.sandbox.harness.render_worker)
-        return runner_files("python")
-    files: dict[str, bytes] = {}
-    for name, data in _tree_files(runner_dir(language)).items():
-        if name.endswith(".j2"):
-            name, data = _render_template(language, name, data)
-        files[name] = data
+    """The files that go to /opt/judge/runner/ in the image: the worker, exactly as the
+    process sandbox installs it (:func:`judge.sandbox.harness.worker_files`; the other
+    languages' sandbox runs the same worker). Their content enters the definition hash, so a
+    change of anything the worker carries (the wire codec, the record vocabulary) also makes
+    a new image tag."""
+    from judge.sandbox.harness import worker_files  # noqa: PLC0415
+
+    files = worker_files(language)
     if not files:
-        raise ImageBuildError(f"runners/{language}/ is empty or missing: nothing to put in the image")
+        raise ImageBuildError("runners/python/ is empty or missing: nothing to put in the image")
     return files
 
 

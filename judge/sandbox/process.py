@@ -52,7 +52,7 @@ from judge.sandbox.hostfs import (  # noqa: F401 (re-exported)
     shadow_command,
     world_writable_places,
 )
-from judge.sandbox.harness import precompile, render_worker, worker_command
+from judge.sandbox.harness import install_worker, worker_command
 
 if TYPE_CHECKING:
     from judge.sandbox.prerequisites import Prerequisite
@@ -192,10 +192,7 @@ class ProcessSandbox(PooledSandbox):
         self.lock_dir = lock_dir or LOCK_DIR
         self.allow_unisolated = allow_unisolated
         self._dir = Path(tempfile.mkdtemp(prefix="judge-process-"))
-        self._worker_path = self._dir / "worker.py"
-        self._worker_path.write_text(render_worker())
-        self._worker_path.chmod(0o644)
-        precompile(str(self._worker_path))
+        install_worker(self._dir)
         self._dir.chmod(0o755)
         is_root = os.geteuid() == 0
         if switch_user is False and is_root and not allow_unisolated:

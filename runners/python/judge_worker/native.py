@@ -1,28 +1,41 @@
-# ---- compiled and other non-Python languages (runners/native/native_worker.py) ----------
-# Appended to the Python worker by judge.sandbox.harness.render_worker(). The worker stays the
-# supervisor: the same limits, memory watcher, output cap, leftover killing and records as
-# for Python. Only what runs in a test's child differs: instead of calling a Python function
-# the child execs the candidate's program (compiled once per job, or taken from the judge's
-# compile cache), which reads the test's arguments as wire data from a file and writes one
-# result message to file descriptor 3. Everything language-specific (files, compile and run
-# commands, environment) comes with the job from judge/languages/; this part knows no
-# language.
+"""Jobs of the compiled and other non-Python languages.
+
+The worker stays the supervisor: the same limits, memory watcher, output cap, leftover killing
+and records as for Python. Only what runs in a test's child differs: instead of calling a
+Python function the child execs the candidate's program (compiled once per job, or taken from
+the judge's compile cache), which reads the test's arguments as wire data from a file and
+writes one result record to file descriptor 3. Everything language-specific (files, compile
+and run commands, environment) comes with the job from judge/languages/; this module knows no
+language.
+"""
+
+import json
+import os
+import resource
+import time
+
+from .child import CANDIDATE_MARK, _child_setup, _safe_str, _write_raw
+from .files import _remove_tree, _reset_capture, _wipe
+from .records import (
+    EXITED,
+    MISSING_FUNCTION,
+    RETURNED,
+    SETUP_ERROR,
+    SIGNALED,
+    SPOILED,
+)
+from .supervise import (
+    NATIVE_FIELDS,
+    _bounded_line,
+    _parse_child_result,
+    _split_mark,
+    supervise,
+)
+from .system import _counters, kill_leftovers
+from .worker import Worker
 
 RESULT_FD = 3
-NATIVE_FIELDS = CHILD_FIELDS | {"narrow"}
-_FIELD_TYPES["narrow"] = bool  # the candidate chose 32-bit floats (compared at their precision)
 NATIVE_CAPTURE_HEAD = 8192
-#: messages a runtime prints when it runs out of memory: the verdict is memory_limit
-OOM_MARKERS = (
-    b"fatal error: runtime: out of memory",       # Go
-    b"runtime: out of memory",                    # Go
-    b"JavaScript heap out of memory",             # Node.js (V8 heap limit)
-    b"java.lang.OutOfMemoryError",                # JVM, outside the harness
-    b"memory allocation of ",                     # Rust's alloc error handler
-    b"std::bad_alloc",                            # C++ uncaught
-)
-
-
 def _chown_tree(path, uid, gid):
     if uid is None:
         return
@@ -52,7 +65,9 @@ def _write_files(base, files, uid, gid):
 def _pack(base, paths, limit):
     """The compile products as a zip (base64), for the judge's compile cache; None when
     there are none or they are too big to be worth sending."""
-    import base64 as _b64, io as _io, zipfile as _zipfile  # only here: the worker forks per
+    import base64 as _b64
+    import io as _io
+    import zipfile as _zipfile  # only here: the worker forks per
     # test, and every module it holds is memory each fork copies the page tables of
 
     buffer = _io.BytesIO()
@@ -75,7 +90,9 @@ def _pack(base, paths, limit):
 
 
 def _unpack(base, artifact):
-    import base64 as _b64, io as _io, zipfile as _zipfile
+    import base64 as _b64
+    import io as _io
+    import zipfile as _zipfile
 
     with _zipfile.ZipFile(_io.BytesIO(_b64.b64decode(artifact))) as archive:
         for info in archive.infolist():
@@ -249,7 +266,8 @@ class NativeWorker(Worker):
             try:
                 record, go_on = self._build(job, build, capture_fd, builddir)
             except (OSError, ValueError) as exc:  # zipfile.BadZipFile is a ValueError
-                record, go_on = {"event": "error", "message": "preparing the build: %s" % exc}, False
+                record = {"event": "error", "message": "preparing the build: %s" % exc}
+                go_on = False
             send(record)
             if not go_on:
                 return
@@ -262,16 +280,16 @@ class NativeWorker(Worker):
                                                    builddir, workdir)
                 finally:
                     _remove_tree(workdir)
-                if record["status"] == "setup_error" and candidate_ran:
-                    record["status"] = "spoiled"
+                if record["status"] == SETUP_ERROR and candidate_ran:
+                    record["status"] = SPOILED
                     record["message"] = ("the test could not be set up after the candidate's "
                                          "earlier tests ran: %s" % record.get("message"))
-                candidate_ran = candidate_ran or record["status"] != "setup_error"
+                candidate_ran = candidate_ran or record["status"] != SETUP_ERROR
                 self.channel.send_line(_bounded_line(record, line_limit))
                 recycle = recycle or record.get("leftovers", 0) < 0
-                if record["status"] in ("missing_function", "setup_error", "spoiled"):
+                if record["status"] in (MISSING_FUNCTION, SETUP_ERROR, SPOILED):
                     break
-                if job.get("stop_on_failure") and record["status"] != "returned":
+                if job.get("stop_on_failure") and record["status"] != RETURNED:
                     break
         finally:
             os.close(capture_fd)
@@ -285,7 +303,7 @@ class NativeWorker(Worker):
         with open(args_path, "w", encoding="utf-8") as handle:
             json.dump(test["args"], handle, separators=(",", ":"))
         os.chmod(args_path, 0o644)
-        oom_before = _oom_kills()
+        oom_before = _counters()
         places = {"{args}": args_path, "{build}": builddir, "{tmp}": os.path.join(workdir, "tmp")}
         command = []
         for part in build["run"]:
@@ -298,32 +316,25 @@ class NativeWorker(Worker):
         record = {"event": "test", "index": index}
         record.update(outcome)
         if failed:
-            record.update({"status": "setup_error", "message": failed})
+            record.update({"status": SETUP_ERROR, "message": failed})
         elif raw is not None:
             record.update(_parse_child_result(raw, exit_code, NATIVE_FIELDS, marked=marked))
         self._classify(record, capture_fd)
         self._after_child(record, oom_before, capture_fd, job)
-        if record.get("output_capped") and record.get("status") != "returned":
+        if record.get("output_capped") and record.get("status") != RETURNED:
             # the file size limit stopped its output; some runtimes (Go, Node) ignore SIGXFSZ
             # and go on failing to write, then die of something else: the cause is the output
             record["cause"] = record.get("status")
-            record["status"] = "signaled"
+            record["status"] = SIGNALED
             record["signal"] = "SIGXFSZ"
         return record
 
     def _classify(self, record, capture_fd):
-        """A runtime's own out-of-memory message is memory_limit; other deaths keep the tail
-        of what the program printed (the panic, the exception, the signal's context)."""
-        status = record.get("status")
-        if status not in ("exited", "signaled", "raised"):
-            return
-        head = self._capture_head(capture_fd)
-        if record.get("exc_type") in ("MemoryError", "OutOfMemoryError", "std::bad_alloc") or (
-                status != "raised" and any(marker in head for marker in OOM_MARKERS)):
-            record["status"] = "memory"
-            record["runtime_message"] = head.decode("utf-8", "replace")[:300]
-        elif status != "raised" and head:
-            record["stderr_head"] = head[-600:].decode("utf-8", "replace")
-
-
-Worker = NativeWorker
+        """A death keeps the tail of what the program printed (the panic, the exception, the
+        signal's context, a runtime's out-of-memory message). What it means is the judge's
+        to decide, from what was measured (judge.execution.classify), never the worker's
+        from the text."""
+        if record.get("status") in (EXITED, SIGNALED):
+            head = self._capture_head(capture_fd)
+            if head:
+                record["stderr_head"] = head[-600:].decode("utf-8", "replace")

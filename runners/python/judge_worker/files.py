@@ -1,0 +1,134 @@
+"""A candidate's files: its work directories, its capture file, the environment its
+children see, and removing whatever trees it built (iteratively, whatever their depth)."""
+
+import errno
+import os
+import stat
+
+
+def _candidate_environment(workdir):
+    """What the candidate's children see: nothing of the judge's, only these."""
+    env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": workdir,
+           "TMPDIR": os.path.join(workdir, "tmp"), "PYTHONHASHSEED": "0"}
+    for key in list(os.environ):
+        if key not in env:
+            del os.environ[key]
+    os.environ.update(env)
+
+
+def _force_remove(function, path, excinfo):
+    try:
+        os.chmod(os.path.dirname(path), stat.S_IRWXU)
+        os.chmod(path, stat.S_IRWXU)
+        function(path)
+    except OSError:
+        pass
+
+
+def _reset_capture(capture_fd):
+    """A fresh, empty capture file on the same descriptor number for the next child. Where
+    the kernel has sealed memory files it cannot shrink: a candidate that floods its output
+    and then truncates or rewinds the file still leaves its size behind (output_limit)."""
+    try:
+        import fcntl
+
+        fresh = os.memfd_create("judge-capture", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
+        try:
+            fcntl.fcntl(fresh, fcntl.F_ADD_SEALS, fcntl.F_SEAL_SHRINK)
+            os.dup2(fresh, capture_fd, inheritable=False)
+        finally:
+            os.close(fresh)
+        return
+    except (AttributeError, ImportError, OSError):
+        pass
+    os.ftruncate(capture_fd, 0)
+    os.lseek(capture_fd, 0, os.SEEK_SET)
+
+
+def _remove_tree(path, budget=1000000):
+    """Remove a directory tree the candidate built: iteratively (a tree nested thousands deep
+    must not exhaust the recursion limit), relative to open directory descriptors (no path
+    length limit), one descriptor at a time, fixing permissions on the way."""
+    flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
+    try:
+        fd = os.open(path, flags)
+    except OSError:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+        return
+    depth, stuck = 0, set()
+    try:
+        while budget > 0:
+            budget -= 1
+            try:
+                os.fchmod(fd, stat.S_IRWXU)
+            except OSError:
+                pass
+            try:
+                names = os.listdir(fd)
+            except OSError:
+                names = []
+            child = None
+            for name in names:
+                budget -= 1
+                try:
+                    os.unlink(name, dir_fd=fd)
+                    continue
+                except IsADirectoryError:
+                    pass
+                except OSError as exc:
+                    if exc.errno not in (errno.EISDIR, errno.EPERM):
+                        continue
+                try:
+                    os.rmdir(name, dir_fd=fd)
+                    continue
+                except OSError:
+                    pass
+                try:
+                    opened = os.open(name, flags, dir_fd=fd)
+                except OSError:
+                    continue
+                key = os.fstat(opened)[1:3]
+                if key in stuck:
+                    os.close(opened)
+                    continue
+                stuck.add(key)  # entered once; a tree that cannot be emptied is left
+                child = opened
+                break
+            if child is not None:
+                os.close(fd)
+                fd, depth = child, depth + 1
+                continue
+            if depth == 0:
+                break
+            parent = os.open("..", flags & ~os.O_NOFOLLOW, dir_fd=fd)
+            os.close(fd)
+            fd, depth = parent, depth - 1
+    finally:
+        os.close(fd)
+    try:
+        os.rmdir(path)
+    except OSError:
+        pass
+
+
+def _wipe(directory, keep=None):
+    """Empty ``directory``, sparing the folder that holds ``keep`` (the worker's own)."""
+    try:
+        entries = os.listdir(directory)
+    except OSError:
+        return
+    for entry in entries:
+        path = os.path.join(directory, entry)
+        if keep and (keep == path or keep.startswith(path + os.sep)):
+            continue
+        try:
+            if os.path.isdir(path) and not os.path.islink(path):
+                _remove_tree(path)
+            else:
+                os.unlink(path)
+        except OSError:
+            pass
+
