@@ -221,7 +221,7 @@ def _signaled(record: Mapping[str, Any], index: int, job: Job,
 def _runtime_out_of_memory(record: Mapping[str, Any], job: Job) -> Classified | None:
     """memory_limit for a runtime that died out of memory, measured: it held at least its
     share of the limit when it died, and said why; None otherwise."""
-    said = record.get("stderr_head")
+    said = record.get("stderr_head")  # the head of what it printed (8 KiB)
     if not isinstance(said, str):
         return None
     peak = number(record.get("maxrss_bytes"))

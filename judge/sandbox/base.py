@@ -1,7 +1,7 @@
 """The sandbox interface: one small contract behind which every execution back end sits.
 
-A back end (process, docker) only has to start a *worker* (``runners/python/worker.py``,
-rendered by ``judge.sandbox.harness.render_worker``) somewhere isolated and hand over a ``Transport``:
+A back end (process, docker) only has to start a *worker* (the ``judge_worker`` package of
+``runners/python/``, see :mod:`judge.sandbox.harness`) somewhere isolated and hand over a ``Transport``:
 a byte pipe to the worker's stdin/stdout. Everything else is shared here:
 
 - ``WorkerSession`` speaks the worker protocol over a transport and turns what comes back
@@ -25,10 +25,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from judge.errors import JudgeError
+from judge.sandbox import records
 from judge.sandbox.harness import PROTOCOL
 
 #: statuses after which a warm worker is replaced rather than reused
-INCIDENT_STATUSES = frozenset({"timeout", "memory", "signaled", "value_too_large"})
+INCIDENT_STATUSES = frozenset({records.TIMEOUT, records.MEMORY, records.SIGNALED,
+                               records.VALUE_TOO_LARGE})
 
 
 class SandboxUnavailable(JudgeError, RuntimeError):

@@ -1,7 +1,8 @@
 """The docker sandbox: warm containers, each running the worker as its main process.
 
-Each container runs the worker ``/opt/judge/runner/worker.py`` (the runner is baked into the
-image with its bytecode, see ``judge.sandbox.image``; ``harness.worker_command``) as PID 1 with its stdin open. The judge attaches to the
+Each container runs the worker (the ``judge_worker`` package in ``/opt/judge/runner``, baked
+into the image with its bytecode, see ``judge.sandbox.image``; started by
+``harness.worker_command``) as PID 1 with its stdin open. The judge attaches to the
 container *before* starting it and talks the worker protocol over the attach socket
 (``tty=False``: docker frames stdout/stderr with 8-byte headers, demultiplexed here, stdout
 read in bounded lines, stderr kept as a bounded tail). One job at a time per container; a
@@ -45,6 +46,7 @@ import time
 import uuid
 from typing import Any
 
+from judge.sandbox import records
 from judge.sandbox.harness import worker_command
 from judge.sandbox import image as images
 from judge.sandbox import maintenance
@@ -439,7 +441,7 @@ class DockerSandbox(PooledSandbox):
         """Ask the engine about OOM kills the worker could not see for itself."""
         transport: AttachTransport = session.transport  # type: ignore[assignment]
         unmarked = [r for r in report.records.values()
-                    if r.get("status") == "signaled" and r.get("signal") == "SIGKILL"
+                    if r.get("status") == records.SIGNALED and r.get("signal") == "SIGKILL"
                     and not r.get("oom_kill")]
         if not unmarked and report.died_during is None:
             return
@@ -454,7 +456,7 @@ class DockerSandbox(PooledSandbox):
         if report.died_during is not None and report.died_during not in report.records:
             # the worker (PID 1) itself was OOM-killed while running this test
             report.records[report.died_during] = {
-                "event": "test", "index": report.died_during, "status": "signaled",
+                "event": "test", "index": report.died_during, "status": records.SIGNALED,
                 "signal": "SIGKILL", "oom_kill": True, "oom_source": "engine",
                 "message": report.died_reason}
             report.died_during = None

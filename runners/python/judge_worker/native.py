@@ -330,11 +330,11 @@ class NativeWorker(Worker):
         return record
 
     def _classify(self, record, capture_fd):
-        """A death keeps the tail of what the program printed (the panic, the exception, the
+        """A death keeps the head of what the program printed (the panic, the exception, the
         signal's context, a runtime's out-of-memory message). What it means is the judge's
         to decide, from what was measured (judge.execution.classify), never the worker's
         from the text."""
         if record.get("status") in (EXITED, SIGNALED):
             head = self._capture_head(capture_fd)
             if head:
-                record["stderr_head"] = head[-600:].decode("utf-8", "replace")
+                record["stderr_head"] = head.decode("utf-8", "replace")
