@@ -18,9 +18,10 @@ Encoding (both directions use the same tags):
     bytes                                -> {"$bytes": "<base64>"}
     complex                              -> {"$complex": [real, imag]}
 
-This module must stay standard-library only and free of imports from the rest of ``judge``:
-its source is inlined into the sandbox worker (``runners/python/worker.py.j2``), which runs
-with nothing but a Python interpreter.
+This module must stay standard-library only and free of imports from the rest of ``judge``
+(but the one below, made only inside the judge): the sandbox worker imports this very file
+as ``judge_worker.wire`` (``runners/python/judge_worker/wire.py`` is a link to it, copied with
+the worker wherever it runs), and runs with nothing but a Python interpreter.
 """
 
 import base64
@@ -39,7 +40,7 @@ if __name__ == "judge.sandbox.wire":  # in the judge: rooted in its exception tr
     from judge.errors import JudgeError
 
     _ERROR_BASES: tuple = (JudgeError, ValueError)
-else:  # inlined into the sandbox worker, which knows nothing of the judge
+else:  # in the sandbox worker (judge_worker.wire), which knows nothing of the judge
     _ERROR_BASES = (ValueError,)
 
 
