@@ -6,7 +6,7 @@ harness of a language is a jinja2 template under ``runners/<language>/``; it rea
 arguments as wire data (judge/sandbox/wire.py) from a file, converts them to the parameter
 types of the candidate's own function, calls it once and writes the return value as wire data
 to file descriptor 3. The Python worker supervises it exactly as it supervises a Python test
-(runners/native/native_worker.py).
+(runners/python/judge_worker/native.py).
 """
 
 from __future__ import annotations
