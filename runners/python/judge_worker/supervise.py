@@ -95,11 +95,16 @@ def supervise(pid, result_fd, job, test, started, cap=None, phases=None, me=None
                 if size > cap and killed_for is None:
                     killed_for = "value_too_large"
                 count = chunk.count(b"\n") if phases and killed_for is None else 0
+                if not phases and len(chunk) > 1:
+                    # the record: the processes and threads the candidate holds as it reports
+                    # (a thread it could not start is reported while the others still run)
+                    tasks_peak = max(tasks_peak, _usage(me)[2])
                 if count:
                     # each result line of this read gets the CPU since the previous read:
                     # exact when the child waits for acks (one line per read), an upper
                     # bound when it does not ("grouped": several lines in one read)
-                    cpu_now = _usage(me)[0]
+                    cpu_now, _, tasks = _usage(me)
+                    tasks_peak = max(tasks_peak, tasks)
                     base = phase_start or 0.0  # test 0 counts its load, as a child per test
                     results = count - (1 if lines_seen == 0 else 0)
                     for _ in range(count):

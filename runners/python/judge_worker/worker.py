@@ -269,8 +269,11 @@ class Worker:
         if before[1] is not None and after[1] is not None and after[1] > before[1]:
             record["process_limit"] = True  # the container's pids cgroup refused a task
         elif job.get("uid") is not None and job.get("_nproc") and \
-                record.get("tasks_peak", 0) >= job["_nproc"]:
-            record["process_limit"] = True  # its own user's RLIMIT_NPROC, all its tasks held
+                2 * record.get("tasks_peak", 0) >= job["_nproc"]:
+            # its own user's RLIMIT_NPROC: all its tasks are the candidate's. Sampled (every
+            # poll, and as the record arrives), so a loaded machine may show fewer than the
+            # limit; half of it is far beyond what a program that is not a bomb holds
+            record["process_limit"] = True
         printed = os.fstat(capture_fd).st_size
         if printed:
             record["stdout_bytes"] = printed
