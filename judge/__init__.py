@@ -62,6 +62,7 @@ _EXPORTS = {
     "ApiError": "judge.service.app",
     "LoosenedLimit": "judge.service.limits",
     "ConversionFailed": "judge.importers.sandboxed",
+    "NotJudged": "judge.integrations.common",
 }
 
 __all__ = sorted(_EXPORTS) + ["__version__"]
