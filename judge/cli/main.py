@@ -203,7 +203,6 @@ def cmd_run(args: argparse.Namespace) -> int:
         total = count_lines(path)
     if output_path is None and not args.no_output:
         output_path = default_results_path(args.suite, args.solutions)
-        output_path.parent.mkdir(parents=True, exist_ok=True)
     previous = load_previous(output_path, report_issue) if args.resume and output_path else {}
     with ExitStack() as stack:
         judge = stack.enter_context(Judge(
@@ -219,6 +218,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             " per node" if args.executor == "ray" else ""))
         output = None
         if output_path is not None:
+            output_path.parent.mkdir(parents=True, exist_ok=True)
             output = stack.enter_context(jsonl.open_write(output_path, append=args.resume,
                                                           notice=err))
         metadata = judge.run_metadata(suite=args.suite, problems=suite.problems,
