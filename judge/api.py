@@ -243,18 +243,19 @@ class Judge:
     def run(self, items: Iterable[WorkItem], *, output: Any | None = None,
             previous: dict[str, dict[str, Any]] | None = None,
             progress: Progress | None = None, on_issue: Callable[[Issue], None] | None = None,
-            source: str = "<solutions>", metadata: dict[str, Any] | None = None
+            source: str = "<solutions>", metadata: dict[str, Any] | bool | None = None
             ) -> RunOutcome:
         """Judge a stream of (problem, candidate, issue) work items, as ``judge run`` does:
         results written to ``output`` (a :class:`judge.jsonl.Writer`) as they come, in order;
         candidates already in ``previous`` (key -> results line) with the same problem and
-        limits are skipped. ``metadata`` (see :meth:`run_metadata`) is written on every line
-        as its ``run`` object."""
+        limits are skipped. The run metadata (``metadata``, by default :meth:`run_metadata`;
+        ``False``: none) is written on every line as its ``run`` object."""
         executor = self._ensure()
-        if output is not None and metadata is not None:
+        if output is not None and metadata is not False:
             from judge.execution.metadata import Stamped
 
-            output = Stamped(output, metadata)
+            output = Stamped(output, metadata if isinstance(metadata, dict)
+                             else self.run_metadata())
         runner = BatchRunner(executor, self._slots(executor), output, previous, progress,
                              on_issue, dedup=self.dedup)
         return runner.run(items, source)

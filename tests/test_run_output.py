@@ -187,3 +187,22 @@ def test_default_results_path_never_overwrites(tmp_path):
     assert second.name == "basics-optimal-20261125T100000Z-2.jsonl"
     assert default_results_path("x", "runs/samples.jsonl.gz", now, tmp_path).name \
         .startswith("samples-")
+
+
+def test_judge_run_stamps_what_it_writes_by_default(tmp_path):
+    from judge import jsonl
+    from judge.candidates.extract import Candidate
+
+    suite = judge.load_suite(str(PROBLEM))
+    problem = suite.problems[0]
+    items = [(problem, Candidate(problem.identifier, GOOD, model="m"), None)]
+    with judge.Judge(sandbox="process", time_limit_s=3) as j:
+        with jsonl.open_write(tmp_path / "a.jsonl") as out:
+            j.run(items, output=out)
+        with jsonl.open_write(tmp_path / "b.jsonl") as out:
+            j.run(items, output=out, metadata=False)
+    stamped = _lines(tmp_path / "a.jsonl")[0]
+    assert stamped["verdict"] == "pass"
+    assert stamped["run"]["limits"]["time_limit_s"] == 3
+    assert stamped["run"]["judge_version"] == judge.__version__ and "command" not in stamped["run"]
+    assert "run" not in _lines(tmp_path / "b.jsonl")[0]
