@@ -103,19 +103,22 @@ def _run_references(args: argparse.Namespace, suites: list[Any]) -> list[Issue]:
     return issues
 
 
-def _say_if_building(args: argparse.Namespace) -> None:
-    """Before a sandbox opens: say so when it will first build the docker image (minutes)."""
+def _say_if_building(args: argparse.Namespace, native: bool = False) -> None:
+    """Before a sandbox opens: say so when it will first build a docker image (minutes)."""
     if args.sandbox not in ("auto", "docker"):
         return
     try:
         from judge.sandbox import image
 
-        building = image.engine_available() and image.image_ready() is None
+        building = image.engine_available() and (
+            image.image_ready("native") if native else image.image_ready()) is None
     except Exception:  # no docker SDK or engine: the sandbox's own error says it
         return
     if building:
-        err("the docker sandbox image is not built yet: building it first (a few minutes, "
-            "once; `judge sandbox build` does it ahead, --sandbox process avoids it)")
+        err("the docker sandbox image%s is not built yet: building it first (a few minutes, "
+            "once; `judge sandbox build%s` does it ahead, --sandbox process avoids it)"
+            % (" of the other languages" if native else "",
+               " --language native" if native else ""))
 
 
 def _language(args: argparse.Namespace) -> str:
@@ -165,6 +168,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from judge import jsonl
     from judge.api import Judge
     from judge.candidates.extract import read_solutions
+    from judge import languages
     from judge.cli.results_path import default_results_path
     from judge.execution.batch import optimal_candidates, with_problems
     from judge.execution.metadata import command_line
@@ -204,6 +208,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     if output_path is None and not args.no_output:
         output_path = default_results_path(args.suite, args.solutions)
     previous = load_previous(output_path, report_issue) if args.resume and output_path else {}
+    if not languages.get(language).default:
+        _say_if_building(args, native=True)  # built silently when the sandbox opens
     with ExitStack() as stack:
         judge = stack.enter_context(Judge(
             args.sandbox, args.jobs, limits=limits(args), isolation=args.isolation,
