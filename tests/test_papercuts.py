@@ -107,6 +107,10 @@ def test_no_empty_headings_when_nothing_was_judged(tmp_path):
         assert shown.returncode == 0, shown.stderr
         assert "0 candidates: none" in shown.stdout
         assert "Per model" not in shown.stdout and "Per problem" not in shown.stdout
+    page = _cli("report", empty, "--format", "html")
+    assert page.returncode == 0 and "Nothing was judged." in page.stdout
+    for section in ("verdicts", "pass-at-k", "times", "matrix"):
+        assert 'id="%s"' % section not in page.stdout, section
     run = _cli("run", PROBLEM, "--solutions", empty, "--sandbox", "process", "--no-output")
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip() == "0 candidates: none"
