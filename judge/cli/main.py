@@ -383,6 +383,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     scoring.register(sub)
     importing.register(sub)
+    from judge.cli import programs
+
+    programs.register(sub)
     grade.register(sub)
     serve.register(sub)
     return parser

@@ -65,6 +65,10 @@ def language_of(candidate: Candidate) -> "languages.Language":
 
 def submission_for(problem: Problem, candidate: Candidate) -> Submission:
     """The code and function of a candidate: its language's reply-to-code step."""
+    if getattr(problem, "kind", None) == "program":
+        from judge.execution.programs import program_submission
+
+        return program_submission(problem, candidate)
     return language_of(candidate).submission(problem, candidate)
 
 
@@ -181,6 +185,8 @@ class BatchRunner:
         the problem, said once per problem and language, never a candidate's failure (its
         candidates are left out)."""
         lang = languages.get(language)
+        if getattr(problem, "kind", None) == "program":
+            return problem  # a whole program: every language reads and writes text
         known = self._judged.get((id(problem), lang.name))
         if known is not None and known[0] is problem:
             return known[1]
@@ -209,7 +215,8 @@ class BatchRunner:
 
     def _prepare(self, problem: Problem, candidate: Candidate, outcome: RunOutcome
                  ) -> tuple[Submission, dict[str, Any]] | CandidateResult | None:
-        if candidate.prompt_id is not None and problem.prompt(candidate.prompt_id) is None:
+        if candidate.prompt_id is not None and hasattr(problem, "prompt") and \
+                problem.prompt(candidate.prompt_id) is None:
             self._issue(outcome, Issue(self.source, "unknown prompt_id %r for %s; "
                                        "judged with the plain name" % (candidate.prompt_id,
                                                                        problem.identifier),

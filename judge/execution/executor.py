@@ -151,6 +151,10 @@ class Executor:
         from judge.languages.jobs import CompileCache
 
         self.compile_cache = CompileCache()
+        from judge.execution.programs import ProgramJudge
+
+        #: program problems (stdin/stdout): ``all_tests`` runs every test past the contest rule
+        self.programs = ProgramJudge(sandbox, self.limits, self.compile_cache)
         self._reference: dict[str, list[float] | None] = {}
         self._reference_locks: dict[str, threading.Lock] = {}
         self._lock = threading.Lock()
@@ -217,6 +221,8 @@ class Executor:
 
     def judge(self, problem: Problem, submission: Submission, **meta: Any) -> CandidateResult:
         """Judge one submission. A sandbox_error is retried once, then reported as such."""
+        if getattr(problem, "kind", None) == "program":
+            return self.programs.judge(problem, submission, **meta)  # type: ignore[arg-type]
         limits, time_limits = self.test_limits(problem)
         digest = hashlib.sha256(submission.code.encode("utf-8", "surrogatepass")).hexdigest()[:16]
         job = self._job(problem, submission, limits, time_limits, digest)

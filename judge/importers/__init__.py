@@ -50,8 +50,11 @@ __all__ = ["IMPORTERS", "KINDS", "HumanEval", "ImportReport", "Importer", "Mbpp"
            "default_humaneval_path", "file_name", "humaneval_source", "import_suite",
            "mbpp_source", "read_records"]
 
+#: Kattis / ICPC problem packages (program problems; several paths at once: ``import_paths``)
+IMPORTERS.add("kattis", "judge.importers.kattis:KattisImporter", ("icpc", "problemtools"))
+
 #: the built-in importers (``IMPORTERS.names()`` also lists those of installed packages)
-KINDS = ("humaneval", "mbpp")
+KINDS = ("humaneval", "mbpp", "kattis")
 
 
 def import_suite(kind: str, path: str | Path | None, output: str | Path,

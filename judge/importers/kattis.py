@@ -524,8 +524,14 @@ class KattisImporter(Importer):
 
     def import_suite(self, kind: str, path: Path, output: Path,
                      progress: Callable[[str], None] | None = None) -> ImportReport:
-        result = read_packages(path)
-        report = ImportReport(kind, str(path), str(output))
+        return self.import_paths([path], output, progress, kind)
+
+    def import_paths(self, paths: list[str | Path], output: Path,
+                     progress: Callable[[str], None] | None = None,
+                     kind: str = "kattis") -> ImportReport:
+        """Every package under each of ``paths`` (a package or a folder of packages)."""
+        result = read_packages(*paths)
+        report = ImportReport(kind, " ".join(str(p) for p in paths), str(output))
         report.issues += result.issues
         for package in result.packages:
             problem = ProblemReport(package.identifier, expected=len(package.problem.tests),

@@ -19,11 +19,12 @@ from typing import Any
 
 from judge.candidates.extract import PYTHON_TAGS, extract_code, with_completion_prefix
 from judge.candidates.submission import Submission, function_names, problem_prefix
-from judge.languages.base import Build, Language, main_source, source_files
+from judge.languages.base import Build, Language, first_error, main_source, source_files
 from judge.problem.types import TypeSpec
 from judge.sandbox.prerequisites import Prerequisite, tool_version
 
 
+_PROGRAM_ERROR = re.compile(r"^(?P<file>[^\s:]+):(?P<line>\d+): error: (?P<message>.*)$", re.M)
 #: a whole program's compile step: its syntax checked, the first error as file:line: message
 _SYNTAX_CHECK = """import sys
 for name in sys.argv[1:]:
@@ -84,6 +85,10 @@ class Python(Language):
                                *source_files(sources, ".py", ".py3")]],
                      run=["/usr/bin/python3", "{build}/" + main], artifacts=sorted(sources),
                      candidate_file=main)
+
+    def compile_error(self, output: str, build: Build) -> tuple[str, int | None]:
+        """A whole program's syntax check (``_SYNTAX_CHECK``): file:line: error: message."""
+        return first_error(output, _PROGRAM_ERROR, build.candidate_file, 0)
 
     @property
     def toolchain(self) -> str:

@@ -11,8 +11,9 @@ and reports what happened. Expected outputs are never sent here, so nothing in t
 
 Standard library only: it runs with nothing but a Python interpreter. Its modules:
 ``main`` (command line, channel, job loop), ``worker`` (Python jobs, budget), ``native``
-(the other languages' jobs), ``child`` (the forked test child), ``supervise`` (limits and
-reading what a child wrote), ``system`` (/proc, namespaces, leftovers), ``files`` (work
+(the other languages' jobs), ``program`` (whole programs: standard input in, standard
+output back), ``child`` (the forked test child), ``supervise`` (limits and reading what a
+child wrote), ``system`` (/proc, namespaces, leftovers), ``files`` (work
 directories, removal). ``wire`` (the value codec) and ``records`` (the protocol's statuses)
 are the judge's own ``judge/sandbox/wire.py`` and ``judge/sandbox/records.py``: one source,
 linked here and copied with the worker wherever it runs.

@@ -9,6 +9,7 @@ import sys
 
 from .files import _remove_tree
 from .native import NativeWorker
+from .program import is_program, run_program_job
 from .records import PROTOCOL
 from .system import (
     PR_SET_CHILD_SUBREAPER,
@@ -144,7 +145,10 @@ def main(argv):
         if job is None:
             break
         try:
-            worker.run_job(job)
+            if is_program(job):  # a whole program: standard input in, output back
+                run_program_job(worker, job)
+            else:
+                worker.run_job(job)
         except Exception as exc:  # a bug of ours, never the candidate's: report and go on
             channel.send({"event": "error", "message": "%s: %s" % (type(exc).__name__, exc),
                           "id": job.get("id") if isinstance(job, dict) else None})

@@ -1,0 +1,143 @@
+"""``judge verify PACKAGE...``: what problemtools' ``verifyproblem`` does for a package's
+authors, for its submissions: every submission in ``submissions/accepted``,
+``wrong_answer``, ``time_limit_exceeded`` and ``run_time_error`` is judged by the contest
+rule (stop at the first failing test) and every one that does not get its folder's verdict
+is listed. A package that publishes no time limit gets one by its format's rule first (the
+slowest accepted submission measured here x the multiplier), and the log says so.
+"""
+
+from __future__ import annotations
+
+import argparse
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from judge.cli.common import (EXIT_INPUT, EXIT_OK, add_limits, add_sandbox, dump_json, err,
+                              limits, print_issues)
+
+#: the CPU seconds per test while measuring accepted submissions for a missing time limit
+MEASURE_LIMIT_S = 10.0
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser(
+        "verify", help="judge a Kattis/ICPC package's own submissions against their folders",
+        description="Run every submission of the package(s) in submissions/accepted, "
+                    "wrong_answer, time_limit_exceeded and run_time_error by the contest rule "
+                    "and list each one that does not get its folder's verdict.")
+    p.add_argument("packages", nargs="+", metavar="PACKAGE",
+                   help="a problem package, or a folder of packages")
+    p.add_argument("--json", action="store_true", help="print the outcome as JSON")
+    add_limits(p)
+    add_sandbox(p, isolation=False)
+    p.set_defaults(func=cmd_verify)
+
+
+def _judge_all(judge: Any, problem: Any, items: list[Any], jobs: int,
+               time_limit_s: float | None) -> list[Any]:
+    from judge.execution.executor import Submission
+
+    def one(item: Any) -> Any:
+        code = item.path.read_text(encoding="utf-8", errors="replace")
+        return judge.judge(problem, Submission(code, "", None, item.language),
+                           time_limit_s=time_limit_s, model=str(item.path))
+
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        return list(pool.map(one, items))
+
+
+def _time_limit(judge: Any, package: Any, accepted: list[Any], jobs: int,
+                log: list[str]) -> float | None:
+    """The package's time limit: its own, else its format's rule on measured runs."""
+    problem = package.problem
+    if problem.limits.time_limit_s is not None or problem.time_rule is None:
+        return None
+    if not accepted:
+        log.append("%s: no time limit and no accepted submission to measure: the run's "
+                   "default applies" % package.identifier)
+        return None
+    results = _judge_all(judge, problem, accepted, jobs, MEASURE_LIMIT_S)
+    slowest = [max((t.time_s for t in r.tests), default=0.0) for r in results
+               if r.verdict.value == "pass"]
+    try:
+        limit, why = problem.time_rule.time_limit(slowest)
+    except ValueError as exc:
+        log.append("%s: %s; the run's default applies" % (package.identifier, exc))
+        return None
+    log.append("%s: %s" % (package.identifier, why))
+    return limit
+
+
+def verify_package(judge: Any, package: Any, jobs: int) -> dict[str, Any]:
+    from judge.execution.program_verdicts import check_submission
+
+    log: list[str] = list(package.notes)
+    outcome: dict[str, Any] = {"package": package.identifier, "path": str(package.path),
+                               "log": log, "submissions": []}
+    if not package.supported:
+        outcome["not_verified"] = "; ".join(package.unsupported)
+        return outcome
+    items = [s for s in package.submissions if s.judged and s.expected_verdict and
+             s.path.is_file()]
+    skipped = [s for s in package.submissions if s not in items]
+    for item in skipped:
+        log.append("%s: not judged (%s)" % (item.path, item.language or "unknown language"
+                                            if not item.judged else "not a single file or "
+                                            "no single verdict"))
+    accepted = [s for s in items if s.folder == "accepted"]
+    limit = _time_limit(judge, package, accepted, jobs, log)
+    outcome["time_limit_s"] = limit if limit is not None else package.problem.limits.time_limit_s
+    for item, result in zip(items, _judge_all(judge, package.problem, items, jobs, limit)):
+        check = check_submission(item.folder, result.tests)
+        outcome["submissions"].append({"file": str(item.path), "folder": item.folder,
+                                       "language": item.language, "verdict": check.verdict.value,
+                                       "agrees": check.agrees, "message": check.message})
+    return outcome
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    from judge.execution.executor import Executor
+    from judge.execution.programs import ProgramJudge
+    from judge.importers.kattis import read_packages
+    from judge.sandbox import open_sandbox
+
+    found = read_packages(*args.packages)
+    print_issues(found.issues)
+    if not found.packages:
+        return EXIT_INPUT
+    from judge.languages.sandbox import for_languages
+
+    sandbox = for_languages(open_sandbox(args.sandbox, args.jobs, notice=err,
+                                         limits=limits(args)), args.jobs)
+    outcomes = []
+    try:
+        executor = Executor(sandbox, limits(args))
+        judge = ProgramJudge(sandbox, executor.limits, executor.compile_cache)
+        for package in found.packages:
+            outcomes.append(verify_package(judge, package, args.jobs))
+    finally:
+        sandbox.close()
+    wrong = [s for o in outcomes for s in o["submissions"] if s["agrees"] is False]
+    unknown = [s for o in outcomes for s in o["submissions"] if s["agrees"] is None]
+    if args.json:
+        dump_json({"packages": outcomes, "disagree": len(wrong), "undecided": len(unknown)})
+    else:
+        for outcome in outcomes:
+            for line in outcome["log"]:
+                print("note: %s" % line)
+            if "not_verified" in outcome:
+                print("%s: not verified: %s" % (outcome["package"], outcome["not_verified"]))
+                continue
+            subs = outcome["submissions"]
+            bad = [s for s in subs if s["agrees"] is not True]
+            print("%s: %d of %d submissions get their folder's verdict%s" % (
+                outcome["package"], len(subs) - len(bad), len(subs),
+                " (time limit %g s)" % outcome["time_limit_s"]
+                if outcome.get("time_limit_s") else ""))
+            for s in bad:
+                print("  %s %s: %s" % ("WRONG" if s["agrees"] is False else "UNDECIDED",
+                                       s["file"], s["message"]))
+    return EXIT_INPUT if wrong or unknown or found.issues else EXIT_OK
+
+
+__all__ = ["cmd_verify", "register", "verify_package"]

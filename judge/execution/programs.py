@@ -1,0 +1,431 @@
+"""Judging program problems: a whole program per candidate, its standard output checked here.
+
+A candidate's program is compiled once (its language's ``program_build``; the executor's
+compile cache keeps the products for its duplicates and retries) and run once per test in
+the sandbox, with the test's standard input, arguments and input files, under the test's
+limits (``sandbox_job``). Only the inputs go into the sandbox: the candidate's output comes
+back bounded and is checked on the judge's side, by the problem's checker
+(``judge.execution.output_check``) or by its output validator, a program compiled once per
+problem and run in a sandbox job of its own with the validator's limits, as
+``validator input answer feedback_dir [flags] < candidate_output`` (the input and answer
+files go to the validator's job, never the candidate's). How a run or a validator's run
+becomes a verdict is ``judge.execution.program_verdicts``.
+
+With the contest rule (``contest.stop_at_first_failure``, the default of imported contest
+packages) the candidate's verdict is its first failing test's and the sandbox stops at the
+first run that fails (crash, limit); a wrong answer is only known here, so the tests after
+it are reported as not run. ``Executor.all_tests`` runs every test anyway (partial credit).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import signal
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from judge import languages
+from judge.candidates.submission import extract_fenced
+from judge.execution.program_verdicts import (ProgramCheck, ValidatorRun, cut, output_verdict,
+                                              validator_verdict)
+from judge.execution.verdicts import CandidateResult, TestResult, Verdict, overall
+from judge.languages.base import Build, code_digest
+from judge.languages.jobs import COMPILE_CPU_S, COMPILE_WALL_S, CompileCache, _toolchain
+from judge.problem.program import ProgramProblem, ProgramTest, validator_language
+from judge.sandbox import records
+from judge.sandbox.base import Job, JobReport, Limits, Sandbox, TestInput
+
+#: Kattis defaults: the output limit of a program, and an output validator's own limits
+DEFAULT_OUTPUT_KB = 8192
+VALIDATOR_TIME_S = 30.0
+VALIDATOR_MEMORY_MB = 2048
+#: the validator's view of the test: file names in its work directory
+INPUT, ANSWER, FEEDBACK = "input", "answer", "feedback"
+_MESSAGE = 300
+
+
+def program_submission(problem: Any, candidate: Any) -> Any:
+    """A candidate's whole program: the last fenced block in its language (or the whole
+    reply when it has none)."""
+    from judge.execution.executor import Submission
+
+    lang = languages.get(candidate.language)
+    code, note = extract_fenced(candidate.solution.replace("\r\n", "\n"), lang.fence_tags,
+                                lambda block: True)
+    return Submission(code, "", note, lang.name)
+
+
+def is_program(problem: Any) -> bool:
+    return getattr(problem, "kind", None) == "program"
+
+
+# ---- jobs -------------------------------------------------------------------------------------
+
+def _b64(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")
+
+
+def _folder_files(folder: Path | None) -> dict[str, str]:
+    if folder is None:
+        return {}
+    return {str(p.relative_to(folder)): _b64(p.read_bytes())
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def _test_spec(test: ProgramTest) -> dict[str, Any]:
+    """What a candidate's run of ``test`` gets: never its expected output."""
+    run = test.run_input()
+    return {"stdin": _b64(run.stdin), "argv": list(run.args), "files": _folder_files(run.files)}
+
+
+def program_limits(problem: ProgramProblem, base: Limits, lang: Any) -> tuple[Limits, float]:
+    """The candidate's limits (the problem's, else the run's) and its per-test CPU seconds."""
+    own = problem.limits
+    time_s = own.time_limit_s if own.time_limit_s is not None else base.time_limit_s
+    output_kb = own.output_kb if own.output_kb is not None else max(base.output_kb,
+                                                                     DEFAULT_OUTPUT_KB)
+    limits = replace(base, memory_mb=own.memory_mb or base.memory_mb, output_kb=output_kb,
+                     value_kb=max(base.value_kb, output_kb + 64),
+                     nproc=max(base.nproc, lang.nproc))
+    return limits, time_s + lang.startup_s
+
+
+def wire_build(lang: Any, sources: dict[str, str], memory_mb: int, cache: CompileCache | None,
+               sandbox: str) -> tuple[dict[str, Any], Build, str]:
+    """The build a program job carries (compile once; the cached products when known)."""
+    build = lang.program_build(sources, memory_mb)
+    key = code_digest("program", lang.name, _toolchain(lang), sandbox,
+                      json.dumps(build.files, sort_keys=True), json.dumps(build.compile),
+                      json.dumps(build.run), json.dumps(build.env, sort_keys=True))
+    wire = build.to_wire()
+    wire.update(program=True, compile_memory_bytes=max(2048, memory_mb) << 20,
+                compile_cpu_s=COMPILE_CPU_S, compile_wall_s=COMPILE_WALL_S)
+    artifact = cache.get(key) if cache is not None else None
+    if artifact is not None:
+        wire.update(artifact=artifact, files={}, compile=[])
+    return wire, build, key
+
+
+def sandbox_job(job_id: str, lang: Any, sources: dict[str, str], specs: list[dict[str, Any]],
+                limits: Limits, time_s: float, cache: CompileCache | None, sandbox: str,
+                stop: bool = False, budget_s: float | None = None
+                ) -> tuple[Job, Build, str]:
+    wire, build, key = wire_build(lang, sources, limits.memory_mb, cache, sandbox)
+    tests = [TestInput(spec, time_s, limits.wall_limit(time_s) + lang.startup_s)
+             for spec in specs]
+    job = Job(id=job_id, code="", function="", tests=tests, limits=limits,
+              stop_on_failure=stop, budget_s=budget_s, language=lang.name, build=wire)
+    return job, build, key
+
+
+def finish_compile(lang: Any, build: Build, key: str, report: JobReport,
+                   cache: CompileCache | None) -> JobReport:
+    """Keep the compile products; a compiler's output becomes its first error."""
+    info = report.compile_info or {}
+    if cache is not None:
+        cache.record(info)
+        if report.compiled and isinstance(info.get("artifact"), str):
+            cache.put(key, info["artifact"])
+    info.pop("artifact", None)
+    if not report.compiled and info and report.infra_error is None:
+        status = info.get("status")
+        if status in ("timeout", "memory") or info.get("signal"):
+            report.compile_error = "the compiler was stopped (%s)" % (
+                info.get("signal") or status)
+            report.compile_line = None
+        else:
+            report.compile_error, report.compile_line = lang.compile_error(
+                str(info.get("output") or info.get("error") or ""), build)
+    return report
+
+
+# ---- a run's record -> verdict ------------------------------------------------------------
+
+def _signal_number(name: Any) -> int | None:
+    try:
+        return int(signal.Signals[str(name)])
+    except (KeyError, ValueError):
+        return None
+
+
+def _stderr(record: dict[str, Any]) -> str:
+    head = cut(str(record.get("stderr_head") or ""), 200)
+    return ": " + head if head else ""
+
+
+def run_verdict(record: dict[str, Any], limits: Limits, time_s: float, report: JobReport
+                ) -> tuple[Verdict, str] | None:
+    """How a candidate's run ended, or None when it exited normally (its output decides)."""
+    status = record.get("status")
+    if status == records.BUDGET_SPENT:
+        return Verdict.TIMEOUT, "not run: the candidate's time budget (%s s) was spent" % (
+            record.get("budget_s"))
+    if record.get("output_capped") or record.get("signal") == "SIGXFSZ":
+        # the cap was reached first, whatever came after (a runtime that ignores SIGXFSZ
+        # and goes on failing to write until its time is up, or queues what it could not
+        # write until its memory is full)
+        return Verdict.OUTPUT_LIMIT, "wrote more than %d KiB" % limits.output_kb
+    if status == records.MEMORY or (record.get("oom_kill") and status != records.EXITED):
+        return Verdict.MEMORY_LIMIT, "over the memory limit (%d MiB)" % limits.memory_mb
+    if status == records.TIMEOUT:
+        which = "wall-clock" if record.get("limit") == records.LIMIT_WALL else "CPU"
+        return Verdict.TIMEOUT, "over the time limit (%.2f s %s)" % (time_s, which)
+    if status == records.SIGNALED:
+        name = str(record.get("signal"))[:40]
+        if name == "SIGXCPU":
+            return Verdict.TIMEOUT, "over the time limit (%.2f s CPU)" % time_s
+        if name == "SIGKILL" and (record.get("oom_kill") or report.oom_killed):
+            return Verdict.MEMORY_LIMIT, "killed by the out-of-memory killer"
+        return Verdict.RUNTIME_ERROR, "killed by %s%s" % (name, _stderr(record))
+    if status == records.SETUP_ERROR:
+        return Verdict.SANDBOX_ERROR, "the test could not be set up: %s" % cut(
+            str(record.get("message")), 200)
+    if status == records.EXITED:
+        code = record.get("exit_code")
+        if code == 0:
+            return None
+        return Verdict.RUNTIME_ERROR, "exit code %s%s" % (code, _stderr(record))
+    return Verdict.RUNTIME_ERROR, "%s%s" % (cut(str(record.get("message") or status), 200),
+                                            _stderr(record))
+
+
+def _output(record: dict[str, Any]) -> bytes:
+    try:
+        return base64.b64decode(record.get("stdout") or "", validate=True)
+    except (ValueError, TypeError):
+        return b""
+
+
+# ---- output validators --------------------------------------------------------------------
+
+def validator_sources(path: Path) -> dict[str, str]:
+    files = [p for p in sorted(path.rglob("*")) if p.is_file()] if path.is_dir() else [path]
+    base = path if path.is_dir() else path.parent
+    return {str(p.relative_to(base)): p.read_text(encoding="utf-8", errors="replace")
+            for p in files if p.stat().st_size < (4 << 20)}
+
+
+def validator_run(record: dict[str, Any] | None, died: str | None = None) -> ValidatorRun:
+    """A validator's run as ``program_verdicts`` reads it."""
+    if record is None:
+        return ValidatorRun(exit_code=None, stderr=died or "no result was reported")
+    feedback = record.get("feedback") if isinstance(record.get("feedback"), dict) else {}
+    status = record.get("status")
+    return ValidatorRun(
+        exit_code=record.get("exit_code") if status == records.EXITED else None,
+        signal=_signal_number(record.get("signal")) if status == records.SIGNALED else None,
+        timed_out=status == records.TIMEOUT or status == records.BUDGET_SPENT,
+        memory_exceeded=status == records.MEMORY,
+        output_exceeded=bool(record.get("output_capped")),
+        time_s=float(record.get("wall_s") or 0.0),
+        judge_message=str(feedback.get("judgemessage.txt") or ""),
+        team_message=str(feedback.get("teammessage.txt") or ""),
+        stderr=str(record.get("stderr_head") or record.get("message") or status or ""))
+
+
+class ProgramJudge:
+    """Judges program problems on one executor's sandbox (its compile cache, its limits)."""
+
+    def __init__(self, sandbox: Sandbox, limits: Limits, cache: CompileCache,
+                 all_tests: bool = False) -> None:
+        self.sandbox = sandbox
+        self.limits = limits
+        self.cache = cache
+        self.all_tests = all_tests
+
+    # ---- candidates -----------------------------------------------------------------------
+
+    def judge(self, problem: ProgramProblem, submission: Any, time_limit_s: float | None = None,
+              **meta: Any) -> CandidateResult:
+        started = time.monotonic()
+        lang = languages.get(submission.language)
+        if problem.interactive:
+            return self._refused(problem, "interactive problems are not judged yet (the "
+                                          "candidate and the validator joined by pipes)",
+                                 started, **meta)
+        limits, time_s = program_limits(problem, self.limits, lang)
+        if time_limit_s is not None:
+            time_s = time_limit_s + lang.startup_s
+        stop = problem.contest.stop_at_first_failure and not self.all_tests
+        digest = hashlib.sha256(submission.code.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+        specs = [_test_spec(test) for test in problem.tests]
+        sources = {lang.program_file(submission.code): submission.code}
+        retried = False
+        for attempt in range(2):
+            job, build, key = sandbox_job(digest, lang, sources, specs, limits, time_s,
+                                          self.cache, self.sandbox.name, stop,
+                                          self.limits.budget_s)
+            report = finish_compile(lang, build, key, self.sandbox.run(job), self.cache)
+            tests, problem_errors = self.verdicts(problem, report, limits, time_s, stop)
+            if overall(tests) is not Verdict.SANDBOX_ERROR or attempt:
+                break
+            retried = True
+        verdict = overall(tests)
+        message = next((t.message for t in tests if t.verdict is verdict and t.message), None)
+        result = CandidateResult(problem.identifier, verdict, tests, report.sandbox,
+                                 time.monotonic() - started, message=message, **meta)
+        result.extra.update(language=lang.name, kind="program",
+                            time_limit_s=round(time_s, 3), contest_rule=stop)
+        info = report.compile_info or {}
+        if "compile_s" in info:
+            result.extra["compile_s"] = info["compile_s"]
+            result.extra["compile_cached"] = bool(info.get("cached"))
+        if submission.note:
+            result.extra["note"] = submission.note
+        if retried:
+            result.extra["retried"] = True
+        if problem_errors:
+            result.extra["problem_errors"] = problem_errors
+        return result
+
+    def _refused(self, problem: ProgramProblem, why: str, started: float,
+                 **meta: Any) -> CandidateResult:
+        tests = [TestResult(i, Verdict.SANDBOX_ERROR, 0.0, why) for i in range(len(problem.tests))]
+        result = CandidateResult(problem.identifier, Verdict.SANDBOX_ERROR, tests, "none",
+                                 time.monotonic() - started, message=why, **meta)
+        result.extra["kind"] = "program"
+        return result
+
+    def verdicts(self, problem: ProgramProblem, report: JobReport, limits: Limits,
+                 time_s: float, stop: bool) -> tuple[list[TestResult], list[str]]:
+        total = len(problem.tests)
+        if report.infra_error:
+            return [TestResult(i, Verdict.SANDBOX_ERROR, 0.0, cut(report.infra_error, 2000))
+                    for i in range(total)], []
+        if not report.compiled:
+            where = " (line %s)" % report.compile_line if report.compile_line else ""
+            message = "%s%s" % (cut(str(report.compile_error or "compilation failed"), 2000),
+                                where)
+            return [TestResult(i, Verdict.COMPILE_ERROR, 0.0, message) for i in range(total)], []
+        results: dict[int, TestResult] = {}
+        outputs: dict[int, bytes] = {}
+        for index, test in enumerate(problem.tests):
+            record = report.records.get(index)
+            if record is None:
+                continue
+            seconds = float(record.get("cpu_s") or 0.0)
+            ended = run_verdict(record, limits, time_s, report)
+            if ended is not None:
+                results[index] = TestResult(index, ended[0], seconds, ended[1])
+            else:
+                outputs[index] = _output(record)
+                results[index] = TestResult(index, Verdict.PASS, seconds)
+        problem_errors = self._check(problem, outputs, results)
+        final: list[TestResult] = []
+        failed: TestResult | None = None
+        for index in range(total):
+            if failed is not None and stop:
+                final.append(TestResult(index, failed.verdict, 0.0, "not run: test %d failed "
+                                        "(%s)" % (failed.index + 1, failed.verdict.value)))
+                continue
+            result = results.get(index)
+            if result is None:
+                if report.died_during == index:
+                    result = TestResult(index, Verdict.RUNTIME_ERROR, 0.0,
+                                        "the sandbox worker died during this test: %s"
+                                        % cut(str(report.died_reason or "no reason given")))
+                else:
+                    result = TestResult(index, Verdict.RUNTIME_ERROR, 0.0,
+                                        "no result was reported")
+            final.append(result)
+            if result.verdict is not Verdict.PASS and failed is None:
+                failed = result
+        return final, problem_errors
+
+    # ---- output checking --------------------------------------------------------------------
+
+    def _check(self, problem: ProgramProblem, outputs: dict[int, bytes],
+               results: dict[int, TestResult]) -> list[str]:
+        """Check every output that came back; returns the problem errors (validator failures)."""
+        if not outputs:
+            return []
+        if problem.checker.type != "validator":
+            for index, output in outputs.items():
+                test = problem.tests[index]
+                answer = test.answer_path() or test.expected_output() or b""
+                check = output_verdict(answer, output, problem.checker_for(test),
+                                       test.name or str(index + 1))
+                self._apply(results, index, check)
+            return []
+        checks = self.validate(problem, outputs)
+        errors = []
+        for index, check in checks.items():
+            self._apply(results, index, check)
+            if check.problem_error:
+                errors.append(check.problem_error)
+        return errors
+
+    @staticmethod
+    def _apply(results: dict[int, TestResult], index: int, check: ProgramCheck) -> None:
+        old = results[index]
+        results[index] = TestResult(index, check.verdict, old.time_s, check.message)
+
+    def validate(self, problem: ProgramProblem, outputs: dict[int, bytes]
+                 ) -> dict[int, ProgramCheck]:
+        """Run the problem's output validator on each candidate output (one sandbox job for
+        all of them, the validator compiled once per problem through the compile cache)."""
+        order = sorted(outputs)
+        names = [problem.tests[i].name or str(i + 1) for i in order]
+
+        def failed_all(why: str) -> dict[int, ProgramCheck]:
+            message = "output validator failed: " + why
+            return {i: ProgramCheck(Verdict.WRONG_ANSWER, "test %s: %s" % (n, message),
+                                    "test %s: %s" % (n, message)) for i, n in zip(order, names)}
+
+        path = problem.validator_path()
+        if path is None or not path.exists():
+            return failed_all("not found (%s)" % path)
+        language = problem.checker.validator_language or validator_language(path)
+        try:
+            lang = languages.get(language) if language not in (None, "script") else None
+        except ValueError:
+            lang = None
+        if lang is None:
+            return failed_all("cannot run a validator in %s" % (language or "an unknown "
+                                                                "language"))
+        own = problem.validator_limits
+        limits = replace(self.limits, memory_mb=own.memory_mb or VALIDATOR_MEMORY_MB,
+                         output_kb=own.output_kb or DEFAULT_OUTPUT_KB,
+                         value_kb=max(self.limits.value_kb, (own.output_kb or DEFAULT_OUTPUT_KB)
+                                      + 64),
+                         nproc=max(self.limits.nproc, lang.nproc), budget_s=None)
+        time_s = (own.time_limit_s or VALIDATOR_TIME_S) + lang.startup_s
+        specs = []
+        for index in order:
+            test = problem.tests[index]
+            checker = problem.checker_for(test)
+            answer = test.answer_path()
+            input_path = test.input_path()
+            files = {INPUT: _b64(input_path.read_bytes() if input_path else
+                                 test.run_input().stdin),
+                     ANSWER: _b64(answer.read_bytes() if answer else
+                                  test.expected_output() or b"")}
+            specs.append({"stdin": _b64(outputs[index]), "files": files, "feedback": FEEDBACK,
+                          "argv": [INPUT, ANSWER, FEEDBACK + "/", *checker.validator_flags]})
+        try:
+            sources = validator_sources(path)
+            job, build, key = sandbox_job("validator-" + problem.identifier, lang, sources,
+                                          specs, limits, time_s, self.cache, self.sandbox.name)
+        except (OSError, ValueError) as exc:
+            return failed_all("cannot be built: %s" % exc)
+        report = finish_compile(lang, build, key, self.sandbox.run(job), self.cache)
+        if report.infra_error:
+            # our failure, not the candidate's: the tests are not judged
+            message = "output validator not run: " + cut(report.infra_error, 300)
+            return {i: ProgramCheck(Verdict.SANDBOX_ERROR, message) for i in order}
+        if not report.compiled:
+            return failed_all("does not compile: %s" % cut(str(report.compile_error), 300))
+        checks = {}
+        for position, (index, name) in enumerate(zip(order, names)):
+            record = report.records.get(position)
+            died = report.died_reason if report.died_during == position else None
+            checks[index] = validator_verdict(validator_run(record, died), name)
+        return checks
+
+
+__all__ = ["ProgramJudge", "is_program", "program_limits", "program_submission",
+           "run_verdict", "sandbox_job", "validator_run"]

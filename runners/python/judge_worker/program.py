@@ -1,0 +1,281 @@
+"""Jobs of whole programs (program problems): standard input in, standard output back.
+
+A program job (its ``build`` says ``"program": true``) is compiled once like any job of
+another language (``NativeWorker._build``: the judge's compile cache, or the compile
+commands under the compile limits), then each test runs the program once, in a fresh work
+directory, with:
+
+- the test's standard input from a file that is opened and unlinked before the program
+  starts (no path to it exists while the program runs);
+- its arguments appended to the run command, and its input files written into the work
+  directory;
+- standard output into a private memory file bounded by the output limit (the file size
+  rlimit), standard error into the capture file (its head is kept for messages);
+- the test's CPU, wall-clock and memory limits, the candidate's time budget, the candidate's
+  user, the same supervision as every other test child.
+
+The record sent back holds the program's standard output (base64, at most the output limit;
+``output_capped`` when it reached it), its exit code or the signal or limit that stopped it,
+and the measurements. Expected outputs never come here: the judge checks the output on its
+side. An output validator is run the same way (it is a program too), with the files it reads
+(the test's input and answer) and an empty feedback folder, whose files come back bounded.
+"""
+
+import base64
+import os
+import stat
+import time
+
+from .child import _safe_str, _set_limits, _write_raw
+from .files import _remove_tree, _reset_capture, _wipe
+from .native import _native_env
+from .records import BUDGET_SPENT, EXITED, SETUP_ERROR, SPOILED
+from .supervise import supervise
+from .system import _counters
+from .worker import Budget
+
+#: bytes kept of the program's standard error, and of each feedback file
+STDERR_HEAD = 2048
+FEEDBACK_BYTES = 4096
+FEEDBACK_FILES = 8
+
+
+def is_program(job):
+    return isinstance(job, dict) and isinstance(job.get("build"), dict) and \
+        bool(job["build"].get("program"))
+
+
+def _inside(base, name):
+    target = os.path.normpath(os.path.join(base, name))
+    if not target.startswith(base + os.sep):
+        raise ValueError("a file outside the work directory: %r" % name)
+    return target
+
+
+def _write_inputs(workdir, files, uid, gid):
+    """The test's input files (name -> base64) in its work directory, the candidate's."""
+    for name, data in sorted(files.items()):
+        target = _inside(workdir, name)
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        with open(target, "wb") as handle:
+            handle.write(base64.b64decode(data))
+        os.chmod(target, 0o644)
+    if uid is not None:
+        for root, dirs, names in os.walk(workdir):
+            for name in dirs + names:
+                os.lchown(os.path.join(root, name), uid, gid)
+
+
+def _private_file(name):
+    """A fresh memory file (a private temporary file where there are none), read-write."""
+    try:
+        return os.memfd_create(name, os.MFD_CLOEXEC)
+    except (AttributeError, OSError):
+        import tempfile
+
+        handle, path = tempfile.mkstemp()
+        os.unlink(path)
+        return handle
+
+
+def _stdin_fd(data):
+    """The test's standard input: written to a private file and rewound; the child gets it
+    read-only (through /proc, so the program cannot write into the judge's copy)."""
+    fd = _private_file("judge-stdin")
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
+
+
+def _program_child(job, limits, command, env, stdin_fd, out_fd, err_fd, workdir, error_fd):
+    """In the forked child: a session of its own, stdin/stdout/stderr, no other descriptor,
+    the candidate's user, its work directory, the rlimits, then exec. A set-up or exec
+    failure is reported on ``error_fd`` (close-on-exec: silent when the exec works)."""
+    try:
+        os.setsid()
+        try:
+            readonly = os.open("/proc/self/fd/%d" % stdin_fd, os.O_RDONLY)
+        except OSError:
+            readonly = stdin_fd
+        os.dup2(readonly, 0)
+        os.dup2(out_fd, 1)
+        os.dup2(err_fd, 2)
+        os.closerange(3, error_fd)
+        os.closerange(error_fd + 1, 1 << 16)
+        uid = job.get("uid")
+        if uid is not None:
+            os.setgroups([])
+            os.setresgid(job["gid"], job["gid"], job["gid"])
+            os.setresuid(uid, uid, uid)
+        os.chdir(workdir)
+        os.umask(0o077)
+        _set_limits(job, limits)
+        os.execve(command[0], command, env)
+    except BaseException as exc:
+        _write_raw(error_fd, ("cannot start %s: %s" % (command[0], _safe_str(exc)))[:300]
+                   .encode("utf-8", "replace"))
+    os._exit(3)
+
+
+def _command(build, builddir, workdir, argv):
+    places = {"{build}": builddir, "{tmp}": os.path.join(workdir, "tmp")}
+    command = []
+    for part in build["run"]:
+        for key, value in places.items():
+            part = part.replace(key, value)
+        command.append(part)
+    return command + [str(arg) for arg in argv]
+
+
+def _feedback(folder):
+    """The feedback files an output validator wrote (name -> text), bounded."""
+    found = {}
+    try:
+        names = sorted(os.listdir(folder))[:FEEDBACK_FILES]
+    except OSError:
+        return found
+    for name in names:
+        try:
+            fd = os.open(os.path.join(folder, name), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        except OSError:
+            continue
+        try:
+            if stat.S_ISREG(os.fstat(fd).st_mode):
+                found[name] = os.read(fd, FEEDBACK_BYTES).decode("utf-8", "replace")
+        finally:
+            os.close(fd)
+    return found
+
+
+def _failed(record):
+    return record.get("status") != EXITED or record.get("exit_code") != 0 or \
+        record.get("output_capped")
+
+
+def run_test(worker, job, index, test, limits, build, capture_fd, builddir, workdir):
+    """One run of the program on one test; returns its record."""
+    spec = test.get("args") if isinstance(test.get("args"), dict) else {}
+    uid, gid = job.get("uid"), job.get("gid")
+    record = {"event": "test", "index": index}
+    stdin_fd = out_fd = None
+    try:
+        _write_inputs(workdir, spec.get("files") or {}, uid, gid)
+        feedback = spec.get("feedback")
+        if feedback:
+            folder = _inside(workdir, feedback)
+            os.mkdir(folder, 0o700)
+            if uid is not None:
+                os.chown(folder, uid, gid)
+        stdin_fd = _stdin_fd(base64.b64decode(spec.get("stdin") or ""))
+        out_fd = _private_file("judge-stdout")
+    except (OSError, ValueError, TypeError) as exc:
+        for fd in (stdin_fd, out_fd):
+            if fd is not None:
+                os.close(fd)
+        record.update({"status": SETUP_ERROR, "message": "preparing the test: %s" % exc})
+        return record
+    _reset_capture(capture_fd)
+    command = _command(build, builddir, workdir, spec.get("argv") or [])
+    env = _native_env(build, workdir)
+    error_read, error_write = os.pipe2(os.O_CLOEXEC)
+    quiet_read, quiet_write = os.pipe()  # supervise's result channel: programs write none
+    oom_before = _counters()
+    started = time.monotonic()
+    pid = os.fork()
+    if pid == 0:
+        os.close(error_read)
+        os.close(quiet_read)
+        _program_child(job, limits, command, env, stdin_fd, out_fd, capture_fd, workdir,
+                       error_write)
+        os._exit(4)  # not reached
+    os.close(error_write)
+    os.close(quiet_write)
+    os.close(stdin_fd)
+    try:
+        outcome, _ = supervise(pid, quiet_read, job, limits, started, me=worker.me)
+        failed = os.read(error_read, 400)
+    finally:
+        os.close(quiet_read)
+        os.close(error_read)
+    try:
+        exit_code = outcome.pop("exit_code", None)
+        record.update(outcome)
+        if failed:
+            record.update({"status": SETUP_ERROR,
+                           "message": failed.decode("utf-8", "replace")})
+        elif "status" not in record:
+            record["status"] = EXITED
+            record["exit_code"] = exit_code
+        worker._after_child(record, oom_before, out_fd, job)  # leftovers, OOM, output size
+        record.pop("stdout_head", None)
+        size = os.fstat(out_fd).st_size
+        record["stdout_bytes"] = size
+        record["stdout"] = base64.b64encode(
+            os.pread(out_fd, min(size, job["output_bytes"]), 0)).decode("ascii")
+        errors = os.fstat(capture_fd).st_size
+        if errors:
+            record["stderr_head"] = os.pread(capture_fd, STDERR_HEAD, 0).decode(
+                "utf-8", "replace")
+            if errors >= job["output_bytes"]:
+                record["output_capped"] = True
+        if feedback:
+            record["feedback"] = _feedback(os.path.join(workdir, feedback))
+    finally:
+        os.close(out_fd)
+    return record
+
+
+def run_program_job(worker, job):
+    """Compile once, then run every test (see the module doc)."""
+    send = worker.channel.send
+    send({"event": "job", "id": job["id"]})
+    build = job.get("build") or {}
+    job["_nproc"] = worker._nproc(job)
+    builddir = worker._workdir(job)
+    capture_path = os.path.join(worker.workroot, ".capture-%d" % worker.me)
+    capture_fd = os.open(capture_path, os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.unlink(capture_path)
+    recycle = False
+    try:
+        try:
+            record, go_on = worker._build(job, build, capture_fd, builddir)
+        except (OSError, ValueError) as exc:  # zipfile.BadZipFile is a ValueError
+            record, go_on = {"event": "error", "message": "preparing the build: %s" % exc}, False
+        send(record)
+        if not go_on:
+            return
+        budget = Budget(job.get("budget"))
+        candidate_ran = False
+        for index, test in enumerate(job["tests"]):
+            limits = budget.limits_for(test)
+            if limits is None:
+                send({"event": "test", "index": index, "status": BUDGET_SPENT,
+                      "budget_s": budget.cpu})
+                continue
+            workdir = worker._workdir(job)
+            try:
+                record = run_test(worker, job, index, test, limits, build, capture_fd,
+                                  builddir, workdir)
+            finally:
+                _remove_tree(workdir)
+            if record["status"] == SETUP_ERROR and candidate_ran:
+                record["status"] = SPOILED
+            candidate_ran = candidate_ran or record["status"] != SETUP_ERROR
+            budget.charge(record, limits)
+            send(record)
+            recycle = recycle or record.get("leftovers", 0) < 0
+            if record["status"] in (SETUP_ERROR, SPOILED):
+                break
+            if job.get("stop_on_failure") and _failed(record):
+                break
+    finally:
+        os.close(capture_fd)
+        _remove_tree(builddir)
+        for directory in worker.wipe_dirs:
+            _wipe(directory, keep=worker.workroot)
+        send({"event": "end", "id": job["id"], "recycle": recycle})
+
+
+__all__ = ["is_program", "run_program_job"]

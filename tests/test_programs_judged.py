@@ -1,0 +1,255 @@
+"""Program problems judged for real, in the process sandbox and in Docker: the hand-written
+Kattis packages of tests/data/kattis through ``judge verify`` (custom validators in C++ and
+Python, float tolerance, the flags, nested groups, no time limit; the interactive one
+refused), the seven languages, and hostile programs in every language (fork and thread
+bombs, output floods, looking for the expected answers, reading past the end of standard
+input) and hostile output against an output validator (crash, hang, flood: wrong_answer
+with "output validator failed", reported apart as a problem error)."""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from judge.cli.programs import verify_package
+from judge.execution.executor import Executor, Submission
+from judge.execution.verdicts import Verdict
+from judge.importers.kattis import read_packages
+from judge.problem.program import program_from_data
+from judge.sandbox.base import Limits
+
+KATTIS = Path(__file__).parent / "data" / "kattis"
+SANDBOXES = ["process", pytest.param("docker", marks=pytest.mark.docker)]
+#: the answer no program can compute from its input: only a leak would print it
+SECRET = "s3cr3t-answer-7f1c"
+
+
+@pytest.fixture(scope="module", params=SANDBOXES)
+def sandbox(request):
+    from judge.sandbox import open_sandbox
+
+    if request.param == "docker":
+        from tests.conftest import docker_or_skip
+
+        docker_or_skip()
+    from judge.languages.sandbox import for_languages
+
+    box = for_languages(open_sandbox(request.param, 2), 2)
+    yield box
+    box.close()
+
+
+@pytest.fixture(scope="module")
+def executor(sandbox):
+    ex = Executor(sandbox, Limits(time_limit_s=1.0))
+    yield ex
+    ex.close()
+
+
+def _problem(tmp: Path, **extra):
+    data = {"kind": "program", "identifier": "echo", "statement": "x",
+            "tests": [{"name": "one", "stdin": "1 2\n", "expected": "3\n"}],
+            "limits": {"time_limit_s": 1, "output_kb": 64}}
+    data.update(extra)
+    return program_from_data(data, str(tmp / "echo.json"), tmp)
+
+
+# ---- the hand-written packages ----------------------------------------------------------------
+
+def test_every_package_submission_gets_its_folders_verdict(executor):
+    found = read_packages(KATTIS)
+    assert not found.issues
+    judge = executor.programs
+    outcomes = {p.identifier: verify_package(judge, p, 2) for p in found.packages}
+    assert "interactive" in outcomes["guess"]["not_verified"]
+    judged = {s["file"]: s for o in outcomes.values() for s in o["submissions"]}
+    wrong = [s for s in judged.values() if s["agrees"] is not True]
+    assert not wrong, wrong
+    folders = {s["folder"] for s in judged.values()}
+    assert {"accepted", "wrong_answer", "time_limit_exceeded"} <= folders
+    languages = {s["language"] for s in judged.values()}
+    assert {"python", "c", "cpp", "java", "javascript", "go", "rust"} <= languages
+    # a package without a time limit gets one by its format's rule, and says why
+    assert any("time limit" in line and "slowest accepted" in line
+               for line in outcomes["notimelimit"]["log"])
+    # the C++ validator (different) and the Python one (pyvalidator) judged their outputs
+    assert any(s["folder"] == "wrong_answer" and "different" in s["file"] for s in judged.values())
+    assert any("pyvalidator" in s["file"] for s in judged.values())
+
+
+# ---- the seven languages, and hostile programs in each ------------------------------------
+
+SUM = {
+    "python": "a, b = map(int, input().split())\nprint(a + b)\n",
+    "c": "#include <stdio.h>\nint main(void){long a,b;scanf(\"%ld %ld\",&a,&b);"
+         "while(getchar()!=EOF);getchar();printf(\"%ld\\n\",a+b);return 0;}\n",
+    "cpp": "#include <bits/stdc++.h>\nint main(){long a,b;std::cin>>a>>b;std::cout<<a+b<<'\\n';}\n",
+    "java": "import java.util.*;\npublic class Sum { public static void main(String[] x) {"
+            " Scanner s = new Scanner(System.in); System.out.println(s.nextLong() + s.nextLong());"
+            " } }\n",
+    "js": "const v = require('fs').readFileSync(0, 'utf8').trim().split(/\\s+/).map(Number);\n"
+          "console.log(v[0] + v[1]);\n",
+    "go": "package main\nimport \"fmt\"\nfunc main() { var a, b int64; fmt.Scan(&a, &b);"
+          " fmt.Println(a + b) }\n",
+    "rust": "use std::io::Read;\nfn main() { let mut s = String::new();"
+            " std::io::stdin().read_to_string(&mut s).unwrap();"
+            " let v: Vec<i64> = s.split_whitespace().map(|x| x.parse().unwrap()).collect();"
+            " println!(\"{}\", v[0] + v[1]); }\n",
+}
+
+BOMB = {
+    "python": "import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass\n",
+    "c": "#include <unistd.h>\nint main(void){for(;;)fork();}\n",
+    "cpp": "#include <unistd.h>\n#include <thread>\n#include <vector>\nint main(){"
+           "std::vector<std::thread> t; for(;;){ try { t.emplace_back([]{for(;;);}); }"
+           " catch(...) { fork(); } } }\n",
+    "java": "public class Bomb { public static void main(String[] a) { while (true) {"
+            " try { new Thread(() -> { while (true) {} }).start(); } catch (Throwable e) {} } } }\n",
+    "js": "const cp = require('child_process');\nfor (;;) { try { cp.spawn(process.execPath,"
+          " [__filename]); } catch (e) {} }\n",
+    "go": "package main\nimport (\"os\"; \"os/exec\")\nfunc main() { for {"
+          " exec.Command(os.Args[0]).Start() } }\n",
+    "rust": "fn main() { let me = std::env::args().next().unwrap(); loop {"
+            " let _ = std::process::Command::new(&me).spawn(); } }\n",
+}
+
+FLOOD = {
+    "python": "while True:\n    print('y' * 100)\n",
+    "c": "#include <stdio.h>\nint main(void){for(;;)puts(\"yyyyyyyyyyyyyyyyyyyy\");}\n",
+    "cpp": "#include <cstdio>\nint main(){for(;;)std::puts(\"yyyyyyyyyyyyyyyyyyyy\");}\n",
+    "java": "public class Flood { public static void main(String[] a) {"
+            " while (true) System.out.println(\"yyyyyyyyyyyyyyyyyyyy\"); } }\n",
+    "js": "const s = 'y'.repeat(1000) + '\\n';\nfor (;;) process.stdout.write(s);\n",
+    "go": "package main\nimport \"os\"\nfunc main() { b := []byte(\"yyyyyyyyyyyyyyyy\\n\");"
+          " for { os.Stdout.Write(b) } }\n",
+    "rust": "use std::io::Write;\nfn main() { let mut o = std::io::stdout(); loop {"
+            " o.write_all(b\"yyyyyyyyyyyyyyyy\\n\").unwrap(); } }\n",
+}
+
+#: look for the answer: every file of the work directory and /tmp, every descriptor, the
+#: environment; print what holds the secret, else a guess
+SNOOP = {
+    "python": (
+        "import os, sys\nfound = 'nothing'\n"
+        "paths = [os.path.join(r, f) for top in ['.'] + sys.argv[1:]\n"
+        "         for r, _, fs in os.walk(top) for f in fs]\n"
+        "for top in ['/tmp', '/proc/self/fd', '..']:\n"
+        "    try:\n"
+        "        paths += [os.path.join(top, f) for f in os.listdir(top)]\n"
+        "    except OSError:\n"
+        "        pass\n"
+        "for path in paths:\n"
+        "    try:\n"
+        "        t = open(path, errors='replace').read(1 << 16)\n"
+        "    except Exception:\n"
+        "        continue\n"
+        "    if 'SECRET' in t:\n"
+        "        found = 'SECRET'\n"
+        "if 'SECRET' in str(os.environ):\n    found = 'SECRET'\n"
+        "print(found)\n").replace("SECRET", SECRET),
+    "c": ("#include <stdio.h>\n#include <string.h>\n#include <dirent.h>\n"
+          "static int look(const char *dir){DIR *d=opendir(dir);struct dirent *e;char p[4096],b[65536];"
+          "int hit=0;if(!d)return 0;while((e=readdir(d))){snprintf(p,sizeof p,\"%s/%s\",dir,e->d_name);"
+          "FILE *f=fopen(p,\"r\");if(!f)continue;size_t n=fread(b,1,sizeof b-1,f);b[n]=0;fclose(f);"
+          "if(strstr(b,\"SECRET\"))hit=1;}closedir(d);return hit;}\n"
+          "int main(void){int hit=look(\".\")||look(\"/tmp\")||look(\"/proc/self/fd\");"
+          "puts(hit?\"SECRET\":\"nothing\");return 0;}\n").replace("SECRET", SECRET),
+}
+
+
+def _judge_all(executor, problem, codes):
+    def one(item):
+        language, code = item
+        return language, executor.judge(problem, Submission(code, "", None, language))
+
+    with ThreadPoolExecutor(2) as pool:
+        return dict(pool.map(one, codes.items()))
+
+
+def test_seven_languages_pass_and_hostile_programs_fail_honestly(executor, tmp_path):
+    problem = _problem(tmp_path)
+    honest = _judge_all(executor, problem, SUM)
+    assert {k: r.verdict for k, r in honest.items()} == {k: Verdict.PASS for k in SUM}, \
+        {k: r.message for k, r in honest.items()}
+    bombs = _judge_all(executor, problem, BOMB)
+    for language, result in bombs.items():
+        assert result.verdict in (Verdict.TIMEOUT, Verdict.RUNTIME_ERROR,
+                                  Verdict.MEMORY_LIMIT), (language, result.verdict, result.message)
+    floods = _judge_all(executor, problem, FLOOD)
+    for language, result in floods.items():
+        assert result.verdict is Verdict.OUTPUT_LIMIT, (language, result.verdict, result.message)
+    again = executor.judge(problem, Submission(SUM["c"], "", None, "c"))
+    assert again.verdict is Verdict.PASS  # the sandbox survived them all
+
+
+def test_the_expected_answer_is_nowhere_the_program_can_look(executor, tmp_path, sandbox):
+    (tmp_path / "in").write_text("1 2\n")
+    (tmp_path / "ans").write_text(SECRET + "\n")
+    problem = _problem(tmp_path, tests=[{"name": "t", "stdin_file": "in", "expected_file": "ans",
+                                         "args": [str(tmp_path)] if sandbox.name == "docker"
+                                         else []}])
+    for language, code in SNOOP.items():
+        result = executor.judge(problem, Submission(code, "", None, language))
+        assert result.verdict is Verdict.WRONG_ANSWER, (language, result.message)
+        assert "nothing" in (result.message or ""), (language, result.message)
+
+
+def test_compile_errors_exit_codes_and_signals(executor, tmp_path):
+    problem = _problem(tmp_path)
+    broken = executor.judge(problem, Submission("int main( {", "", None, "c"))
+    assert broken.verdict is Verdict.COMPILE_ERROR
+    assert "expected" in broken.message and "(line 1)" in broken.message
+    syntax = executor.judge(problem, Submission("x = 1\nprint(1\n", "", None, "python"))
+    assert syntax.verdict is Verdict.COMPILE_ERROR and "(line 2)" in syntax.message, \
+        syntax.message
+    code = executor.judge(problem, Submission("import sys\nsys.exit(3)\n", "", None, "python"))
+    assert code.verdict is Verdict.RUNTIME_ERROR and "exit code 3" in code.message
+    segv = executor.judge(problem, Submission("int main(void){return *(volatile int*)0;}", "",
+                                              None, "c"))
+    assert segv.verdict is Verdict.RUNTIME_ERROR and "SIGSEGV" in segv.message
+    loop = executor.judge(problem, Submission("while True:\n    pass\n", "", None, "python"))
+    assert loop.verdict is Verdict.TIMEOUT
+
+
+# ---- output validators under attack ---------------------------------------------------------
+
+VALIDATOR = """import sys, time
+out = sys.stdin.read().split()
+answer = open(sys.argv[2]).read().split()
+if out and out[0] == "crash":
+    raise SystemExit(int("not a number"))
+if out and out[0] == "hang":
+    while True:
+        time.sleep(1)
+if out and out[0] == "flood":
+    while True:
+        sys.stdout.write("x" * 65536)
+if out and out[0] == "exit42later":
+    sys.exit(7)
+with open(sys.argv[3] + "/judgemessage.txt", "w") as f:
+    f.write("expected %s got %s" % (answer, out))
+sys.exit(42 if out == answer else 43)
+"""
+
+
+@pytest.mark.parametrize("said, fails", [("3", None), ("4", "wrong answer (output validator)"),
+                                         ("crash", "output validator failed"),
+                                         ("hang", "output validator failed: timed out"),
+                                         ("flood", "output validator failed"),
+                                         ("exit42later", "output validator failed: exit code 7")])
+def test_output_crafted_against_the_validator_is_wrong_answer(executor, tmp_path, said, fails):
+    (tmp_path / "v.py").write_text(VALIDATOR)
+    problem = _problem(tmp_path, checker={"type": "validator", "validator": "v.py"},
+                       validator_limits={"time_limit_s": 1, "output_kb": 64})
+    result = executor.judge(problem, Submission("print(%r)\n" % said, "", None, "python"))
+    if fails is None:
+        assert result.verdict is Verdict.PASS, result.message
+        return
+    assert result.verdict is Verdict.WRONG_ANSWER, result.message
+    assert fails in result.message
+    if "failed" in fails:
+        assert result.extra["problem_errors"]
+    else:
+        assert "expected ['3'] got ['4']" in result.message  # the feedback file is the message
