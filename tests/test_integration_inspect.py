@@ -89,3 +89,27 @@ def test_the_example_runs(tmp_path):
     count = len(judge_samples())
     assert "pass rate %.3f" % ((count - 1) / count) in done.stdout
     assert list(tmp_path.glob("*.eval"))
+
+
+def test_epochs_reduce_to_pass_at_k(suite, tmp_path):
+    """Two epochs: one problem right then wrong, one wrong twice, one right twice."""
+    samples = judge_samples(str(suite))
+    right = {s.id: "```python\n%s```" % _optimal(s.id) for s in samples}
+    wrong = "def nothing():\n    return None\n"
+    plan = {"basics_caesar_shift": [right["basics_caesar_shift"], wrong],
+            "basics_digital_root": [wrong, wrong],
+            "basics_pascal_row": [right["basics_pascal_row"], right["basics_pascal_row"]]}
+    # max_samples=1: the samples in order, epoch after epoch (checked by the counts below)
+    outputs = [_reply(plan[s.id][epoch]) for epoch in range(2) for s in samples]
+    model = get_model("mockllm/model", custom_outputs=outputs)
+    logs = inspect_eval(judge_task(str(suite), sandbox="process", epochs=2), model=model,
+                        log_dir=str(tmp_path), display="none", max_samples=1)
+    assert logs[0].status == "success", logs[0].error
+    log = read_eval_log(logs[0].location)
+    judged = {(s.id, s.epoch): s.scores["judge_scorer"].value for s in log.samples}
+    passes = {sid: sum(v == "C" for (i, _), v in judged.items() if i == sid) for sid in plan}
+    assert passes == {"basics_caesar_shift": 1, "basics_digital_root": 0,
+                      "basics_pascal_row": 2}
+    metrics = {s.reducer: s.metrics["accuracy"].value for s in log.results.scores}
+    assert metrics["pass_at_1"] == pytest.approx((0.5 + 0 + 1) / 3)
+    assert metrics["pass_at_2"] == pytest.approx(2 / 3)

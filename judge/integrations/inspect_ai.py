@@ -27,9 +27,11 @@ from __future__ import annotations
 from typing import Any
 
 try:
-    from inspect_ai import Task, task
+    from inspect_ai import Epochs, Task, task
     from inspect_ai.dataset import MemoryDataset, Sample
-    from inspect_ai.scorer import CORRECT, INCORRECT, Score, Target, accuracy, scorer, stderr
+    from inspect_ai.scorer import (
+        CORRECT, INCORRECT, Score, Target, accuracy, pass_at, scorer, stderr,
+    )
     from inspect_ai.solver import TaskState, generate
 except ImportError as exc:  # pragma: no cover - depends on the extra
     raise ImportError("judge.integrations.inspect_ai needs inspect_ai: pip install "
@@ -91,12 +93,16 @@ def judge_samples(suite: str | None = None, language: str | None = None,
 @task
 def judge_task(suite: str | None = None, language: str | None = None,
                genericize: bool = False, all_prompts: bool = False, sandbox: str = "auto",
-               jobs: int = 1, time_limit_s: float | None = None) -> Task:
-    """A judge suite as an inspect task: its prompts, ``generate()``, the judge as scorer."""
+               jobs: int = 1, time_limit_s: float | None = None, epochs: int = 1) -> Task:
+    """A judge suite as an inspect task: its prompts, ``generate()``, the judge as scorer.
+    With ``epochs`` > 1 each sample is generated and judged that many times and reduced to
+    pass@k (the unbiased estimator) for k = 1, 2, 5, 10, ... up to ``epochs``."""
     suite = suite or default_suite()
     limits = {} if time_limit_s is None else {"time_limit_s": float(time_limit_s)}
+    ks = [k for k in (1, 2, 5, 10, 20, 50, 100) if k <= epochs]
     return Task(dataset=MemoryDataset(judge_samples(suite, language, genericize, all_prompts),
                                       name="judge:%s" % suite),
                 solver=generate(),
+                epochs=Epochs(epochs, [pass_at(k) for k in ks]) if epochs > 1 else None,
                 scorer=judge_scorer(suite, sandbox=sandbox, jobs=jobs, language=language,
                                     **limits))
