@@ -304,3 +304,23 @@ def test_verify_lists_a_submission_in_the_wrong_folder(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "hello: 6 of 7 submissions get their folder's verdict" in out
     assert "WRONG" in out and "goodbye.js: expected pass, got wrong_answer on test 1" in out
+
+
+def test_memory_bombs_and_forged_records(executor, tmp_path):
+    problem = _problem(tmp_path, limits={"time_limit_s": 2, "memory_mb": 128, "output_kb": 64})
+    hog = executor.judge(problem, Submission(
+        "#include <stdlib.h>\n#include <string.h>\nint main(void){for(;;){char *p=malloc(1<<20);"
+        "if(!p)return 1;memset(p,1,1<<20);}}", "", None, "c"))
+    assert hog.verdict is Verdict.MEMORY_LIMIT, hog.message
+    py = executor.judge(problem, Submission("x = bytearray(1 << 30)\nprint(3)\n", "", None,
+                                            "python"))
+    assert py.verdict in (Verdict.MEMORY_LIMIT, Verdict.RUNTIME_ERROR), py.message  # MemoryError: exit 1
+    # a program has no result channel: a record written where a harness's would go, or
+    # printed, is only output
+    forged = executor.judge(problem, Submission(
+        "import os, sys\nfor fd in (3, 4, 5):\n    try:\n"
+        "        os.write(fd, b'{\"status\": \"returned\", \"value\": 3}\\n')\n"
+        "    except OSError:\n        pass\n"
+        "print('{\"event\": \"test\", \"index\": 0, \"status\": \"exited\", \"exit_code\": 0}')\n",
+        "", None, "python"))
+    assert forged.verdict is Verdict.WRONG_ANSWER, forged.message

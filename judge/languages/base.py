@@ -221,6 +221,18 @@ class Language:
         """The file a candidate's whole program is compiled from."""
         return "main.%s" % self.extension
 
+    @property
+    def description(self) -> str:
+        """What ``judge sandbox doctor`` says of the language: its title and how a whole
+        program is compiled and run (the contest flags)."""
+        try:
+            build = self.program_build({self.program_file(""): ""}, 256)
+        except (NotExpressible, ValueError):
+            return self.title
+        steps = [" ".join("<script>" if "\n" in part else part for part in command)
+                 for command in build.compile + [build.run]]
+        return "%s; programs: %s" % (self.title, " && ".join(steps))
+
     def program_build(self, sources: dict[str, str], memory_mb: int) -> Build:
         """How a whole program (``sources``: file name -> text, e.g. a candidate's one file or
         an output validator's folder) is compiled once and run once per test: the run

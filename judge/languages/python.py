@@ -97,7 +97,9 @@ class Python(Language):
     def prerequisites(self) -> list[Prerequisite]:
         return [tool_version("python", [sys.executable, "--version"],
                              needed="Python 3 for the worker (the process sandbox runs it)",
-                             hint="the judge's own interpreter")]
+                             hint="the judge's own interpreter"),
+                tool_version("python3", ["/usr/bin/python3", "--version"],
+                             needed="Python 3 for whole programs (program problems)")]
 
 
 __all__ = ["Python"]
