@@ -98,3 +98,27 @@ def test_the_example_runs(tmp_path):
                                              "HF_DATASETS_OFFLINE": "1", "HF_HUB_OFFLINE": "1"})
     assert done.returncode == 0, done.stderr[-3000:]
     assert "judge_basics: pass@1 1.000" in done.stdout
+
+
+def test_repeats_give_pass_at_k(suite, monkeypatch, tmp_path):
+    """Two replies per document: pass@1 and pass@2 by the unbiased estimator, per document
+    and as means; the task folder carries the same settings."""
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    wrong = "def nothing():\n    return None\n"
+    outputs = {"basics_caesar_shift": [_optimal("basics_caesar_shift"), wrong],
+               "basics_digital_root": [wrong, wrong],
+               "basics_pascal_row": [_optimal("basics_pascal_row")] * 2,
+               "basics_balanced_brackets": [wrong, _optimal("basics_balanced_brackets")]}
+    task = task_config(str(suite), name="judge_repeats", sandbox="process", repeats=2)
+    results = lm_eval.simple_evaluate(model=PrecomputedLM(outputs), tasks=[task],
+                                      log_samples=True, bootstrap_iters=0)
+    scores = results["results"]["judge_repeats"]
+    assert scores["pass@1,all"] == pytest.approx((0.5 + 0 + 1 + 0.5) / 4)
+    assert scores["pass@2,all"] == pytest.approx(3 / 4)
+    by_problem = {s["doc"]["problem_id"]: s for s in results["samples"]["judge_repeats"]}
+    assert by_problem["basics_caesar_shift"]["pass@1"] == 0.5
+    assert by_problem["basics_caesar_shift"]["pass@2"] == 1.0
+    text = write_task(tmp_path, str(suite), name="judge_r", sandbox="process",
+                      repeats=2).read_text()
+    assert "repeats: 2" in text and "take_first_k" in text and "pass@2" in text

@@ -49,11 +49,26 @@ except ImportError as exc:  # pragma: no cover - depends on the extra
 from judge.integrations.common import (
     checked, default_suite, prompt_rows, result_metadata, shared_judge,
 )
+from judge.scoring.passk import pass_at_k
 
 __all__ = ["PrecomputedLM", "dataset", "process_results", "task_config", "write_task"]
 
-METRICS = [{"metric": "pass@1", "aggregation": "mean", "higher_is_better": True},
-           {"metric": "tests_passed", "aggregation": "mean", "higher_is_better": True}]
+#: the k of pass@k reported with ``repeats`` samples per document (those up to ``repeats``)
+KS = (1, 2, 5, 10, 20, 50, 100)
+
+
+def metrics(repeats: int = 1) -> list[dict[str, Any]]:
+    """pass@k for every k in :data:`KS` up to ``repeats``, and ``tests_passed``: means."""
+    names = ["pass@%d" % k for k in KS if k <= max(1, repeats)] + ["tests_passed"]
+    return [{"metric": name, "aggregation": "mean", "higher_is_better": True}
+            for name in names]
+
+
+def _filters(repeats: int) -> list[dict[str, Any]] | None:
+    """Every sample kept (lm-eval's default keeps the first of the repeats)."""
+    if repeats <= 1:
+        return None
+    return [{"name": "all", "filter": [{"function": "take_first_k", "k": repeats}]}]
 
 
 def dataset(suite: str | None = None, language: str | None = None, genericize: bool = False,
@@ -64,27 +79,37 @@ def dataset(suite: str | None = None, language: str | None = None, genericize: b
     return {"test": datasets.Dataset.from_list(rows)}
 
 
-def process_results(doc: dict[str, Any], results: list[str], *, suite: Any = None,
+def process_results(doc: dict[str, Any], results: list[Any], *, suite: Any = None,
                     sandbox: str = "auto", jobs: int = 1, **limits: Any) -> dict[str, float]:
-    """Judge a ``generate_until`` result (the model's reply: prose and fences are stripped)
-    against the judge problem ``doc["problem_id"]``: ``pass@1`` and ``tests_passed``."""
+    """Judge the ``generate_until`` replies of a document (code or raw replies: prose and
+    fences are stripped) against the judge problem ``doc["problem_id"]``: pass@k (the
+    unbiased estimator) for every k in :data:`KS` up to the number of replies, and
+    ``tests_passed`` (the mean share of the problem's tests passed)."""
+    replies = results[0] if len(results) == 1 and isinstance(results[0], list) else results
+    replies = [str(r) for r in replies] or [""]
     judge = shared_judge(suite, sandbox, jobs, **limits)
-    completion = results[0] if results else ""
-    result = checked(judge.judge(doc["problem_id"], completion,
-                                 prompt_id=doc.get("prompt_id"), language=doc.get("language")))
-    details = result_metadata(result)
-    return {"pass@1": 1.0 if details["verdict"] == "pass" else 0.0,
-            "tests_passed": details["passed"] / details["total"] if details["total"] else 0.0}
+    judged = list(judge.judge_many(
+        (doc["problem_id"], reply, {"prompt_id": doc.get("prompt_id"), "sample": index,
+                                    "language": doc.get("language")})
+        for index, reply in enumerate(replies)))
+    details = [result_metadata(checked(result)) for result in judged]
+    n, c = len(details), sum(d["verdict"] == "pass" for d in details)
+    scores = {"pass@%d" % k: pass_at_k(n, c, k) for k in KS if k <= n}
+    scores["tests_passed"] = sum(d["passed"] / d["total"] if d["total"] else 0.0
+                                 for d in details) / n
+    return scores
 
 
 def task_config(suite: str | None = None, *, name: str | None = None,
                 language: str | None = None, genericize: bool = False,
                 all_prompts: bool = False, sandbox: str = "auto", jobs: int = 1,
-                max_gen_toks: int = 1024, **limits: Any) -> dict[str, Any]:
+                max_gen_toks: int = 1024, repeats: int = 1, temperature: float = 0.8,
+                **limits: Any) -> dict[str, Any]:
     """A task for ``lm_eval.simple_evaluate(tasks=[...])``: the suite's prompts, the judge as
-    metric (``limits`` are the judge's: ``time_limit_s=2``...)."""
+    metric (``limits`` are the judge's: ``time_limit_s=2``...). ``repeats`` > 1 samples that
+    many replies per document (at ``temperature``) and reports pass@k up to it."""
     suite = str(suite or default_suite())
-    return {
+    config = {
         "task": name or "judge_%s" % Path(suite.rstrip("/")).stem,
         "custom_dataset": functools.partial(dataset, suite, language, genericize,
                                             all_prompts),
@@ -92,12 +117,22 @@ def task_config(suite: str | None = None, *, name: str | None = None,
         "output_type": "generate_until",
         "doc_to_text": "{{prompt}}",
         "doc_to_target": "{{problem_id}}",
-        "generation_kwargs": {"until": [], "max_gen_toks": max_gen_toks, "do_sample": False},
+        "generation_kwargs": _generation(max_gen_toks, repeats, temperature),
         "process_results": functools.partial(process_results, suite=suite, sandbox=sandbox,
                                              jobs=jobs, **limits),
-        "metric_list": METRICS,
+        "metric_list": metrics(repeats),
         "metadata": {"version": 1.0},
     }
+    if repeats > 1:
+        config.update(repeats=repeats, filter_list=_filters(repeats))
+    return config
+
+
+def _generation(max_gen_toks: int, repeats: int, temperature: float) -> dict[str, Any]:
+    if repeats <= 1:
+        return {"until": [], "max_gen_toks": max_gen_toks, "do_sample": False}
+    return {"until": [], "max_gen_toks": max_gen_toks, "do_sample": True,
+            "temperature": temperature}
 
 
 _UTILS = '''"""lm-eval task utilities written by judge.integrations.lm_eval.write_task."""
@@ -113,71 +148,65 @@ process_results = functools.partial(_judge.process_results, suite=SETTINGS["suit
                                     **SETTINGS["limits"])
 '''
 
-_YAML = """task: %(name)s
-custom_dataset: !function %(module)s.dataset
-test_split: test
-output_type: generate_until
-doc_to_text: "{{prompt}}"
-doc_to_target: "{{problem_id}}"
-generation_kwargs:
-  until: []
-  max_gen_toks: %(max_gen_toks)d
-  do_sample: false
-process_results: !function %(module)s.process_results
-metric_list:
-%(metrics)s
-metadata:
-  version: 1.0
-"""
-
-
 def write_task(folder: str | Path, suite: str | None = None, *, name: str | None = None,
                language: str | None = None, genericize: bool = False,
                all_prompts: bool = False, sandbox: str = "auto", jobs: int = 1,
-               max_gen_toks: int = 1024, **limits: Any) -> Path:
-    """A task folder for ``lm_eval --include_path FOLDER --tasks NAME``: ``NAME.yaml`` and
-    the module it names. Returns the YAML file."""
+               max_gen_toks: int = 1024, repeats: int = 1, temperature: float = 0.8,
+               **limits: Any) -> Path:
+    """A task folder for ``lm_eval --include_path FOLDER --tasks NAME``: ``NAME.yaml`` (the
+    :func:`task_config` task) and the module its ``!function`` entries name. Returns the
+    YAML file."""
+    import yaml
+
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     suite = str(Path(suite).resolve()) if suite else default_suite()
-    name = name or "judge_%s" % Path(suite).stem
-    module = "%s_utils" % name
+    config = task_config(suite, name=name, language=language, genericize=genericize,
+                         all_prompts=all_prompts, sandbox=sandbox, jobs=jobs,
+                         max_gen_toks=max_gen_toks, repeats=repeats,
+                         temperature=temperature, **limits)
+    module = "%s_utils" % config["task"]
     settings = {"suite": suite, "language": language, "genericize": genericize,
                 "all_prompts": all_prompts, "sandbox": sandbox, "jobs": jobs,
                 "limits": limits}
     (folder / ("%s.py" % module)).write_text(
         _UTILS % {"settings": repr(settings)}, encoding="utf-8")
-    metrics = "\n".join("  - metric: %s\n    aggregation: %s\n    higher_is_better: %s"
-                        % (m["metric"], m["aggregation"], str(m["higher_is_better"]).lower())
-                        for m in METRICS)
-    path = folder / ("%s.yaml" % name)
-    path.write_text(_YAML % {"name": name, "module": module, "metrics": metrics,
-                             "max_gen_toks": max_gen_toks}, encoding="utf-8")
+    plain = {k: v for k, v in config.items() if not callable(v)}
+    text = "custom_dataset: !function %s.dataset\nprocess_results: !function %s." \
+           "process_results\n" % (module, module)
+    path = folder / ("%s.yaml" % config["task"])
+    path.write_text(yaml.safe_dump(plain, sort_keys=False) + text, encoding="utf-8")
     return path
 
 
-def _read_outputs(path: str | Path) -> dict[str, str]:
+def _read_outputs(path: str | Path) -> dict[str, list[str]]:
     from judge import jsonl
 
-    outputs: dict[str, str] = {}
+    outputs: dict[str, list[str]] = {}
     for _, row in jsonl.read_objects(Path(path)):
         problem = row.get("problem_id", row.get("task_id"))
         text = row.get("completion", row.get("solution"))
         if isinstance(problem, str) and isinstance(text, str):
-            outputs.setdefault(problem, text)
+            outputs.setdefault(problem, []).append(text)
     return outputs
 
 
 @register_model("judge-precomputed")
 class PrecomputedLM(LM):
-    """An "LM" that answers each document with a completion generated earlier: ``outputs``
-    is a dict (problem id -> completion) or a JSON Lines file of the judge's solutions format
-    (``problem_id``/``task_id`` and ``completion``/``solution``; the first per problem). A
-    problem with no output gets an empty reply (judged ``compile_error``)."""
+    """An "LM" that answers each document with completions generated earlier: ``outputs``
+    maps a problem id to a completion or a list of them, or is a JSON Lines file of the
+    judge's solutions format (``problem_id``/``task_id`` and ``completion``/``solution``; a
+    problem's lines in order). The i-th request of a document (lm-eval's ``repeats``) gets
+    its i-th completion (the last one again past the end); a problem with none gets an empty
+    reply (judged ``compile_error``)."""
 
-    def __init__(self, outputs: dict[str, str] | str | Path, **_: Any) -> None:
+    def __init__(self, outputs: dict[str, Any] | str | Path, **_: Any) -> None:
         super().__init__()
-        self.outputs = dict(outputs) if isinstance(outputs, dict) else _read_outputs(outputs)
+        if isinstance(outputs, dict):
+            self.outputs = {str(k): [v] if isinstance(v, str) else [str(x) for x in v]
+                            for k, v in outputs.items()}
+        else:
+            self.outputs = _read_outputs(outputs)
 
     @classmethod
     def create_from_arg_string(cls, arg_string: str, additional_config: dict | None = None
@@ -188,8 +217,16 @@ class PrecomputedLM(LM):
         return cls(args["outputs"])
 
     def generate_until(self, requests: list[Any], disable_tqdm: bool = False) -> list[str]:
-        return [self.outputs.get(str((request.doc or {}).get("problem_id")), "")
-                for request in requests]
+        served: dict[str, int] = {}
+        replies = []
+        for request in requests:
+            doc = request.doc or {}
+            problem, key = str(doc.get("problem_id")), json.dumps(
+                [doc.get("problem_id"), doc.get("prompt_id")])
+            index = served[key] = served.get(key, -1) + 1
+            texts = self.outputs.get(problem) or [""]
+            replies.append(texts[min(index, len(texts) - 1)])
+        return replies
 
     def loglikelihood(self, requests: list[Any], disable_tqdm: bool = False) -> list[Any]:
         raise NotImplementedError("judge-precomputed only answers generate_until tasks")
