@@ -122,3 +122,13 @@ def test_repeats_give_pass_at_k(suite, monkeypatch, tmp_path):
     text = write_task(tmp_path, str(suite), name="judge_r", sandbox="process",
                       repeats=2).read_text()
     assert "repeats: 2" in text and "take_first_k" in text and "pass@2" in text
+
+
+def test_the_task_folder_command(suite, tmp_path, capsys):
+    from judge.integrations.lm_eval import main
+
+    assert main([str(suite), "--folder", str(tmp_path / "t"), "--sandbox", "process"]) == 0
+    said = json.loads(capsys.readouterr().out)
+    assert said["task"] == "judge_%s" % suite.name
+    manager = TaskManager(include_path=said["include_path"], include_defaults=False)
+    assert said["task"] in manager.all_tasks
