@@ -3,7 +3,8 @@
     python scripts/gen_schema.py            # (re)write docs/schema/*.schema.json
     python scripts/gen_schema.py --check    # exit 1 when a committed schema is out of date
 
-The problem file's schema comes from ``judge.problem.model.Problem``, the results line's from
+The problem file's schema comes from ``judge.problem.model.Problem``, the program problem
+file's from ``judge.problem.program.ProgramProblem``, the results line's from
 the HTTP service's response model (``judge.service.models.ResultLine``, which is the line
 ``judge run`` writes). tests/test_docs.py runs the check.
 """
@@ -30,6 +31,16 @@ def _problem() -> dict[str, Any]:
     return schema
 
 
+def _program() -> dict[str, Any]:
+    from judge.problem.program import ProgramProblem
+
+    schema = ProgramProblem.model_json_schema()
+    schema["title"] = "judge program problem file"
+    schema["description"] = ("One program problem (stdin/stdout; docs/programs.md). The shape "
+                             "only: `judge validate` also checks files, names and values.")
+    return schema
+
+
 def _result_line() -> dict[str, Any]:
     from judge.service.models import ResultLine
 
@@ -40,6 +51,7 @@ def _result_line() -> dict[str, Any]:
 
 SCHEMAS: dict[str, Callable[[], dict[str, Any]]] = {
     "problem.schema.json": _problem,
+    "program-problem.schema.json": _program,
     "result-line.schema.json": _result_line,
 }
 
