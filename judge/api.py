@@ -231,7 +231,8 @@ class Judge:
         runner = self._runner(executor, shown)
         return runner.results(_work_items(items, self.problem))
 
-    async def ajudge(self, problem: Problem, solution: str, **meta: Any) -> CandidateResult:
+    async def ajudge(self, problem: Problem | str, solution: str, **meta: Any
+                     ) -> CandidateResult:
         """:meth:`judge` for asyncio callers: runs on a thread pool of ``jobs`` threads, so
         the event loop never blocks on a candidate."""
         self._ensure()

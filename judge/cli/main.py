@@ -168,7 +168,6 @@ def cmd_run(args: argparse.Namespace) -> int:
     from judge import jsonl
     from judge.api import Judge
     from judge.candidates.extract import read_solutions
-    from judge import languages
     from judge.cli.results_path import default_results_path
     from judge.execution.batch import optimal_candidates, with_problems
     from judge.execution.metadata import command_line
@@ -208,7 +207,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if output_path is None and not args.no_output:
         output_path = default_results_path(args.suite, args.solutions)
     previous = load_previous(output_path, report_issue) if args.resume and output_path else {}
-    if not languages.get(language).default:
+    if not get(language).default:
         _say_if_building(args, native=True)  # built silently when the sandbox opens
     with ExitStack() as stack:
         judge = stack.enter_context(Judge(
