@@ -203,7 +203,10 @@ class Judge:
         if not solution.strip() or not lang.default:
             # through the batch path: the problem as judged in that language (typed, or
             # not expressible), the empty solution's compile_error
-            return next(iter(self._runner(executor).results([(problem, candidate, None)])))
+            for result in self._runner(executor).results([(problem, candidate, None)]):
+                return result
+            lang.for_problem(problem)  # no result: the problem is not expressible here (raises why)
+            raise RuntimeError("no result for %s in %s" % (problem.identifier, language))
         # the default language's fast path: its problems are judged as they are
         return executor.judge(problem, lang.submission(problem, candidate), model=model,
                               prompt_id=prompt_id, sample=sample)

@@ -158,3 +158,19 @@ def test_public_source_hides_the_host_path():
         "basics/digital_root.json"
     assert public_source("<request>") == "<request>"
     assert not public_source(str(Path("/a/b/c.json"))).startswith("/")
+
+
+def test_a_problem_beyond_a_languages_integers_is_refused_with_the_reason(server):
+    problem = generous_problem("big_cpp")
+    problem.pop("limits")
+    problem["correctness_test_suite"] = [{"input": {"a": 10 ** 20, "b": 1},
+                                          "expected_output": [10 ** 20 + 1]}]
+    error = error_of(post(server, "/v1/judge", {
+        "problem": problem, "language": "cpp",
+        "solution": "long long add(long long a, long long b) { return a + b; }"}), 400)
+    assert error["field"] == "language" and "beyond C++'s integers" in error["message"]
+    java = ("import java.math.BigInteger;\nclass Solution {\n    public static BigInteger "
+            "add(BigInteger a, BigInteger b) { return a.add(b); }\n}\n")
+    response = post(server, "/v1/judge", {"problem": problem, "language": "java",
+                                          "solution": java})
+    assert response.json()["verdict"] == "pass", response.text

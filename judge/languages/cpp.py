@@ -34,6 +34,15 @@ class Cpp(Language):
         # a return type (possibly templated), the name, an opening parenthesis
         return re.search(r"[\w>&*\]]\s+[&*]?\s*%s\s*\(" % re.escape(name), code) is not None
 
+    def check_expressible(self, problem: Any) -> None:
+        """Also: every integer of the tests within ``long long``/``unsigned long long`` (C++
+        has no standard big integer; see :mod:`judge.languages.bigints`)."""
+        super().check_expressible(problem)
+        from judge.languages.bigints import check_int_range
+
+        check_int_range(problem, -(1 << 63), 1 << 64, "C++",
+                        "C++ has no standard integer type beyond 64 bits")
+
     def type_name(self, spec: TypeSpec, top: bool = True) -> str:
         kind = spec.kind
         simple = {"int": "long long", "float": "double", "str": "std::string", "bool": "bool",

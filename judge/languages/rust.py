@@ -36,6 +36,15 @@ class Rust(Language):
         if spec.kind == "float" or any(a.kind == "float" for a in spec.args):
             raise NotExpressible("floats as set elements or map keys (%s) in Rust" % spec)
 
+    def check_expressible(self, problem: Any) -> None:
+        """Also: every integer of the tests within ``i128``/``u128`` (Rust's standard library
+        has no bigger integer; see :mod:`judge.languages.bigints`)."""
+        super().check_expressible(problem)
+        from judge.languages.bigints import check_int_range
+
+        check_int_range(problem, -(1 << 127), 1 << 128, "Rust",
+                        "Rust's standard library has no integer type beyond 128 bits")
+
     def type_name(self, spec: TypeSpec, top: bool = True) -> str:
         kind = spec.kind
         simple = {"int": "i64", "float": "f64", "str": "String", "bool": "bool", "none": "()"}

@@ -32,6 +32,7 @@ from judge.api import Judge
 from judge.errors import InputError, JudgeError, json_location
 from judge.execution.batch import problem_fingerprint
 from judge.execution.verdicts import Verdict
+from judge.languages.base import NotExpressible
 from judge.problem.model import Problem, problem_from_data
 from judge.sandbox.base import Limits, SandboxUnavailable
 from judge.service import limits as service_limits
@@ -300,8 +301,12 @@ class JudgeService:
         extra: dict[str, Any] = {}
         if self._accepts_language and request.language is not None:
             extra["language"] = request.language
-        result = judge.judge(problem, request.solution, model=request.model,
-                             prompt_id=request.prompt_id, sample=request.sample, **extra)
+        try:
+            result = judge.judge(problem, request.solution, model=request.model,
+                                 prompt_id=request.prompt_id, sample=request.sample, **extra)
+        except NotExpressible as exc:  # a property of the problem in that language
+            raise ApiError(400, "the problem cannot be judged in %s: %s"
+                           % (request.language, exc), "language") from None
         elapsed = time.monotonic() - started
         self._seconds_per_item = 0.9 * self._seconds_per_item + 0.1 * elapsed
         self.judged += 1
