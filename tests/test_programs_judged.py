@@ -264,8 +264,13 @@ def test_import_run_and_verify_from_the_command_line(tmp_path, capsys):
 
     suite = tmp_path / "suite"
     assert main(["import", "kattis", str(KATTIS / "hello"), str(KATTIS / "different"),
-                 "--output", str(suite)]) == 0
+                 "--output", str(suite), "--sandbox", "process"]) == 0
     assert sorted(p.name for p in suite.glob("*.json")) == ["different.json", "hello.json"]
+    # different publishes no time limit: its accepted submissions were measured, the rule
+    # applied (legacy: x5, rounded to a whole second, at least 1 s) and the log says so
+    limits = json.loads((suite / "different.json").read_text())["limits"]
+    assert limits["time_limit_s"] == 1.0
+    assert "different: time limit 1 s: slowest accepted run" in capsys.readouterr().err
     solutions = tmp_path / "solutions.jsonl"
     accepted = (KATTIS / "different" / "submissions" / "accepted" / "different.py").read_text()
     solutions.write_text("\n".join(json.dumps(row) for row in [
@@ -281,14 +286,15 @@ def test_import_run_and_verify_from_the_command_line(tmp_path, capsys):
               "--jobs", "2", "--output", str(out), "--format", "json", *flag])
         rows[bool(flag)] = [json.loads(line) for line in out.read_text().splitlines()]
     contest, every = rows[False], rows[True]
-    assert [r["verdict"] for r in contest] == ["pass", "wrong_answer", "pass", "pass"]
+    assert [r["verdict"] for r in contest] == ["pass", "wrong_answer", "pass", "pass"], contest
     assert contest[1]["contest_rule"] is True and every[1]["contest_rule"] is False
     assert "not run: test 1 failed" in contest[1]["tests"][1]["message"]
     assert "wrong answer" in every[1]["tests"][1]["message"]
     assert contest[2]["language"] == "c"
     capsys.readouterr()
-    assert main(["verify", str(KATTIS / "hello"), "--sandbox", "process", "--jobs", "2"]) == 0
-    assert "hello: 7 of 7 submissions get their folder's verdict" in capsys.readouterr().out
+    status = main(["verify", str(KATTIS / "hello"), "--sandbox", "process", "--jobs", "2"])
+    out = capsys.readouterr().out
+    assert status == 0 and "hello: 7 of 7 submissions get their folder's verdict" in out, out
 
 
 def test_verify_lists_a_submission_in_the_wrong_folder(tmp_path, capsys):
@@ -324,3 +330,18 @@ def test_memory_bombs_and_forged_records(executor, tmp_path):
         "print('{\"event\": \"test\", \"index\": 0, \"status\": \"exited\", \"exit_code\": 0}')\n",
         "", None, "python"))
     assert forged.verdict is Verdict.WRONG_ANSWER, forged.message
+
+
+DEEP = {
+    "c": "#include <stdio.h>\nlong f(long n){volatile char pad[64];pad[0]=(char)n;"
+         "return n?f(n-1)+pad[0]-pad[0]+1:0;}\nint main(void){printf(\"%ld\\n\",f(1000000)-999997);}\n",
+    "python": "import sys\nsys.setrecursionlimit(10**6)\n"
+              "def f(n):\n    return f(n - 1) + 1 if n else 0\nprint(f(200000) - 199997)\n",
+}
+
+
+def test_deep_recursion_has_the_stack_contest_judges_give(executor, tmp_path):
+    problem = _problem(tmp_path, limits={"time_limit_s": 2, "memory_mb": 512, "output_kb": 64})
+    for language, code in DEEP.items():
+        result = executor.judge(problem, Submission(code, "", None, language))
+        assert result.verdict is Verdict.PASS, (language, result.message)

@@ -35,6 +35,12 @@ def register(sub: Any) -> None:
                    "packages or folders of packages")
     p.add_argument("--output", "-o", required=True, help="folder to write the suite to")
     p.add_argument("--report", metavar="FILE", help="also write the conversion report as JSON")
+    p.add_argument("--no-measure", action="store_true",
+                   help="kattis: leave a package without a published time limit without one "
+                        "(by default its accepted submissions are measured here, in --sandbox, "
+                        "and its format's rule sets it)")
+    p.add_argument("--sandbox", choices=("auto", "process", "docker"), default="auto",
+                   help="kattis: where accepted submissions are measured (%(default)s)")
     p.add_argument("--verbose", "-v", action="store_true",
                    help="list every problem's conversion, not only the ones with remarks")
     p.set_defaults(func=cmd_import)
@@ -54,6 +60,13 @@ def cmd_import(args: argparse.Namespace) -> int:
         report = importer.import_paths(paths, Path(args.output))
     else:
         report = import_suite(args.kind, paths[0], args.output)
+    if IMPORTERS.canonical(args.kind) == "kattis" and not args.no_measure and report.written:
+        from judge.cli.programs import measure_imported
+        from judge.sandbox.base import Limits
+
+        for line in measure_imported([p for p in paths if p], Path(args.output), args.sandbox,
+                                     2, Limits()):
+            err("note: %s" % line)
     totals = report.totals()
     for problem in report.problems:
         remarks = []

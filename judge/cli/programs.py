@@ -9,7 +9,9 @@ slowest accepted submission measured here x the multiplier), and the log says so
 from __future__ import annotations
 
 import argparse
+import json
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
 from judge.cli.common import (EXIT_INPUT, EXIT_OK, add_limits, add_sandbox, dump_json, err,
@@ -66,6 +68,42 @@ def _time_limit(judge: Any, package: Any, accepted: list[Any], jobs: int,
         return None
     log.append("%s: %s" % (package.identifier, why))
     return limit
+
+
+def measure_imported(paths: list[str], output: Path, sandbox_kind: str, jobs: int,
+                     run_limits: Any) -> list[str]:
+    """``judge import kattis``: a package that publishes no time limit gets one now, by its
+    format's rule on its accepted submissions measured here, written into its problem file.
+    Returns the log lines (what was chosen and why)."""
+    from judge.execution.executor import Executor
+    from judge.execution.programs import ProgramJudge
+    from judge.importers.kattis import read_packages
+    from judge.languages.sandbox import for_languages
+    from judge.sandbox import open_sandbox
+
+    todo = [p for p in read_packages(*paths).packages
+            if p.supported and p.problem.limits.time_limit_s is None and
+            p.problem.time_rule is not None and (output / ("%s.json" % p.identifier)).is_file()]
+    if not todo:
+        return []
+    log: list[str] = []
+    sandbox = for_languages(open_sandbox(sandbox_kind, jobs, notice=err, limits=run_limits), jobs)
+    try:
+        executor = Executor(sandbox, run_limits)
+        judge = ProgramJudge(sandbox, executor.limits, executor.compile_cache)
+        for package in todo:
+            accepted = [s for s in package.submissions if s.folder == "accepted" and s.judged
+                        and s.path.is_file()]
+            limit = _time_limit(judge, package, accepted, jobs, log)
+            if limit is None:
+                continue
+            file = output / ("%s.json" % package.identifier)
+            data = json.loads(file.read_text(encoding="utf-8"))
+            data.setdefault("limits", {})["time_limit_s"] = limit
+            file.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    finally:
+        sandbox.close()
+    return log
 
 
 def verify_package(judge: Any, package: Any, jobs: int) -> dict[str, Any]:

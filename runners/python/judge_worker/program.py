@@ -23,12 +23,13 @@ side. An output validator is run the same way (it is a program too), with the fi
 
 import base64
 import os
+import resource
 import stat
 import time
 
 from .child import _safe_str, _set_limits, _write_raw
 from .files import _remove_tree, _reset_capture, _wipe
-from .native import _native_env
+from .native import _native_env, _within_hard
 from .records import BUDGET_SPENT, EXITED, SETUP_ERROR, SPOILED
 from .supervise import supervise
 from .system import _counters
@@ -112,6 +113,10 @@ def _program_child(job, limits, command, env, stdin_fd, out_fd, err_fd, workdir,
         os.chdir(workdir)
         os.umask(0o077)
         _set_limits(job, limits)
+        # the stack may take the whole memory limit, as on Kattis and DOMjudge (deep
+        # recursion is common in contest solutions); the memory limit still bounds it
+        stack = _within_hard(resource.RLIMIT_STACK, job["memory_bytes"])
+        resource.setrlimit(resource.RLIMIT_STACK, (stack, stack))
         os.execve(command[0], command, env)
     except BaseException as exc:
         _write_raw(error_fd, ("cannot start %s: %s" % (command[0], _safe_str(exc)))[:300]
