@@ -17,15 +17,16 @@ parameters) plus an oracle the judge evaluates outside. So each benchmark test i
 
 How: the test function is not pattern-matched but *traced*. Its AST is instrumented (every
 call of the candidate records its arguments; every statement that calls it records the
-local variables it used) and run once, outside any sandbox, against the reference solution,
+local variables it used) and run once, in a sandbox, against the reference solution,
 so loops over literal lists, ``range`` loops and seeded or unseeded random inputs all expand
 to concrete tests (``random`` is seeded, so an import is reproducible). Local values in a
 check expression are written in as literals. Every converted test is then checked against
 the reference solution through the judge's own comparison and checker code: a test that
 does not reproduce the original assert's outcome is reported as unconvertible.
 
-The test code and the reference solution of the imported file are executed here (they are
-trusted, like a problem's ``checker``); candidates never are.
+The test code and the reference solution of the imported file are the dataset's code, input
+like any other: they run in a sandbox (``sandboxed``: namespaces, an unprivileged uid, CPU,
+memory and process limits; JSON comes back), never in the judge's process.
 
 Importers are found by name in :data:`IMPORTERS` (``base``); a package adds one through the
 ``judge.importers`` entry point group. Modules: ``records`` (reports, input files), ``values`` (literals, inferred types),
