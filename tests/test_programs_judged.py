@@ -345,3 +345,24 @@ def test_deep_recursion_has_the_stack_contest_judges_give(executor, tmp_path):
     for language, code in DEEP.items():
         result = executor.judge(problem, Submission(code, "", None, language))
         assert result.verdict is Verdict.PASS, (language, result.message)
+
+
+def test_an_imported_suite_validates_runs_its_references_and_leaves_prompts_out(tmp_path,
+                                                                                capsys):
+    import json
+
+    from judge.cli.main import main
+
+    suite = tmp_path / "suite"
+    assert main(["import", "kattis", str(KATTIS / "hello"), "--output", str(suite)]) == 0
+    assert main(["validate", str(suite), "--run", "--sandbox", "process"]) == 0
+    assert "1 problem valid (reference solutions pass)" in capsys.readouterr().out
+    out = tmp_path / "optimal.jsonl"
+    for language in ("python", "cpp", "java"):
+        main(["run", str(suite), "--solutions", "optimal", "--language", language,
+              "--sandbox", "process", "--jobs", "2", "--output", str(out)])
+        row = json.loads(out.read_text().splitlines()[0])
+        assert row["verdict"] == "pass" and row["language"] == language, row
+        out.unlink()
+    assert main(["prompts", str(suite)]) == 0
+    assert "program problem left out (hello)" in capsys.readouterr().err

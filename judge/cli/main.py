@@ -84,6 +84,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 def _run_references(args: argparse.Namespace, suites: list[Any]) -> list[Issue]:
     from judge.execution.executor import Executor, Submission
+    from judge.languages import get as get_language
 
     issues = []
     _say_if_building(args)
@@ -91,10 +92,11 @@ def _run_references(args: argparse.Namespace, suites: list[Any]) -> list[Issue]:
         executor = Executor(sandbox, limits(args), reference_timing=False)
         for suite in suites:
             for problem in suite.problems:
-                if not problem.optimal_solution:
+                code = get_language(None).reference_solution(problem)
+                if not code:
                     continue
-                result = executor.judge(problem, Submission(problem.optimal_solution,
-                                                            problem.function_name))
+                result = executor.judge(problem, Submission(
+                    code, getattr(problem, "function_name", "")))
                 if result.verdict.value != "pass":
                     failing = next(t for t in result.tests if t.verdict.value != "pass")
                     issues.append(Issue(problem.source, "optimal_solution does not pass: test "
@@ -140,7 +142,16 @@ def cmd_prompts(args: argparse.Namespace) -> int:
 
     from judge.languages import get
 
+    from dataclasses import replace
+
     suite = _load_suite(args.suite)
+    programs = [p.identifier for p in suite.problems if getattr(p, "kind", None) == "program"]
+    if programs:
+        err("note: %d program problem%s left out (%s): prompts for program problems are not "
+            "written yet" % (len(programs), "" if len(programs) == 1 else "s",
+                            ", ".join(programs[:5]) + (", ..." if len(programs) > 5 else "")))
+        suite = replace(suite, problems=[p for p in suite.problems
+                                         if getattr(p, "kind", None) != "program"])
     language = _language(args)
     if not get(language).default:  # the problems' own prompts are in the default language
         from judge.prompts.languages import render_language_prompts

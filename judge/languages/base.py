@@ -110,6 +110,8 @@ class Language:
     image = "native"
     #: the host's tools the process sandbox needs: (name, version command)
     tools: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    #: the file extensions of its source files (a package's submissions)
+    source_extensions: tuple[str, ...] = ()
     #: CPU seconds a runtime needs to start (JVM, Node) added to each test's limits
     startup_s = 0.0
     #: processes/threads a test's process may have (runtimes are multi-threaded)
@@ -158,6 +160,8 @@ class Language:
 
     def reference_solution(self, problem: Any) -> str | None:
         """The problem's reference solution in this language, None when it has none."""
+        if getattr(problem, "kind", None) == "program":
+            return program_reference(problem, self)
         path = self.reference_path(problem)
         return path.read_text(encoding="utf-8") if path.is_file() else None
 
@@ -273,6 +277,19 @@ def first_error(output: str, pattern: re.Pattern[str], file: str, offset: int
         return match.group("message").strip()[:500], None
     lines = [line for line in output.splitlines() if line.strip()]
     return (lines[0][:500] if lines else "compilation failed"), None
+
+
+def program_reference(problem: Any, lang: Language) -> str | None:
+    """A program problem's reference solution in ``lang``: the first accepted submission of
+    its package (``<source>/submissions/accepted/*.<ext>``), None when it has none."""
+    folder = Path(problem.source or "") / "submissions" / "accepted"
+    if not problem.source or not folder.is_dir():
+        return None
+    extensions = lang.source_extensions or (lang.extension,)
+    for path in sorted(folder.iterdir()):
+        if path.is_file() and path.suffix[1:].lower() in extensions:
+            return path.read_text(encoding="utf-8", errors="replace")
+    return None
 
 
 def source_files(sources: dict[str, str], *extensions: str) -> list[str]:

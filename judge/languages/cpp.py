@@ -28,6 +28,7 @@ class Cpp(Language):
     extension = "cpp"
     fence_tags = ("cpp", "c++", "cc", "cxx", "c")
     candidate_file = "solution.cpp"
+    source_extensions = ("cpp", "cc", "cxx", "c++")
     tools = (("g++", ("/usr/bin/g++", "--version")),)
 
     def defines(self, code: str, name: str) -> bool:

@@ -19,7 +19,8 @@ from typing import Any
 
 from judge.candidates.extract import PYTHON_TAGS, extract_code, with_completion_prefix
 from judge.candidates.submission import Submission, function_names, problem_prefix
-from judge.languages.base import Build, Language, first_error, main_source, source_files
+from judge.languages.base import (Build, Language, first_error, main_source, program_reference,
+                                  source_files)
 from judge.problem.types import TypeSpec
 from judge.sandbox.prerequisites import Prerequisite, tool_version
 
@@ -40,6 +41,7 @@ class Python(Language):
     name = "python"
     title = "Python 3"
     extension = "py"
+    source_extensions = ("py", "py3")
     fence_tags = tuple(sorted(tag for tag in PYTHON_TAGS if tag))
     comment = "#"
     default = True
@@ -66,6 +68,8 @@ class Python(Language):
         return Submission(code, function, note, self.name)
 
     def reference_solution(self, problem: Any) -> str | None:
+        if getattr(problem, "kind", None) == "program":
+            return program_reference(problem, self)
         return problem.optimal_solution or None
 
     def for_problem(self, problem: Any) -> Any:

@@ -17,7 +17,7 @@ from judge.problem.model import Problem
 
 def syntax_issues(problem: Problem) -> list[Issue]:
     """One issue when the problem's ``optimal_solution`` is not valid Python, else none."""
-    code = problem.optimal_solution
+    code = getattr(problem, "optimal_solution", None)  # a program problem has none
     if not code or not code.strip():
         return []
     try:
