@@ -67,3 +67,30 @@ def test_c_is_for_programs_only():
     with pytest.raises(NotExpressible, match="whole programs only"):
         languages.get("c").check_expressible(object())
     assert "c" in languages.names() and "c" not in languages.LANGUAGES
+
+
+def test_the_java_main_class_is_the_top_level_class_holding_main():
+    java = languages.get("java")
+    code = ("class Edge { int a; }\nclass Main { static class X {} // {\n"
+            " String s = \"}{\"; public static void main(String[] a) {} }\n")
+    assert java.program_file(code) == "Main.java"
+    assert java.program_build({"Main.java": code}, 512).run[-1] == "Main"
+
+
+def test_program_limits_default_to_the_kattis_ones():
+    from pathlib import Path
+
+    from judge.execution.programs import program_limits
+    from judge.problem.program import program_from_data
+    from judge.sandbox.base import Limits
+
+    data = {"kind": "program", "identifier": "x", "statement": "x",
+            "tests": [{"stdin": "", "expected": ""}]}
+    plain = program_from_data(data, "<x>", Path("."))
+    limits, time_s = program_limits(plain, Limits(), languages.get("java"))
+    assert (limits.memory_mb, limits.output_kb) == (1024, 8192)
+    assert time_s == Limits().time_limit_s + languages.get("java").startup_s
+    data["limits"] = {"memory_mb": 256, "output_kb": 64, "time_limit_s": 3}
+    own = program_from_data(data, "<x>", Path("."))
+    limits, time_s = program_limits(own, Limits(), languages.get("c"))
+    assert (limits.memory_mb, limits.output_kb, time_s) == (256, 64, 3)

@@ -39,7 +39,9 @@ from judge.problem.program import ProgramProblem, ProgramTest, validator_languag
 from judge.sandbox import records
 from judge.sandbox.base import Job, JobReport, Limits, Sandbox, TestInput
 
-#: Kattis defaults: the output limit of a program, and an output validator's own limits
+#: Kattis defaults: the memory and output limits of a program (when the problem gives none,
+#: and the run's are smaller), and an output validator's own limits
+DEFAULT_MEMORY_MB = 1024
 DEFAULT_OUTPUT_KB = 8192
 VALIDATOR_TIME_S = 30.0
 VALIDATOR_MEMORY_MB = 2048
@@ -83,12 +85,14 @@ def _test_spec(test: ProgramTest) -> dict[str, Any]:
 
 
 def program_limits(problem: ProgramProblem, base: Limits, lang: Any) -> tuple[Limits, float]:
-    """The candidate's limits (the problem's, else the run's) and its per-test CPU seconds."""
+    """The candidate's limits (the problem's, else the run's but at least the Kattis
+    defaults for memory and output) and its per-test CPU seconds."""
     own = problem.limits
     time_s = own.time_limit_s if own.time_limit_s is not None else base.time_limit_s
     output_kb = own.output_kb if own.output_kb is not None else max(base.output_kb,
                                                                      DEFAULT_OUTPUT_KB)
-    limits = replace(base, memory_mb=own.memory_mb or base.memory_mb, output_kb=output_kb,
+    memory_mb = own.memory_mb or max(base.memory_mb, DEFAULT_MEMORY_MB)
+    limits = replace(base, memory_mb=memory_mb, output_kb=output_kb,
                      value_kb=max(base.value_kb, output_kb + 64),
                      nproc=max(base.nproc, lang.nproc))
     return limits, time_s + lang.startup_s

@@ -23,9 +23,45 @@ _BOXED = {"long": "Long", "double": "Double", "boolean": "Boolean", "int": "Inte
 _CLASS = re.compile(r"^\s*(?:(?:public|final|abstract)\s+)*class\s+(\w+)", re.M)
 
 
+_MAIN_METHOD = re.compile(r"\bstatic\s+(?:public\s+|final\s+)*void\s+main\s*\(|"
+                          r"\bpublic\s+static\s+void\s+main\s*\(")
+_CODE_OR_NOT = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|[{}]',
+                          re.S)
+
+
+def _depths(code: str) -> list[tuple[int, int]]:
+    """(offset, brace depth after it) at every brace outside comments and literals."""
+    depth, marks = 0, []
+    for match in _CODE_OR_NOT.finditer(code):
+        if match.group() == "{":
+            depth += 1
+        elif match.group() == "}":
+            depth -= 1
+        else:
+            continue
+        marks.append((match.start(), depth))
+    return marks
+
+
+def _depth_at(marks: list[tuple[int, int]], offset: int) -> int:
+    depth = 0
+    for where, after in marks:
+        if where >= offset:
+            break
+        depth = after
+    return depth
+
+
 def _main_class(code: str, file: str = "") -> str:
-    """The class a whole program starts in: the public one (named as its file), else the
-    first class, else ``Main``."""
+    """The class a whole program starts in: the top-level class whose body holds ``main``,
+    else the public one (named as its file), else the first class, else ``Main``."""
+    marks = _depths(code)
+    main = _MAIN_METHOD.search(code)
+    if main is not None:
+        top = [m for m in _CLASS.finditer(code) if _depth_at(marks, m.start()) == 0
+               and m.start() < main.start()]
+        if top:
+            return top[-1].group(1)
     match = _PUBLIC_CLASS.search(code) or _CLASS.search(code)
     if match:
         return match.group(1)
@@ -143,7 +179,7 @@ class Java(Language):
     def program_build(self, sources: dict[str, str], memory_mb: int) -> Build:
         files = source_files(sources, ".java")
         main = main_source(sources, ".java", marker=r"static\s+(?:public\s+)?void\s+main\s*\(")
-        heap = max(64, memory_mb - 192)
+        heap = max(64, memory_mb - 96)  # the JVM's own memory beside the heap
         return Build(files=dict(sources),
                      compile=[["/usr/bin/javac", "-J-XX:+UseSerialGC", "-J-Xmx512m",
                                "-encoding", "UTF-8", "-nowarn", "-Xmaxerrs", "5", "-d", "out",
