@@ -366,3 +366,39 @@ def test_an_imported_suite_validates_runs_its_references_and_leaves_prompts_out(
         out.unlink()
     assert main(["prompts", str(suite)]) == 0
     assert "program problem left out (hello)" in capsys.readouterr().err
+
+
+class _Counting:
+    """A real sandbox that remembers how many tests each job it ran had."""
+
+    def __init__(self, box):
+        self.box, self.name, self.jobs = box, box.name, []
+
+    def run(self, job):
+        self.jobs.append(len(job.tests))
+        return self.box.run(job)
+
+
+def test_the_contest_rule_stops_after_the_job_of_the_first_wrong_answer(sandbox, tmp_path):
+    from judge.execution.programs import ProgramJudge, chunks
+    from judge.languages.jobs import CompileCache
+
+    tests = [{"name": str(i), "stdin": "%d\n" % i, "expected": "%d\n" % (2 * i)}
+             for i in range(20)]
+    problem = _problem(tmp_path, tests=tests, contest={"stop_at_first_failure": True})
+    assert [len(c) for c in chunks(problem.tests, 1 << 20, 8)] == [8, 8, 4]
+    assert [len(c) for c in chunks(problem.tests, 9)] == [4, 4, 3, 3, 3, 3]  # 2 or 3 bytes each
+    doubling = "n = int(input())\nprint(2 * n if n != 2 else 5)\n"
+    counting = _Counting(sandbox)
+    judge = ProgramJudge(counting, Limits(time_limit_s=1.0), CompileCache())
+    wrong = judge.judge(problem, Submission(doubling, "", None, "python"))
+    assert wrong.verdict is Verdict.WRONG_ANSWER and counting.jobs == [8]
+    assert wrong.tests[2].verdict is Verdict.WRONG_ANSWER and wrong.passed == 2
+    assert wrong.tests[19].message == "not run: test 3 failed (wrong_answer)"
+    counting.jobs.clear()
+    right = judge.judge(problem, Submission(doubling.replace("5", "4"), "", None, "python"))
+    assert right.verdict is Verdict.PASS and counting.jobs == [8, 8, 4]
+    counting.jobs.clear()
+    judge.all_tests = True
+    every = judge.judge(problem, Submission(doubling, "", None, "python"))
+    assert counting.jobs == [20] and every.passed == 19

@@ -67,6 +67,39 @@ def is_program(problem: Any) -> bool:
 
 # ---- jobs -------------------------------------------------------------------------------------
 
+#: input bytes (standard input and files) of the tests of one sandbox job at most
+CHUNK_BYTES = 16 << 20
+#: tests of one job under the contest rule: a wrong answer ends the run after its job
+STOP_CHUNK_TESTS = 8
+
+
+def _size(test: ProgramTest) -> int:
+    size = len(test.stdin.encode("utf-8")) if test.stdin is not None else 0
+    path = test.input_path()
+    if path is not None and path.is_file():
+        size += path.stat().st_size
+    folder = test.path(test.files)
+    if folder is not None and folder.is_dir():
+        size += sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+    return size
+
+
+def chunks(tests: list[ProgramTest], max_bytes: int, max_tests: int | None = None
+           ) -> list[list[int]]:
+    """Consecutive test indices in groups of at most ``max_bytes`` of input (a bigger test
+    alone) and ``max_tests`` tests."""
+    groups: list[list[int]] = []
+    size = 0
+    for index, test in enumerate(tests):
+        weight = _size(test)
+        if not groups or size + weight > max_bytes or \
+                (max_tests is not None and len(groups[-1]) >= max_tests):
+            groups.append([])
+            size = 0
+        groups[-1].append(index)
+        size += weight
+    return groups
+
 def _b64(data: bytes) -> str:
     return base64.b64encode(data).decode("ascii")
 
@@ -256,14 +289,10 @@ class ProgramJudge:
             time_s = time_limit_s + lang.startup_s
         stop = problem.contest.stop_at_first_failure and not self.all_tests
         digest = hashlib.sha256(submission.code.encode("utf-8", "surrogatepass")).hexdigest()[:16]
-        specs = [_test_spec(test) for test in problem.tests]
         sources = {lang.program_file(submission.code): submission.code}
         retried = False
         for attempt in range(2):
-            job, build, key = sandbox_job(digest, lang, sources, specs, limits, time_s,
-                                          self.cache, self.sandbox.name, stop,
-                                          self.limits.budget_s)
-            report = finish_compile(lang, build, key, self.sandbox.run(job), self.cache)
+            report = self._run_chunks(problem, lang, sources, digest, limits, time_s, stop)
             tests, problem_errors = self.verdicts(problem, report, limits, time_s, stop)
             if overall(tests) is not Verdict.SANDBOX_ERROR or attempt:
                 break
@@ -285,6 +314,68 @@ class ProgramJudge:
         if problem_errors:
             result.extra["problem_errors"] = problem_errors
         return result
+
+    def _run_chunks(self, problem: ProgramProblem, lang: Any, sources: dict[str, str],
+                    digest: str, limits: Limits, time_s: float, stop: bool) -> JobReport:
+        """Run the candidate's tests in jobs of at most ``CHUNK_BYTES`` of input (a big
+        package's data never travels in one line), and, under the contest rule, at most
+        ``STOP_CHUNK_TESTS`` tests: after each job a failed run, or a wrong answer the
+        judge's own checker sees, ends the candidate's run. The reports are merged into one
+        whose indices are the problem's."""
+        merged = JobReport(sandbox=self.sandbox.name)
+        budget = self.limits.budget_s
+        for chunk in chunks(problem.tests, CHUNK_BYTES, STOP_CHUNK_TESTS if stop else None):
+            specs = [_test_spec(problem.tests[i]) for i in chunk]
+            job, build, key = sandbox_job(digest, lang, sources, specs, limits, time_s,
+                                          self.cache, self.sandbox.name, stop, budget)
+            report = finish_compile(lang, build, key, self.sandbox.run(job), self.cache)
+            merged.sandbox = report.sandbox
+            if report.infra_error:
+                merged.infra_error = report.infra_error
+                return merged
+            if merged.compile_info is None:
+                merged.compiled, merged.compile_info = report.compiled, report.compile_info
+                merged.compile_error, merged.compile_line = (report.compile_error,
+                                                             report.compile_line)
+            if not report.compiled:
+                if merged.compiled:  # it compiled before: our failure, not the candidate's
+                    merged.infra_error = "the program did not compile again: %s" % (
+                        report.compile_error)
+                return merged
+            merged.oom_killed = merged.oom_killed or report.oom_killed
+            for position, record in report.records.items():
+                merged.records[chunk[position]] = dict(record, index=chunk[position])
+            if report.died_during is not None:
+                merged.died_during = chunk[min(report.died_during, len(chunk) - 1)]
+                merged.died_reason = report.died_reason
+                return merged
+            if budget is not None:
+                budget -= sum(float(r.get("cpu_s") or 0.0) for r in report.records.values())
+                if budget <= 0:
+                    for index in range(chunk[-1] + 1, len(problem.tests)):
+                        merged.records[index] = {"index": index, "status": records.BUDGET_SPENT,
+                                                 "budget_s": self.limits.budget_s}
+                    return merged
+            if stop and self._failed(problem, chunk, report, limits, time_s):
+                return merged
+        return merged
+
+    def _failed(self, problem: ProgramProblem, chunk: list[int], report: JobReport,
+                limits: Limits, time_s: float) -> bool:
+        """Whether a job's tests hold a failure already: a run that ended badly or a record
+        missing, or an output the judge's own checker rejects (a validator's verdict is left
+        for the end: it runs once per candidate)."""
+        for position in range(len(chunk)):
+            record = report.records.get(position)
+            if record is None or run_verdict(record, limits, time_s, report) is not None:
+                return True
+            if problem.checker.type != "validator":
+                test = problem.tests[chunk[position]]
+                answer = test.answer_path() or test.expected_output() or b""
+                if output_verdict(answer, _output(record), problem.checker_for(test)).verdict \
+                        is not Verdict.PASS:
+                    return True
+        return False
 
     def _refused(self, problem: ProgramProblem, why: str, started: float,
                  **meta: Any) -> CandidateResult:
@@ -398,6 +489,28 @@ class ProgramJudge:
                                       + 64),
                          nproc=max(self.limits.nproc, lang.nproc), budget_s=None)
         time_s = (own.time_limit_s or VALIDATOR_TIME_S) + lang.startup_s
+        try:
+            sources = validator_sources(path)
+        except (OSError, ValueError) as exc:
+            return failed_all("cannot be built: %s" % exc)
+        checks: dict[int, ProgramCheck] = {}
+        group: list[int] = []
+        size = 0
+        for position, index in enumerate(order):
+            weight = _size(problem.tests[index]) * 2 + len(outputs[index])  # input, answer
+            group.append(index)
+            size += weight
+            if size >= CHUNK_BYTES or position == len(order) - 1:
+                checks.update(self._validate(problem, group, outputs, lang, sources, limits,
+                                             time_s))
+                group, size = [], 0
+        return checks
+
+    def _validate(self, problem: ProgramProblem, order: list[int], outputs: dict[int, bytes],
+                  lang: Any, sources: dict[str, str], limits: Limits, time_s: float
+                  ) -> dict[int, ProgramCheck]:
+        """One sandbox job of the validator over some of the outputs."""
+        names = [problem.tests[i].name or str(i + 1) for i in order]
         specs = []
         for index in order:
             test = problem.tests[index]
@@ -410,19 +523,18 @@ class ProgramJudge:
                                   test.expected_output() or b"")}
             specs.append({"stdin": _b64(outputs[index]), "files": files, "feedback": FEEDBACK,
                           "argv": [INPUT, ANSWER, FEEDBACK + "/", *checker.validator_flags]})
-        try:
-            sources = validator_sources(path)
-            job, build, key = sandbox_job("validator-" + problem.identifier, lang, sources,
-                                          specs, limits, time_s, self.cache, self.sandbox.name)
-        except (OSError, ValueError) as exc:
-            return failed_all("cannot be built: %s" % exc)
+        job, build, key = sandbox_job("validator-" + problem.identifier, lang, sources,
+                                      specs, limits, time_s, self.cache, self.sandbox.name)
         report = finish_compile(lang, build, key, self.sandbox.run(job), self.cache)
         if report.infra_error:
             # our failure, not the candidate's: the tests are not judged
             message = "output validator not run: " + cut(report.infra_error, 300)
             return {i: ProgramCheck(Verdict.SANDBOX_ERROR, message) for i in order}
         if not report.compiled:
-            return failed_all("does not compile: %s" % cut(str(report.compile_error), 300))
+            message = "output validator failed: does not compile: %s" % cut(
+                str(report.compile_error), 300)
+            return {i: ProgramCheck(Verdict.WRONG_ANSWER, "test %s: %s" % (n, message),
+                                    "test %s: %s" % (n, message)) for i, n in zip(order, names)}
         checks = {}
         for position, (index, name) in enumerate(zip(order, names)):
             record = report.records.get(position)
