@@ -347,7 +347,7 @@ def test_deep_recursion_has_the_stack_contest_judges_give(executor, tmp_path):
         assert result.verdict is Verdict.PASS, (language, result.message)
 
 
-def test_an_imported_suite_validates_runs_its_references_and_leaves_prompts_out(tmp_path,
+def test_an_imported_suite_validates_runs_its_references_and_has_prompts(tmp_path,
                                                                                 capsys):
     import json
 
@@ -364,8 +364,12 @@ def test_an_imported_suite_validates_runs_its_references_and_leaves_prompts_out(
         row = json.loads(out.read_text().splitlines()[0])
         assert row["verdict"] == "pass" and row["language"] == language, row
         out.unlink()
-    assert main(["prompts", str(suite)]) == 0
-    assert "program problem left out (hello)" in capsys.readouterr().err
+    capsys.readouterr()
+    assert main(["prompts", str(suite), "--language", "rust", "--format", "jsonl"]) == 0
+    row = json.loads(capsys.readouterr().out)
+    assert row["problem_id"] == "hello" and row["prompt_id"] == "program"
+    assert "Write a complete Rust program" in row["prompt"] and "```rust" in row["prompt"]
+    assert "## Sample 1" in row["prompt"] and "Limits: 1 s per test" in row["prompt"]
 
 
 class _Counting:

@@ -145,13 +145,12 @@ def cmd_prompts(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
     suite = _load_suite(args.suite)
-    programs = [p.identifier for p in suite.problems if getattr(p, "kind", None) == "program"]
-    if programs:
-        err("note: %d program problem%s left out (%s): prompts for program problems are not "
-            "written yet" % (len(programs), "" if len(programs) == 1 else "s",
-                            ", ".join(programs[:5]) + (", ..." if len(programs) > 5 else "")))
-        suite = replace(suite, problems=[p for p in suite.problems
-                                         if getattr(p, "kind", None) != "program"])
+    from judge.prompts.programs import is_program, render_program_prompt
+
+    programs = [p for p in suite.problems if is_program(p)]
+    if programs and args.genericize:
+        err("note: program problems have no names to hide: their prompts are the plain ones")
+    suite = replace(suite, problems=[p for p in suite.problems if not is_program(p)])
     language = _language(args)
     if not get(language).default:  # the problems' own prompts are in the default language
         from judge.prompts.languages import render_language_prompts
@@ -161,6 +160,7 @@ def cmd_prompts(args: argparse.Namespace) -> int:
             err("%s: not expressible in %s (%s)" % (problem_id, language, why))
     else:
         prompts = render_prompts(suite, genericize=args.genericize)
+    prompts += [render_program_prompt(problem, language) for problem in programs]
     with ExitStack() as stack:
         out = stack.enter_context(open(args.output, "w", encoding="utf-8")) if args.output \
             else sys.stdout
