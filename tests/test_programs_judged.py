@@ -406,3 +406,28 @@ def test_the_contest_rule_stops_after_the_job_of_the_first_wrong_answer(sandbox,
     judge.all_tests = True
     every = judge.judge(problem, Submission(doubling, "", None, "python"))
     assert counting.jobs == [20] and every.passed == 19
+
+
+#: read until the end of standard input (the way contest solutions do), then once more
+UNTIL_EOF = {
+    "python": "import sys\nnums = [int(x) for line in sys.stdin for x in line.split()]\n"
+              "try:\n    input()\nexcept EOFError:\n    pass\nprint(sum(nums))\n",
+    "js": "const rl = require('readline').createInterface({input: process.stdin});\n"
+          "let s = 0;\nrl.on('line', (l) => { for (const x of l.split(' ')) s += Number(x); });\n"
+          "rl.on('close', () => console.log(s));\n",
+    "go": "package main\nimport (\"bufio\"; \"fmt\"; \"os\")\nfunc main() { r := bufio.NewReader(os.Stdin);"
+          " s := 0; for { var x int; if _, err := fmt.Fscan(r, &x); err != nil { break }; s += x };"
+          " fmt.Println(s) }\n",
+    "c": "#include <stdio.h>\nint main(void){long x,s=0;while(scanf(\"%ld\",&x)==1)s+=x;"
+         "getchar();getchar();printf(\"%ld\\n\",s);return 0;}\n",
+}
+
+
+def test_reading_past_the_end_of_input_never_hangs(executor, tmp_path):
+    problem = _problem(tmp_path)
+    results = _judge_all(executor, problem, UNTIL_EOF)
+    assert {k: r.verdict for k, r in results.items()} == {k: Verdict.PASS for k in UNTIL_EOF}, \
+        {k: r.message for k, r in results.items()}
+    tty = executor.judge(problem, Submission("print(open('/dev/tty').read())\n", "", None,
+                                             "python"))
+    assert tty.verdict is Verdict.RUNTIME_ERROR, tty.message  # no terminal to wait on
