@@ -156,7 +156,54 @@ SNOOP = {
           "if(strstr(b,\"SECRET\"))hit=1;}closedir(d);return hit;}\n"
           "int main(void){int hit=look(\".\")||look(\"/tmp\")||look(\"/proc/self/fd\");"
           "puts(hit?\"SECRET\":\"nothing\");return 0;}\n").replace("SECRET", SECRET),
+    "js": ("const fs = require('fs'), path = require('path');\nlet found = 'nothing';\n"
+           "function walk(d, deep) { let es; try { es = fs.readdirSync(d); } catch (e) { return; }\n"
+           "  for (const e of es) { const p = path.join(d, e); let st;\n"
+           "    try { st = fs.statSync(p); } catch (e) { continue; }\n"
+           "    if (st.isDirectory()) { if (deep) walk(p, deep); }\n"
+           "    else if (st.isFile()) { try { if (fs.readFileSync(p, 'utf8').includes('SECRET'))"
+           " found = 'SECRET'; } catch (e) {} } } }\n"
+           "walk('.', true); for (const a of process.argv.slice(2)) walk(a, true);\n"
+           "for (const d of ['/tmp', '/proc/self/fd', '..']) walk(d, false);\n"
+           "if (JSON.stringify(process.env).includes('SECRET')) found = 'SECRET';\n"
+           "console.log(found);\n").replace("SECRET", SECRET),
+    "go": ("package main\nimport (\"fmt\"; \"os\"; \"path/filepath\"; \"strings\")\n"
+           "func main() { found := \"nothing\"\n"
+           " check := func(p string) { if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {"
+           " if b, err := os.ReadFile(p); err == nil && strings.Contains(string(b), \"SECRET\") {"
+           " found = \"SECRET\" } } }\n"
+           " for _, r := range append([]string{\".\"}, os.Args[1:]...) {"
+           " filepath.Walk(r, func(p string, i os.FileInfo, e error) error {"
+           " if e == nil && !i.IsDir() { check(p) }; return nil }) }\n"
+           " for _, d := range []string{\"/tmp\", \"/proc/self/fd\", \"..\"} {"
+           " es, _ := os.ReadDir(d); for _, e := range es { check(filepath.Join(d, e.Name())) } }\n"
+           " fmt.Println(found) }\n").replace("SECRET", SECRET),
+    "rust": ("use std::fs;\nuse std::path::Path;\n"
+             "fn check(p: &Path, f: &mut bool) { if let Ok(m) = fs::metadata(p) { if m.is_file() {"
+             " if let Ok(b) = fs::read(p) { if String::from_utf8_lossy(&b).contains(\"SECRET\") {"
+             " *f = true } } } } }\n"
+             "fn walk(d: &Path, deep: bool, f: &mut bool) { if let Ok(es) = fs::read_dir(d) {"
+             " for e in es.flatten() { let p = e.path(); if p.is_dir() { if deep { walk(&p, deep, f) } }"
+             " else { check(&p, f) } } } }\n"
+             "fn main() { let mut f = false; walk(Path::new(\".\"), true, &mut f);"
+             " for a in std::env::args().skip(1) { walk(Path::new(&a), true, &mut f) }"
+             " for d in [\"/tmp\", \"/proc/self/fd\", \"..\"] { walk(Path::new(d), false, &mut f) }"
+             " println!(\"{}\", if f { \"SECRET\" } else { \"nothing\" }); }\n").replace(
+                 "SECRET", SECRET),
+    "java": ("import java.nio.file.*;\nimport java.util.*;\nimport java.util.stream.*;\n"
+             "public class Snoop { static String found = \"nothing\";\n"
+             " static void check(Path p) { try { if (Files.isRegularFile(p) && Files.size(p) < (1 << 20)"
+             " && new String(Files.readAllBytes(p)).contains(\"SECRET\")) found = \"SECRET\"; }"
+             " catch (Exception e) {} }\n"
+             " public static void main(String[] a) { List<String> roots = new ArrayList<>(List.of(\".\"));"
+             " roots.addAll(Arrays.asList(a));\n"
+             "  for (String r : roots) { try (Stream<Path> s = Files.walk(Paths.get(r))) {"
+             " s.forEach(Snoop::check); } catch (Exception e) {} }\n"
+             "  for (String d : new String[]{\"/tmp\", \"..\"}) { try (Stream<Path> s ="
+             " Files.list(Paths.get(d))) { s.forEach(Snoop::check); } catch (Exception e) {} }\n"
+             "  System.out.println(found); } }\n").replace("SECRET", SECRET),
 }
+SNOOP["cpp"] = SNOOP["c"]
 
 
 def _judge_all(executor, problem, codes):
@@ -189,11 +236,10 @@ def test_the_expected_answer_is_nowhere_the_program_can_look(executor, tmp_path,
     (tmp_path / "ans").write_text(SECRET + "\n")
     problem = _problem(tmp_path, tests=[{"name": "t", "stdin_file": "in", "expected_file": "ans",
                                          "args": [str(tmp_path)] if sandbox.name == "docker"
-                                         else []}])
-    for language, code in SNOOP.items():
-        result = executor.judge(problem, Submission(code, "", None, language))
+                                         else []}], limits={"time_limit_s": 5})
+    for language, result in _judge_all(executor, problem, SNOOP).items():
         assert result.verdict is Verdict.WRONG_ANSWER, (language, result.message)
-        assert "nothing" in (result.message or ""), (language, result.message)
+        assert "'nothing'" in (result.message or ""), (language, result.message)
 
 
 def test_compile_errors_exit_codes_and_signals(executor, tmp_path):
