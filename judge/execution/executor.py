@@ -154,7 +154,8 @@ class Executor:
         from judge.execution.programs import ProgramJudge
 
         #: program problems (stdin/stdout): ``all_tests`` runs every test past the contest rule
-        self.programs = ProgramJudge(sandbox, self.limits, self.compile_cache)
+        self.programs = ProgramJudge(sandbox, self.limits, self.compile_cache,
+                                     fail_fast=stop_on_failure)
         self._reference: dict[str, list[float] | None] = {}
         self._reference_locks: dict[str, threading.Lock] = {}
         self._lock = threading.Lock()

@@ -268,11 +268,14 @@ class ProgramJudge:
     """Judges program problems on one executor's sandbox (its compile cache, its limits)."""
 
     def __init__(self, sandbox: Sandbox, limits: Limits, cache: CompileCache,
-                 all_tests: bool = False) -> None:
+                 all_tests: bool = False, fail_fast: bool = False) -> None:
         self.sandbox = sandbox
         self.limits = limits
         self.cache = cache
+        #: every test, whatever the problem's contest rule says (partial credit)
         self.all_tests = all_tests
+        #: stop at the first failure whatever the problem says (``--fail-fast``)
+        self.fail_fast = fail_fast
 
     # ---- candidates -----------------------------------------------------------------------
 
@@ -287,7 +290,7 @@ class ProgramJudge:
         limits, time_s = program_limits(problem, self.limits, lang)
         if time_limit_s is not None:
             time_s = time_limit_s + lang.startup_s
-        stop = problem.contest.stop_at_first_failure and not self.all_tests
+        stop = self.fail_fast or (problem.contest.stop_at_first_failure and not self.all_tests)
         digest = hashlib.sha256(submission.code.encode("utf-8", "surrogatepass")).hexdigest()[:16]
         sources = {lang.program_file(submission.code): submission.code}
         retried = False
