@@ -108,3 +108,46 @@ def test_memory_bomb_is_memory_limit_under_load_with_both_workers_busy(bomb, hos
         assert result.verdict is Verdict.MEMORY_LIMIT, (result.verdict, result.message)
         assert all(t.verdict is Verdict.MEMORY_LIMIT for t in result.tests), [
             (t.verdict, t.message) for t in result.tests]
+
+
+STARVED = """
+    import os, time
+    def next_number(n):
+        os.sched_setaffinity(0, {0})  # on the CPU the hogs hold: runnable, rarely running
+        start = time.process_time()
+        while time.process_time() - start < 0.3:
+            pass
+        return n + 1
+"""
+
+
+def test_a_test_the_machine_starves_is_not_a_timeout():
+    """Stopped by the wall clock's hard cap while it waited for a CPU nearly all the time:
+    the load's fault, reported as sandbox_error (retried, never counted against the
+    candidate), not a timeout."""
+    if os.geteuid() != 0:
+        pytest.skip("the process sandbox measures candidates as root")
+    from judge.sandbox.process import ProcessSandbox
+
+    # each hog in a session (so a scheduling group) of its own, all on CPU 0: the candidate's
+    # group gets about 1/33 of that CPU
+    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"], start_new_session=True)
+            for _ in range(32)]
+    try:
+        for hog in hogs:
+            os.sched_setaffinity(hog.pid, {0})
+        problem = problem_from_data({**PROBLEM.model_dump(exclude_none=True),
+                                     "correctness_test_suite": [
+                                         {"input": {"n": 1}, "expected_output": [2]}]},
+                                    "<starved>")
+        limits = Limits(time_limit_s=1.0, memory_mb=256, wall_factor=1.0, wall_extra_s=0.2)
+        with ProcessSandbox(size=1) as sandbox:
+            executor = Executor(sandbox, limits, reference_timing=False)
+            result = executor.judge(problem, Submission(textwrap.dedent(STARVED),
+                                                        "next_number"))
+    finally:
+        for hog in hogs:
+            hog.kill()
+            hog.wait()
+    assert result.verdict is Verdict.SANDBOX_ERROR, (result.verdict, result.message)
+    assert "too loaded" in result.message

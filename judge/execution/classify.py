@@ -161,6 +161,11 @@ def classify(record: Mapping[str, Any], index: int, job: Job,
 
 def _timeout(record: Mapping[str, Any], index: int, job: Job) -> Classified:
     limits = job.limits
+    if record.get("starved") and record.get("limit") == R.LIMIT_WALL:
+        # stopped by the wall clock's hard cap while its own time (less the time it waited
+        # for a CPU) was within the limit: the machine's load, not the candidate (retried)
+        return (Verdict.SANDBOX_ERROR, "the machine was too loaded to judge this test (it "
+                "waited %.3gs for a CPU)" % float(record.get("waited_s") or 0.0))
     if record.get("budget_s") is not None:
         if record.get("limit") == R.LIMIT_WALL:
             wall = limits.budget_wall(job.budget_s or 0.0)

@@ -77,6 +77,7 @@ def supervise(pid, result_fd, job, test, started, cap=None, phases=None, me=None
     except (AttributeError, OSError):
         pidfd = None
     peak, waited_end, stopped_phase, tasks_peak = 0, 0.0, None, 0
+    starved = False  # stopped by the hard cap only: the machine gave it no CPU (not its doing)
     next_check = time.monotonic() + POLL_S
     while True:
         now = time.monotonic()
@@ -147,8 +148,10 @@ def supervise(pid, result_fd, job, test, started, cap=None, phases=None, me=None
                 killed_for = "memory"
             elif now >= min(deadline + waited - waited_base, hard_deadline):
                 killed_for = "wall"
+                starved = now < deadline + waited - waited_base
             elif total_deadline is not None and now >= min(total_deadline + waited, total_hard):
                 killed_for, by_total = "wall", True
+                starved = now < total_deadline + waited
             elif cpu > cpu_limit:
                 killed_for, by_total = "cpu", cpu_by_total
         if killed_for is not None:
@@ -219,6 +222,8 @@ def supervise(pid, result_fd, job, test, started, cap=None, phases=None, me=None
         outcome["limit"] = killed_for
         if by_total:
             outcome["by_total"] = True  # the whole child's limit, not the test's own
+        if starved and killed_for == "wall":
+            outcome["starved"] = True
         return outcome, lines
     if os.WIFSIGNALED(status):
         number = os.WTERMSIG(status)
