@@ -120,6 +120,21 @@ def test_the_worker_writes_statuses_only_through_the_vocabulary():
         assert _statuses(path) == set(), path.name
 
 
+def test_the_judge_side_names_statuses_by_the_vocabulary():
+    """The sandbox and execution layers, which read records, compare statuses with the
+    vocabulary's constants, never with a literal (a typo there would silently never match)."""
+    literal = re.compile(r"""["'](%s)["']""" % "|".join(sorted(records.STATUSES)))
+    found = []
+    for folder in ("sandbox", "execution"):
+        for path in sorted((ROOT / "judge" / folder).glob("*.py")):
+            if path.name in ("records.py", "wire.py"):
+                continue
+            for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+                if "status" in line and literal.search(line):
+                    found.append("%s:%d" % (path.relative_to(ROOT), number))
+    assert not found, found
+
+
 def test_the_vocabulary_is_consistent():
     assert records.CHILD < records.HARNESS <= records.STATUSES
     assert records.WORKER <= records.STATUSES

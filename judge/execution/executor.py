@@ -18,7 +18,7 @@ from dataclasses import replace
 from typing import Any
 
 from judge import languages
-from judge.sandbox import wire
+from judge.sandbox import records, wire
 from judge.candidates.submission import Submission
 from judge.execution import classify
 from judge.execution.checkers import CheckerPool, CheckOutcome
@@ -196,7 +196,7 @@ class Executor:
         times = []
         for index in range(count):
             record = report.records.get(index)
-            if record is None or record.get("status") != "returned":
+            if record is None or record.get("status") != records.RETURNED:
                 return None  # an unusable reference gives no timing, not a wrong one
             times.append(float(record.get("cpu_s", 0.0)))
         return times

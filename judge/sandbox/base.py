@@ -349,7 +349,7 @@ class WorkerSession:
                     index = _running(job, report)
                     if index < len(job.tests):
                         report.records[index] = {
-                            "event": "test", "index": index, "status": "malformed",
+                            "event": "test", "index": index, "status": records.MALFORMED,
                             "message": "malformed result: %s" % exc}
                         return report
                 self._lost(report, started, str(exc), blame_candidate=False)
