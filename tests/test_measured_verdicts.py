@@ -5,7 +5,8 @@
   ``std::bad_alloc``), and neither is a Java thread bomb stopped by the process limit
   (runtime_error, saying so); real memory bombs still are (measured);
 - a SIGXCPU a candidate sends itself at ~0 s of CPU is runtime_error, not timeout (Python and
-  C++); a CPU burner is still timeout;
+  C++); a CPU burner is still timeout; so is a self-sent SIGXFSZ (not output_limit), while a
+  file written to the size limit still is output_limit;
 - a Python candidate whose source holds a lone surrogate in a string (its exception's
   message) compiled and ran: runtime_error, not compile_error.
 """
@@ -42,6 +43,35 @@ CASES = {
         def next_number(n):
             os.kill(os.getpid(), signal.SIGXCPU)
         """, Verdict.RUNTIME_ERROR, ["SIGXCPU", "under the"]),
+    ("python", "self_sigxfsz"): ("""
+        import os, signal
+        def next_number(n):
+            os.kill(os.getpid(), signal.SIGXFSZ)
+        """, Verdict.RUNTIME_ERROR, ["SIGXFSZ"]),
+    ("python", "file_flood"): ("""
+        def next_number(n):
+            with open("big.bin", "wb") as handle:
+                while True:
+                    handle.write(b"x" * 10000)
+        """, Verdict.OUTPUT_LIMIT, []),
+    ("python", "tmp_file_flood"): ("""
+        def next_number(n):
+            with open("/tmp/judge-measured-flood", "wb") as handle:
+                while True:
+                    handle.write(b"x" * 10000)
+        """, Verdict.OUTPUT_LIMIT, []),
+    ("cpp", "file_flood"): ("""
+        #include <cstdio>
+        long long next_number(long long n) {
+            std::FILE* f = std::fopen("big.bin", "wb");
+            static char block[10000];
+            while (true) std::fwrite(block, 1, sizeof block, f);
+        }
+        """, Verdict.OUTPUT_LIMIT, []),
+    ("cpp", "self_sigxfsz"): ("""
+        #include <csignal>
+        long long next_number(long long n) { std::raise(SIGXFSZ); return n + 1; }
+        """, Verdict.RUNTIME_ERROR, ["SIGXFSZ"]),
     ("python", "cpu_burner"): ("""
         def next_number(n):
             while True:

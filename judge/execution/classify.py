@@ -206,8 +206,13 @@ def _signaled(record: Mapping[str, Any], index: int, job: Job,
     if name == "SIGKILL" and (record.get("oom_kill") or oom_killed):
         return Verdict.MEMORY_LIMIT, "killed by the out-of-memory killer"
     if name == "SIGXFSZ":
-        return (Verdict.OUTPUT_LIMIT, "wrote more than %d KiB (output or file size limit)"
-                % limits.output_kb)
+        # the kernel sends it to a write past the file size limit, a process can send it to
+        # itself: only output or a file at the limit (the worker looked) says which
+        if record.get("output_capped") or record.get("file_capped"):
+            return (Verdict.OUTPUT_LIMIT, "wrote more than %d KiB (output or file size limit)"
+                    % limits.output_kb)
+        return (Verdict.RUNTIME_ERROR, "killed by SIGXFSZ with no output or file at the %d KiB "
+                "limit (the program sent it)" % limits.output_kb)
     if name == "SIGXCPU":
         # the kernel sends it past the CPU rlimit (above the test's limit); a process can
         # also send it to itself: only the clock says which

@@ -132,3 +132,25 @@ def _wipe(directory, keep=None):
         except OSError:
             pass
 
+
+
+def _file_reached(directories, size, budget=20000):
+    """Is a regular file of at least ``size`` bytes anywhere below ``directories``? Searched
+    iteratively (no recursion a deep tree could exhaust), at most ``budget`` entries."""
+    stack = list(directories)
+    while stack and budget > 0:
+        try:
+            entries = list(os.scandir(stack.pop()))
+        except OSError:
+            continue
+        for entry in entries:
+            budget -= 1
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append(entry.path)
+                elif entry.is_file(follow_symlinks=False) and \
+                        entry.stat(follow_symlinks=False).st_size >= size:
+                    return True
+            except OSError:
+                continue
+    return False

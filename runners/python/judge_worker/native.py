@@ -320,7 +320,7 @@ class NativeWorker(Worker):
         elif raw is not None:
             record.update(_parse_child_result(raw, exit_code, NATIVE_FIELDS, marked=marked))
         self._classify(record, capture_fd)
-        self._after_child(record, oom_before, capture_fd, job)
+        self._after_child(record, oom_before, capture_fd, job, workdir)
         if record.get("output_capped") and record.get("status") != RETURNED:
             # the file size limit stopped its output; some runtimes (Go, Node) ignore SIGXFSZ
             # and go on failing to write, then die of something else: the cause is the output

@@ -6,7 +6,7 @@ import os
 import time
 
 from .child import compile_candidate, run_batch_child, run_child
-from .files import _candidate_environment, _remove_tree, _reset_capture, _wipe
+from .files import _candidate_environment, _file_reached, _remove_tree, _reset_capture, _wipe
 from .records import (
     BUDGET_SPENT,
     EXITED,
@@ -253,13 +253,14 @@ class Worker:
         if raw is not None:
             marked, raw = _split_mark(raw)
             record.update(_parse_child_result(raw, exit_code, marked=marked))
-        self._after_child(record, oom_before, capture_fd, job)
+        self._after_child(record, oom_before, capture_fd, job, workdir)
         return record
 
-    def _after_child(self, record, before, capture_fd, job):
+    def _after_child(self, record, before, capture_fd, job, workdir=None):
         """What the worker learns after any child: leftovers killed, OOM kills, whether the
         process limit refused it a process or thread (``before``: the counters of
-        ``_counters`` before the child ran), output."""
+        ``_counters`` before the child ran), output, and for a death by SIGXFSZ whether a
+        file it could write (in ``workdir`` or the wiped folders) reached the size limit."""
         leftovers = kill_leftovers(self.me)
         if leftovers:
             record["leftovers"] = leftovers
@@ -280,6 +281,12 @@ class Worker:
             record["stdout_head"] = os.pread(capture_fd, 512, 0).decode("utf-8", "replace")
             if printed >= job["output_bytes"]:
                 record["output_capped"] = True
+        if record.get("signal") == "SIGXFSZ" and not record.get("output_capped"):
+            # the kernel sends it to a write past the file size limit; a process can send it
+            # to itself too: only a file at the limit says which
+            places = ([workdir] if workdir else []) + list(self.wipe_dirs)
+            if _file_reached(places, job["output_bytes"]):
+                record["file_capped"] = True
 
     def _run_batch(self, job, code, capture_fd, workdir, args):
         """All tests in one child (see run_batch_child). Returns the records it produced:
@@ -358,7 +365,7 @@ class Worker:
                 record["own"] = True  # stopped, or died, while this very test ran
             records.append(record)
         if records:
-            self._after_child(records[-1], oom_before, capture_fd, job)
+            self._after_child(records[-1], oom_before, capture_fd, job, workdir)
             if records[-1].get("output_capped"):
                 # the batch's tests share one capture file: which of them printed is not
                 # known, so from the first test on none is a pass (nor a failure) of its own
