@@ -76,7 +76,7 @@ CASES = {
         def next_number(n):
             while True:
                 n += 1
-        """, Verdict.TIMEOUT, ["CPU time limit"]),
+        """, Verdict.TIMEOUT, []),  # CPU, or wall-clock on a loaded machine
     ("python", "lone_surrogate"): ('''
         def next_number(n):
             raise ValueError("bad \ud800 value")
