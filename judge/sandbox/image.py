@@ -7,9 +7,10 @@ The sandbox image is built without any registry (see :mod:`judge.sandbox.build`)
    ``debootstrap --variant=minbase`` and ``docker import``ed as
    ``judge-base-<language>:<recipe hash>`` (recipe: ``sandboxes/<language>/base.json``).
 2. The *sandbox* image, ``judge-sandbox-<language>:<definition hash>``, from
-   ``sandboxes/<language>/Dockerfile`` with ``runners/<language>/`` copied to
-   ``/opt/judge/runner/``. The tag is a content hash of both folders and the base recipe, so a
-   changed definition means a new tag and ``image_ready()`` reports the old one as stale.
+   ``sandboxes/<language>/Dockerfile`` with the worker (``runners/python/``, the same for every
+   language: :func:`judge.sandbox.harness.worker_files`) copied to ``/opt/judge/runner/``. The
+   tag is a content hash of both and the base recipe, so a changed definition means a new tag
+   and ``image_ready()`` reports the old one as stale.
 
 This module is the bottom of the Docker side: :mod:`judge.sandbox.build` makes images,
 :mod:`judge.sandbox.maintenance` explains (``doctor``) and tidies (``gc``) them.
