@@ -170,7 +170,7 @@ def finish_compile(lang: Any, build: Build, key: str, report: JobReport,
     info.pop("artifact", None)
     if not report.compiled and info and report.infra_error is None:
         status = info.get("status")
-        if status in ("timeout", "memory") or info.get("signal"):
+        if status in (records.TIMEOUT, records.MEMORY) or info.get("signal"):
             report.compile_error = "the compiler was stopped (%s)" % (
                 info.get("signal") or status)
             report.compile_line = None
