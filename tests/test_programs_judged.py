@@ -477,3 +477,37 @@ def test_reading_past_the_end_of_input_never_hangs(executor, tmp_path):
     tty = executor.judge(problem, Submission("print(open('/dev/tty').read())\n", "", None,
                                              "python"))
     assert tty.verdict is Verdict.RUNTIME_ERROR, tty.message  # no terminal to wait on
+
+
+class _Reports(_Counting):
+    def run(self, job):
+        report = super().run(job)
+        self.reports.append((job.id, report.recycle))
+        return report
+
+
+def test_a_validator_job_retires_its_worker_and_python_runs_as_python3_would(sandbox, tmp_path):
+    """The worker that ran an output validator held the answers: it is replaced, so no later
+    candidate forked from it finds them in memory. Python programs run in the worker's own
+    interpreter (no start-up per test) exactly as ``python3 main.py args``."""
+    from judge.execution.programs import ProgramJudge
+    from judge.languages.jobs import CompileCache
+
+    (tmp_path / "v.py").write_text(VALIDATOR)
+    problem = _problem(tmp_path, checker={"type": "validator", "validator": "v.py"},
+                       tests=[{"name": "t", "stdin": "1 2\n", "expected": "3\n", "args": ["1", "2"]}])
+    box = _Reports(sandbox)
+    box.reports = []
+    judge = ProgramJudge(box, Limits(time_limit_s=1.0), CompileCache())
+    main = ("import sys, threading\n"
+            "def late():\n    print(sum(map(int, sys.argv[1:])), end='')\n"
+            "if __name__ == '__main__':\n    threading.Thread(target=late).start()\n")
+    result = judge.judge(problem, Submission(main, "", None, "python"))
+    assert result.verdict is Verdict.PASS, result.message
+    assert [(job.startswith("validator-"), recycle) for job, recycle in box.reports] == \
+        [(False, False), (True, True)]
+    raised = judge.judge(problem, Submission("raise ValueError('boom')\n", "", None, "python"))
+    assert raised.verdict is Verdict.RUNTIME_ERROR and "exit code 1" in raised.message
+    assert "ValueError: boom" in raised.message
+    said = judge.judge(problem, Submission("import sys\nsys.exit('bye')\n", "", None, "python"))
+    assert said.verdict is Verdict.RUNTIME_ERROR and "exit code 1: bye" in said.message

@@ -22,6 +22,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import re
 import signal
 import time
 from dataclasses import replace
@@ -139,6 +140,8 @@ def wire_build(lang: Any, sources: dict[str, str], memory_mb: int, cache: Compil
                       json.dumps(build.files, sort_keys=True), json.dumps(build.compile),
                       json.dumps(build.run), json.dumps(build.env, sort_keys=True))
     wire = build.to_wire()
+    if lang.program_in_worker:
+        wire["in_worker"] = build.candidate_file
     wire.update(program=True, compile_memory_bytes=max(2048, memory_mb) << 20,
                 compile_cpu_s=COMPILE_CPU_S, compile_wall_s=COMPILE_WALL_S)
     artifact = cache.get(key) if cache is not None else None
@@ -149,9 +152,14 @@ def wire_build(lang: Any, sources: dict[str, str], memory_mb: int, cache: Compil
 
 def sandbox_job(job_id: str, lang: Any, sources: dict[str, str], specs: list[dict[str, Any]],
                 limits: Limits, time_s: float, cache: CompileCache | None, sandbox: str,
-                stop: bool = False, budget_s: float | None = None
+                stop: bool = False, budget_s: float | None = None, confidential: bool = False
                 ) -> tuple[Job, Build, str]:
+    """A program job. ``confidential``: it carries expected answers (an output validator's
+    job), so its worker is replaced afterwards: no later candidate forked from that worker
+    can find them in its memory."""
     wire, build, key = wire_build(lang, sources, limits.memory_mb, cache, sandbox)
+    if confidential:
+        wire["confidential"] = True
     tests = [TestInput(spec, time_s, limits.wall_limit(time_s) + lang.startup_s)
              for spec in specs]
     job = Job(id=job_id, code="", function="", tests=tests, limits=limits,
@@ -189,9 +197,25 @@ def _signal_number(name: Any) -> int | None:
         return None
 
 
+_EXCEPTION = re.compile(r"^(?:[\w$]+\.)*[\w$]*(?:Error|Exception)\b")
+
+
 def _stderr(record: dict[str, Any]) -> str:
-    head = cut(str(record.get("stderr_head") or ""), 200)
-    return ": " + head if head else ""
+    """The telling line of what a program printed as it died: a Python traceback's last
+    line, else the first line naming an error or exception, else the first line."""
+    head = str(record.get("stderr_head") or "")
+    tail = str(record.get("stderr_tail") or head)
+    lines = [line for line in head.splitlines() if line.strip()]
+    if not lines:
+        return ""
+    picked = None
+    if "Traceback (most recent call last)" in head:
+        last = [line for line in tail.splitlines()
+                if line.strip() and not line.startswith((" ", "\t"))]
+        picked = last[-1] if last else None
+    if picked is None:
+        picked = next((line for line in lines if _EXCEPTION.match(line.strip())), lines[0])
+    return ": " + cut(picked, 200)
 
 
 def run_verdict(record: dict[str, Any], limits: Limits, time_s: float, report: JobReport
@@ -527,7 +551,8 @@ class ProgramJudge:
             specs.append({"stdin": _b64(outputs[index]), "files": files, "feedback": FEEDBACK,
                           "argv": [INPUT, ANSWER, FEEDBACK + "/", *checker.validator_flags]})
         job, build, key = sandbox_job("validator-" + problem.identifier, lang, sources,
-                                      specs, limits, time_s, self.cache, self.sandbox.name)
+                                      specs, limits, time_s, self.cache, self.sandbox.name,
+                                      confidential=True)
         report = finish_compile(lang, build, key, self.sandbox.run(job), self.cache)
         if report.infra_error:
             # our failure, not the candidate's: the tests are not judged

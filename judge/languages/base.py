@@ -110,6 +110,9 @@ class Language:
     image = "native"
     #: the host's tools the process sandbox needs: (name, version command)
     tools: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    #: a whole program runs in the worker's own interpreter (forked, no start-up per test)
+    #: instead of its run command
+    program_in_worker = False
     #: the file extensions of its source files (a package's submissions)
     source_extensions: tuple[str, ...] = ()
     #: CPU seconds a runtime needs to start (JVM, Node) added to each test's limits

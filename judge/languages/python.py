@@ -42,6 +42,7 @@ class Python(Language):
     title = "Python 3"
     extension = "py"
     source_extensions = ("py", "py3")
+    program_in_worker = True
     fence_tags = tuple(sorted(tag for tag in PYTHON_TAGS if tag))
     comment = "#"
     default = True

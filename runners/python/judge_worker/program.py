@@ -90,10 +90,13 @@ def _stdin_fd(data):
     return fd
 
 
-def _program_child(job, limits, command, env, stdin_fd, out_fd, err_fd, workdir, error_fd):
+def _program_child(job, limits, command, env, stdin_fd, out_fd, err_fd, workdir, error_fd,
+                   in_worker=None):
     """In the forked child: a session of its own, stdin/stdout/stderr, no other descriptor,
-    the candidate's user, its work directory, the rlimits, then exec. A set-up or exec
-    failure is reported on ``error_fd`` (close-on-exec: silent when the exec works)."""
+    the candidate's user, its work directory, the rlimits, then exec (or, for a Python
+    program run by the worker's own interpreter, ``in_worker``: its path, run here as
+    ``__main__``). A set-up or exec failure is reported on ``error_fd`` (close-on-exec:
+    silent when the exec works)."""
     try:
         os.setsid()
         try:
@@ -117,11 +120,77 @@ def _program_child(job, limits, command, env, stdin_fd, out_fd, err_fd, workdir,
         # recursion is common in contest solutions); the memory limit still bounds it
         stack = _within_hard(resource.RLIMIT_STACK, job["memory_bytes"])
         resource.setrlimit(resource.RLIMIT_STACK, (stack, stack))
+        if in_worker is not None:
+            os.close(error_fd)
+            _run_python(in_worker, command[2:])  # never returns (command: python3 main argv)
         os.execve(command[0], command, env)
     except BaseException as exc:
         _write_raw(error_fd, ("cannot start %s: %s" % (command[0], _safe_str(exc)))[:300]
                    .encode("utf-8", "replace"))
     os._exit(3)
+
+
+def _run_python(path, argv):
+    """Run a Python program in this (forked) interpreter as ``python3 path argv...`` would:
+    ``__main__``, fresh standard streams on descriptors 0-2, ``sys.exit`` and uncaught
+    exceptions as exit codes, non-daemon threads and ``atexit`` handlers awaited. The
+    interpreter start-up (tens of milliseconds a test) is the worker's, paid once."""
+    import builtins
+    import io
+    import sys
+    import types
+
+    status = 0
+    sys.stdin = sys.__stdin__ = io.TextIOWrapper(io.BufferedReader(io.FileIO(0, "r")),
+                                                 encoding="utf-8")
+    sys.stdout = sys.__stdout__ = io.TextIOWrapper(io.BufferedWriter(io.FileIO(1, "w")),
+                                                   encoding="utf-8")
+    sys.stderr = sys.__stderr__ = io.TextIOWrapper(io.FileIO(2, "w"), encoding="utf-8",
+                                                   errors="backslashreplace",
+                                                   write_through=True)
+    sys.argv = [path] + list(argv)
+    sys.path[0:0] = [os.path.dirname(path)]
+    sys.setrecursionlimit(1000)
+    main = types.ModuleType("__main__")
+    main.__dict__.update(__file__=path, __builtins__=builtins, __cached__=None)
+    sys.modules["__main__"] = main
+    try:
+        with open(path, "rb") as handle:
+            source = handle.read()
+        exec(compile(source, path, "exec", dont_inherit=True), main.__dict__)
+    except SystemExit as exc:
+        status = _exit_status(exc.code)
+    except BaseException as exc:
+        import traceback
+
+        # the program's own frames, not this function's
+        traceback.print_exception(type(exc), exc, exc.__traceback__.tb_next)
+        status = 1
+    try:
+        if "threading" in sys.modules:
+            sys.modules["threading"]._shutdown()
+        import atexit
+
+        atexit._run_exitfuncs()
+        sys.stdout.flush()
+    except SystemExit as exc:
+        status = _exit_status(exc.code)
+    except BaseException:
+        status = status or 120  # what python3 does when it cannot flush its output
+    os._exit(status)
+
+
+def _exit_status(code):
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code & 0xFF
+    try:
+        sys_stderr = __import__("sys").stderr
+        sys_stderr.write("%s\n" % (code,))
+    except BaseException:
+        pass
+    return 1
 
 
 def _command(build, builddir, workdir, argv):
@@ -192,8 +261,9 @@ def run_test(worker, job, index, test, limits, build, capture_fd, builddir, work
     if pid == 0:
         os.close(error_read)
         os.close(quiet_read)
+        in_worker = build.get("in_worker")
         _program_child(job, limits, command, env, stdin_fd, out_fd, capture_fd, workdir,
-                       error_write)
+                       error_write, os.path.join(builddir, in_worker) if in_worker else None)
         os._exit(4)  # not reached
     os.close(error_write)
     os.close(quiet_write)
@@ -223,6 +293,10 @@ def run_test(worker, job, index, test, limits, build, capture_fd, builddir, work
         if errors:
             record["stderr_head"] = os.pread(capture_fd, STDERR_HEAD, 0).decode(
                 "utf-8", "replace")
+            if errors > STDERR_HEAD:  # where a Python traceback says what was raised
+                record["stderr_tail"] = os.pread(
+                    capture_fd, STDERR_HEAD, min(errors, job["output_bytes"]) - STDERR_HEAD
+                ).decode("utf-8", "replace")
             if errors >= job["output_bytes"]:
                 record["output_capped"] = True
         if feedback:
@@ -242,7 +316,9 @@ def run_program_job(worker, job):
     capture_path = os.path.join(worker.workroot, ".capture-%d" % worker.me)
     capture_fd = os.open(capture_path, os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o600)
     os.unlink(capture_path)
-    recycle = False
+    # a job with expected answers (an output validator's) leaves them in this process's
+    # memory, which every later forked child would inherit: the worker is replaced after it
+    recycle = bool(build.get("confidential"))
     try:
         try:
             record, go_on = worker._build(job, build, capture_fd, builddir)
