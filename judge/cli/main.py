@@ -317,8 +317,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("prompts", help="render prompts as a model sees them")
     p.add_argument("suite", metavar="SUITE", help="a problem file or a folder of them")
     p.add_argument("--genericize", action="store_true", help="genericize every prompt")
-    p.add_argument("--language", choices=("python", "js", "cpp", "go", "rust", "java"),
-                   default="python", help="the language the prompt asks for")
+    p.add_argument("--language", choices=("python", "js", "cpp", "go", "rust", "java", "c"),
+                   default="python", help="the language the prompt asks for (c: program "
+                   "problems only)")
     p.add_argument("--format", choices=("jsonl", "markdown"), default="jsonl")
     p.add_argument("--output")
     p.set_defaults(func=cmd_prompts)
@@ -327,7 +328,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("suite", metavar="SUITE", help="a problem file or a folder of them: the "
                    "problems the solutions' problem_id name")
     p.add_argument("--solutions", required=True, help="a JSON Lines file, or 'optimal'")
-    p.add_argument("--language", choices=("python", "js", "cpp", "go", "rust", "java"),
+    p.add_argument("--language", choices=("python", "js", "cpp", "go", "rust", "java", "c"),
                    default="python", help="language of solutions lines that name none (and "
                    "of the reference solutions with --solutions optimal)")
     p.add_argument("--output", help="results file (JSON Lines), written as results come; "
