@@ -511,3 +511,16 @@ def test_a_validator_job_retires_its_worker_and_python_runs_as_python3_would(san
     assert "ValueError: boom" in raised.message
     said = judge.judge(problem, Submission("import sys\nsys.exit('bye')\n", "", None, "python"))
     assert said.verdict is Verdict.RUNTIME_ERROR and "exit code 1: bye" in said.message
+
+
+def test_under_the_contest_rule_a_hanging_validator_costs_one_test(executor, tmp_path):
+    (tmp_path / "v.py").write_text(VALIDATOR)
+    tests = [{"name": str(i), "stdin": "1 2\n", "expected": "3\n"} for i in range(5)]
+    problem = _problem(tmp_path, checker={"type": "validator", "validator": "v.py"},
+                       validator_limits={"time_limit_s": 1, "output_kb": 64}, tests=tests,
+                       contest={"stop_at_first_failure": True})
+    result = executor.judge(problem, Submission("print('hang')\n", "", None, "python"))
+    assert result.verdict is Verdict.WRONG_ANSWER
+    assert "output validator failed: timed out" in result.tests[0].message
+    assert len(result.extra["problem_errors"]) == 1  # the others were never validated
+    assert all(t.message.startswith("not run: test 1 failed") for t in result.tests[1:])

@@ -31,7 +31,8 @@ from typing import Any
 
 from judge import languages
 from judge.candidates.submission import extract_fenced
-from judge.execution.program_verdicts import (ProgramCheck, ValidatorRun, cut, output_verdict,
+from judge.execution.program_verdicts import (ACCEPT, ProgramCheck, ValidatorRun, cut,
+                                              output_verdict,
                                               validator_verdict)
 from judge.execution.verdicts import CandidateResult, TestResult, Verdict, overall
 from judge.languages.base import Build, code_digest
@@ -49,6 +50,8 @@ VALIDATOR_MEMORY_MB = 2048
 #: the validator's view of the test: file names in its work directory
 INPUT, ANSWER, FEEDBACK = "input", "answer", "feedback"
 _MESSAGE = 300
+#: under the contest rule, an output after the first one the validator rejected
+_NOT_VALIDATED = ProgramCheck(Verdict.WRONG_ANSWER, "not validated: an earlier test failed")
 
 
 def program_submission(problem: Any, candidate: Any) -> Any:
@@ -158,8 +161,8 @@ def sandbox_job(job_id: str, lang: Any, sources: dict[str, str], specs: list[dic
     job), so its worker is replaced afterwards: no later candidate forked from that worker
     can find them in its memory."""
     wire, build, key = wire_build(lang, sources, limits.memory_mb, cache, sandbox)
-    if confidential:
-        wire["confidential"] = True
+    if confidential:  # an output validator's job: 42 accepts (a stop is at anything else)
+        wire.update(confidential=True, accept_exit=ACCEPT)
     tests = [TestInput(spec, time_s, limits.wall_limit(time_s) + lang.startup_s)
              for spec in specs]
     job = Job(id=job_id, code="", function="", tests=tests, limits=limits,
@@ -436,7 +439,7 @@ class ProgramJudge:
             else:
                 outputs[index] = _output(record)
                 results[index] = TestResult(index, Verdict.PASS, seconds)
-        problem_errors = self._check(problem, outputs, results)
+        problem_errors = self._check(problem, outputs, results, stop)
         final: list[TestResult] = []
         failed: TestResult | None = None
         for index in range(total):
@@ -461,7 +464,7 @@ class ProgramJudge:
     # ---- output checking --------------------------------------------------------------------
 
     def _check(self, problem: ProgramProblem, outputs: dict[int, bytes],
-               results: dict[int, TestResult]) -> list[str]:
+               results: dict[int, TestResult], stop: bool = False) -> list[str]:
         """Check every output that came back; returns the problem errors (validator failures)."""
         if not outputs:
             return []
@@ -473,7 +476,7 @@ class ProgramJudge:
                                        test.name or str(index + 1))
                 self._apply(results, index, check)
             return []
-        checks = self.validate(problem, outputs)
+        checks = self.validate(problem, outputs, stop)
         errors = []
         for index, check in checks.items():
             self._apply(results, index, check)
@@ -486,10 +489,12 @@ class ProgramJudge:
         old = results[index]
         results[index] = TestResult(index, check.verdict, old.time_s, check.message)
 
-    def validate(self, problem: ProgramProblem, outputs: dict[int, bytes]
+    def validate(self, problem: ProgramProblem, outputs: dict[int, bytes], stop: bool = False
                  ) -> dict[int, ProgramCheck]:
         """Run the problem's output validator on each candidate output (one sandbox job for
-        all of them, the validator compiled once per problem through the compile cache)."""
+        all of them, the validator compiled once per problem through the compile cache).
+        With ``stop`` (the contest rule) validation ends at the first output it rejects (or
+        fails on): a crafted output cannot make every test cost the validator's time limit."""
         order = sorted(outputs)
         names = [problem.tests[i].name or str(i + 1) for i in order]
 
@@ -529,13 +534,17 @@ class ProgramJudge:
             size += weight
             if size >= CHUNK_BYTES or position == len(order) - 1:
                 checks.update(self._validate(problem, group, outputs, lang, sources, limits,
-                                             time_s))
+                                             time_s, stop))
                 group, size = [], 0
+                if stop and any(checks[i].verdict is not Verdict.PASS for i in checks):
+                    for rest in order[position + 1:]:
+                        checks[rest] = _NOT_VALIDATED
+                    break
         return checks
 
     def _validate(self, problem: ProgramProblem, order: list[int], outputs: dict[int, bytes],
-                  lang: Any, sources: dict[str, str], limits: Limits, time_s: float
-                  ) -> dict[int, ProgramCheck]:
+                  lang: Any, sources: dict[str, str], limits: Limits, time_s: float,
+                  stop: bool = False) -> dict[int, ProgramCheck]:
         """One sandbox job of the validator over some of the outputs."""
         names = [problem.tests[i].name or str(i + 1) for i in order]
         specs = []
@@ -552,7 +561,7 @@ class ProgramJudge:
                           "argv": [INPUT, ANSWER, FEEDBACK + "/", *checker.validator_flags]})
         job, build, key = sandbox_job("validator-" + problem.identifier, lang, sources,
                                       specs, limits, time_s, self.cache, self.sandbox.name,
-                                      confidential=True)
+                                      stop=stop, confidential=True)
         report = finish_compile(lang, build, key, self.sandbox.run(job), self.cache)
         if report.infra_error:
             # our failure, not the candidate's: the tests are not judged
@@ -563,9 +572,13 @@ class ProgramJudge:
                 str(report.compile_error), 300)
             return {i: ProgramCheck(Verdict.WRONG_ANSWER, "test %s: %s" % (n, message),
                                     "test %s: %s" % (n, message)) for i, n in zip(order, names)}
-        checks = {}
+        checks: dict[int, ProgramCheck] = {}
         for position, (index, name) in enumerate(zip(order, names)):
             record = report.records.get(position)
+            if record is None and stop and any(c.verdict is not Verdict.PASS
+                                               for c in checks.values()):
+                checks[index] = _NOT_VALIDATED  # the validator stopped at an earlier test
+                continue
             died = report.died_reason if report.died_during == position else None
             checks[index] = validator_verdict(validator_run(record, died), name)
         return checks

@@ -223,9 +223,11 @@ def _feedback(folder):
     return found
 
 
-def _failed(record):
-    return record.get("status") != EXITED or record.get("exit_code") != 0 or \
-        record.get("output_capped")
+def _failed(record, build):
+    """Whether a run failed: stopped, capped, or an exit code other than the one that
+    accepts (0 for a program; 42 for an output validator, ``accept_exit``)."""
+    return record.get("status") != EXITED or \
+        record.get("exit_code") != build.get("accept_exit", 0) or record.get("output_capped")
 
 
 def run_test(worker, job, index, test, limits, build, capture_fd, builddir, workdir):
@@ -349,7 +351,7 @@ def run_program_job(worker, job):
             recycle = recycle or record.get("leftovers", 0) < 0
             if record["status"] in (SETUP_ERROR, SPOILED):
                 break
-            if job.get("stop_on_failure") and _failed(record):
+            if job.get("stop_on_failure") and _failed(record, build):
                 break
     finally:
         os.close(capture_fd)
