@@ -21,6 +21,7 @@ from judge.importers.kattis_files import (
     read_domjudge_ini,
     read_statement,
     submission_language,
+    submission_source,
 )
 from judge.problem.program import RunInput, load_program, program_from_data
 
@@ -235,6 +236,17 @@ def test_submission_language_details(tmp_path):
     assert submission_language(tmp_path / "new.py") == "python"
     assert submission_language(folder) == "cpp"
     assert submission_language(mixed) is None
+    # the file compiled: a folder's one code file; notes beside it are not sources; a
+    # header or a second code file makes a multi-file program (not judged yet)
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "sol.java").write_text("")
+    (notes / "README").write_text("")
+    (notes / "data.txt").write_text("")
+    assert submission_source(notes) == notes / "sol.java"
+    assert submission_source(tmp_path / "old.py") == tmp_path / "old.py"
+    assert submission_source(folder) is None and submission_source(mixed) is None
+    assert submission_source(tmp_path / "missing") is None
 
 
 def test_a_program_problem_round_trips_through_json(packages, tmp_path):

@@ -358,6 +358,42 @@ def test_verify_lists_a_submission_in_the_wrong_folder(tmp_path, capsys):
     assert "WRONG" in out and "goodbye.js: expected pass, got wrong_answer on test 1" in out
 
 
+def test_verify_judges_a_submission_folder_by_its_one_code_file(tmp_path, capsys):
+    """Real packages (DOMjudge's and BAPCtools' example problems) hold submission folders: a
+    source with notes or data beside it is judged by its one code file (the other files are
+    not sources); a folder of several code files is a multi-file program: listed, not judged."""
+    import shutil
+
+    from judge.cli.main import main
+
+    package = tmp_path / "hello"
+    shutil.copytree(KATTIS / "hello", package)
+    accepted = package / "submissions" / "accepted"
+    single = accepted / "with-notes.c"
+    single.mkdir()
+    (single / "hello.c").write_text(
+        '#include <stdio.h>\nint main(void){puts("Hello World!");return 0;}\n')
+    (single / "NOTES.txt").write_text("not a source: int main(void){ this would not compile\n")
+    wrong = package / "submissions" / "wrong_answer" / "in-a-folder.py"
+    wrong.mkdir()
+    (wrong / "main.py").write_text("print('Goodbye')\n")
+    multi = accepted / "two-files.py"
+    multi.mkdir()
+    (multi / "main.py").write_text("from helper import text\nprint(text)\n")
+    (multi / "helper.py").write_text("text = 'Hello World!'\n")
+    assert main(["verify", str(package), "--sandbox", "process", "--jobs", "2", "--json"]) == 0
+    import json
+
+    outcome = json.loads(capsys.readouterr().out)["packages"][0]
+    verdicts = {Path(s["file"]).name: (s["verdict"], s["agrees"])
+                for s in outcome["submissions"]}
+    assert verdicts["with-notes.c"] == ("pass", True)
+    assert verdicts["in-a-folder.py"] == ("wrong_answer", True)
+    assert "two-files.py" not in verdicts
+    assert any("two-files.py: not judged (several code files" in line
+               for line in outcome["log"]), outcome["log"]
+
+
 def test_memory_bombs_and_forged_records(executor, tmp_path):
     problem = _problem(tmp_path, limits={"time_limit_s": 2, "memory_mb": 128, "output_kb": 64})
     hog = executor.judge(problem, Submission(

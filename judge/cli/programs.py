@@ -40,7 +40,7 @@ def _judge_all(judge: Any, problem: Any, items: list[Any], jobs: int,
     from judge.execution.executor import Submission
 
     def one(item: Any) -> Any:
-        code = item.path.read_text(encoding="utf-8", errors="replace")
+        code = item.source.read_text(encoding="utf-8", errors="replace")
         return judge.judge(problem, Submission(code, "", None, item.language),
                            time_limit_s=time_limit_s, model=str(item.path))
 
@@ -93,7 +93,7 @@ def measure_imported(paths: list[str], output: Path, sandbox_kind: str, jobs: in
         judge = ProgramJudge(sandbox, executor.limits, executor.compile_cache)
         for package in todo:
             accepted = [s for s in package.submissions if s.folder == "accepted" and s.judged
-                        and s.path.is_file()]
+                        and s.source is not None]
             limit = _time_limit(judge, package, accepted, jobs, log)
             if limit is None:
                 continue
@@ -106,6 +106,14 @@ def measure_imported(paths: list[str], output: Path, sandbox_kind: str, jobs: in
     return log
 
 
+def _why_skipped(item: Any) -> str:
+    if not item.judged:
+        return item.language or "unknown language"
+    if not item.expected_verdict:
+        return "its folder has no single verdict"
+    return "several code files: multi-file programs are not judged yet"
+
+
 def verify_package(judge: Any, package: Any, jobs: int) -> dict[str, Any]:
     from judge.execution.program_verdicts import check_submission
 
@@ -116,12 +124,10 @@ def verify_package(judge: Any, package: Any, jobs: int) -> dict[str, Any]:
         outcome["not_verified"] = "; ".join(package.unsupported)
         return outcome
     items = [s for s in package.submissions if s.judged and s.expected_verdict and
-             s.path.is_file()]
+             s.source is not None]
     skipped = [s for s in package.submissions if s not in items]
     for item in skipped:
-        log.append("%s: not judged (%s)" % (item.path, item.language or "unknown language"
-                                            if not item.judged else "not a single file or "
-                                            "no single verdict"))
+        log.append("%s: not judged (%s)" % (item.path, _why_skipped(item)))
     accepted = [s for s in items if s.folder == "accepted"]
     limit = _time_limit(judge, package, accepted, jobs, log)
     outcome["time_limit_s"] = limit if limit is not None else package.problem.limits.time_limit_s

@@ -41,7 +41,8 @@ from judge.importers.base import Importer
 from judge.importers.kattis_data import DataReader
 from judge.importers.kattis_files import (JUDGED_LANGUAGES, YamlFile, as_args, as_number,
                                           read_domjudge_ini, read_statement, read_timelimit,
-                                          read_yaml, submission_language)
+                                          read_yaml, submission_language,
+                                          submission_source)
 from judge.importers.records import ImportReport, ProblemReport
 from judge.problem.program import (ContestRules, OutputChecker, ProgramLimits, ProgramProblem,
                                    Sample, TimeRule, check_program, checker_from_kattis_flags,
@@ -83,6 +84,11 @@ class Submission:
     @property
     def judged(self) -> bool:
         return self.language in JUDGED_LANGUAGES
+
+    @property
+    def source(self) -> Path | None:
+        """The file compiled: the submission, or a submission folder's one code file."""
+        return submission_source(self.path)
 
 
 @dataclass

@@ -254,3 +254,19 @@ def submission_language(path: Path) -> str | None:
     if found == {"c", "cpp"}:
         return "cpp"
     return found.pop() if len(found) == 1 else None
+
+
+def submission_source(path: Path) -> Path | None:
+    """The one source file the judge compiles for a submission: the file itself, or the
+    only source file of a submission folder. The other files of a folder that are not code
+    (notes, data: no extension the languages table knows) are not sources, as the format
+    says, and are left out; a folder with several code files (headers included: the
+    source may include them) is a multi-file program, which the judge does not run yet:
+    None."""
+    if path.is_file():
+        return path
+    if not path.is_dir():
+        return None
+    code = [p for p in sorted(path.rglob("*")) if p.is_file() and not p.name.startswith(".")
+            and (p.suffix if p.suffix == ".C" else p.suffix.lower()) in SUBMISSION_LANGUAGES]
+    return code[0] if len(code) == 1 else None
