@@ -277,3 +277,27 @@ def test_doctor_lists_plug_ins_and_survives_broken_ones(plugin_path):
     assert "NOT READY" in broken[0] and "the plug-in's check itself crashed" in broken[1]
     missing = text[text.index("missing-module"):].splitlines()
     assert "NOT READY" in missing[0] and "judge_plugin_nowhere" in missing[1]
+
+
+def test_the_command_line_takes_a_plug_ins_back_end_and_registered_names(plugin_path, tmp_path):
+    """--sandbox, --language and --executor take what the registries hold (a plug-in's back
+    end included) and suggest the closest name for a typo: no list of names in the CLI."""
+    suite = str(ROOT / "problems" / "basics" / "basics_pascal_row.json")
+    done = subprocess.run([sys.executable, "-m", "judge", "run", suite, "--solutions", "optimal",
+                           "--sandbox", "second-process", "--allow-unisolated", "--jobs", "1",
+                           "--no-output", "--format", "json"],
+                          capture_output=True, text=True, env=_env(plugin_path), timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "Traceback" not in done.stderr
+    assert '"pass": 1' in done.stdout.replace("\n", "") or '"pass":1' in done.stdout
+    helptext = subprocess.run([sys.executable, "-m", "judge", "run", "--help"],
+                              capture_output=True, text=True, env=_env(plugin_path), timeout=300)
+    assert "second-process" in helptext.stdout and "brainfork" in helptext.stdout
+    for flag, typo, suggestion in (("--sandbox", "dokcer", "docker"),
+                                   ("--language", "pyhton", "python"),
+                                   ("--executor", "lcoal", "local")):
+        bad = subprocess.run([sys.executable, "-m", "judge", "run", suite, "--solutions",
+                              "optimal", flag, typo], capture_output=True, text=True,
+                             env=_env(plugin_path), timeout=300)
+        assert bad.returncode == 2, bad.stderr
+        assert "did you mean %r?" % suggestion in bad.stderr and "Traceback" not in bad.stderr

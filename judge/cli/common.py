@@ -149,33 +149,51 @@ def int_in(lo: int, hi: int) -> Callable[[str], int]:
 
 
 class RegistryChoices:
-    """A registry's names as an option's ``choices``: checked by lookup, listed (which reads
-    the installed packages' entry points) only when help or a usage error shows them."""
+    """A registry's names (and any ``extra`` words such as ``auto``) as an option's
+    ``choices``: checked by lookup, listed (which reads the installed packages' entry points)
+    only when help or a usage error shows them."""
 
-    def __init__(self, registry: Any) -> None:
+    def __init__(self, registry: Any, extra: tuple[str, ...] = ()) -> None:
         self.registry = registry
+        self.extra = extra
 
     def __contains__(self, name: object) -> bool:
-        return name in self.registry
+        return name in self.extra or name in self.registry
 
     def __iter__(self) -> Any:
-        return iter(self.registry.names())
+        return iter([*self.extra, *self.registry.names()])
 
 
 def add_name_argument(parser: argparse.ArgumentParser, flag: str, registry: Any,
-                      **kwargs: Any) -> None:
+                      extra: tuple[str, ...] = (), **kwargs: Any) -> None:
     """An argument naming an entry of ``registry``: an alias becomes the registered name; an
     unknown name is a usage error that suggests the closest one (``unknown importer
     'humaneva' (did you mean 'humaneval'?)``)."""
 
     def lookup(text: str) -> str:
+        if text in extra:
+            return text
         try:
             return registry.canonical(text)
         except UnknownName as exc:
             raise argparse.ArgumentTypeError(str(exc)) from None
 
     lookup.__name__ = registry.kind  # argparse names the type in some messages
-    parser.add_argument(flag, type=lookup, choices=RegistryChoices(registry), **kwargs)
+    parser.add_argument(flag, type=lookup, choices=RegistryChoices(registry, extra), **kwargs)
+
+
+def add_language(parser: argparse.ArgumentParser, help: str, extra: tuple[str, ...] = (),
+                 default: str = "python") -> None:
+    """``--language NAME``: any registered language (aliases such as ``c++`` accepted)."""
+    from judge.languages import REGISTRY
+
+    add_name_argument(parser, "--language", REGISTRY, extra=extra, default=default, help=help)
+
+
+def add_executor(parser: argparse.ArgumentParser, help: str) -> None:
+    from judge.execution.executors import EXECUTORS
+
+    add_name_argument(parser, "--executor", EXECUTORS, default="local", help=help)
 
 
 # ---- option groups -------------------------------------------------------------------------
@@ -214,10 +232,18 @@ def limits(args: argparse.Namespace) -> Any:
                   output_kb=args.output_kb, budget_s=args.budget, budget_cap_s=args.budget_cap)
 
 
+def add_sandbox_choice(parser: argparse.ArgumentParser, **kwargs: Any) -> None:
+    """``--sandbox auto|NAME``: auto, or any registered sandbox back end."""
+    from judge.sandbox import BACKENDS
+
+    kwargs.setdefault("help", "auto: docker when an engine answers, else the process sandbox")
+    add_name_argument(parser, "--sandbox", BACKENDS, extra=("auto",), default="auto", **kwargs)
+
+
 def add_sandbox(parser: argparse.ArgumentParser, isolation: bool = True) -> None:
     """``--sandbox`` and ``--jobs`` (and, unless ``isolation=False``, ``--isolation`` and
     ``--allow-unisolated``)."""
-    parser.add_argument("--sandbox", choices=("auto", "process", "docker"), default="auto")
+    add_sandbox_choice(parser)
     parser.add_argument("--jobs", type=positive_int, default=os.cpu_count() or 1,
                         help="candidates judged at once (default: the CPU count, %(default)s)")
     if not isolation:

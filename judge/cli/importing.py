@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from judge import jsonl
-from judge.cli.common import EXIT_INPUT, EXIT_OK, add_name_argument, err
+from judge.cli.common import EXIT_INPUT, EXIT_OK, add_name_argument, add_sandbox_choice, err
 from judge.errors import InputError, Issue
 
 
@@ -39,8 +39,7 @@ def register(sub: Any) -> None:
                    help="kattis: leave a package without a published time limit without one "
                         "(by default its accepted submissions are measured here, in --sandbox, "
                         "and its format's rule sets it)")
-    p.add_argument("--sandbox", choices=("auto", "process", "docker"), default="auto",
-                   help="kattis: where accepted submissions are measured (%(default)s)")
+    add_sandbox_choice(p, help="kattis: where accepted submissions are measured (%(default)s)")
     p.add_argument("--verbose", "-v", action="store_true",
                    help="list every problem's conversion, not only the ones with remarks")
     p.set_defaults(func=cmd_import)

@@ -17,6 +17,8 @@ from judge.cli.common import (
     EXIT_SANDBOX,
     EXIT_USAGE,
     Parser,
+    add_executor,
+    add_language,
     add_limits,
     add_sandbox,
     err,
@@ -317,9 +319,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("prompts", help="render prompts as a model sees them")
     p.add_argument("suite", metavar="SUITE", help="a problem file or a folder of them")
     p.add_argument("--genericize", action="store_true", help="genericize every prompt")
-    p.add_argument("--language", choices=("python", "js", "cpp", "go", "rust", "java", "c"),
-                   default="python", help="the language the prompt asks for (c: program "
-                   "problems only)")
+    add_language(p, help="the language the prompt asks for (c: program problems only)")
     p.add_argument("--format", choices=("jsonl", "markdown"), default="jsonl")
     p.add_argument("--output")
     p.set_defaults(func=cmd_prompts)
@@ -328,9 +328,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("suite", metavar="SUITE", help="a problem file or a folder of them: the "
                    "problems the solutions' problem_id name")
     p.add_argument("--solutions", required=True, help="a JSON Lines file, or 'optimal'")
-    p.add_argument("--language", choices=("python", "js", "cpp", "go", "rust", "java", "c"),
-                   default="python", help="language of solutions lines that name none (and "
-                   "of the reference solutions with --solutions optimal)")
+    add_language(p, help="language of solutions lines that name none (and of the reference "
+                    "solutions with --solutions optimal)")
     p.add_argument("--output", help="results file (JSON Lines), written as results come; "
                    "default: judge-results/<solutions>-<UTC time>.jsonl (JUDGE_RESULTS_DIR "
                    "names another folder), printed at the end")
@@ -361,8 +360,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="judge every candidate, also one whose code, problem, language and "
                         "limits equal an earlier one's (by default such a duplicate gets "
                         "that one's result, with duplicate_of naming it)")
-    p.add_argument("--executor", choices=("local", "ray"), default="local",
-                   help="ray: judge on a Ray cluster, one warm sandbox per node (needs the "
+    add_executor(p, help="ray: judge on a Ray cluster, one warm sandbox per node (needs the "
                         "'ray' extra); --jobs is then per node")
     p.add_argument("--ray-address", metavar="ADDR", help="an existing cluster (e.g. "
                    "127.0.0.1:6379 or ray://head:10001); default: RAY_ADDRESS, else a local "
