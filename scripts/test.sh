@@ -146,7 +146,7 @@ docs() {
     if [ -f mkdocs.yml ]; then
         local site
         site="$(mktemp -d "${TMPDIR:-/tmp}/judge-site.XXXXXX")"
-        .venv/bin/python -m mkdocs build --strict --quiet --site-dir "$site"
+        NO_MKDOCS_2_WARNING=1 .venv/bin/python -m mkdocs build --strict --quiet --site-dir "$site"
         local rc=$?
         rm -rf "$site"
         return "$rc"
