@@ -100,15 +100,12 @@ if required and summary["docker_skipped"]:
 EOF
 }
 
-run_pytest() {  # run_pytest LANE ARGS...
+run_pytest() {  # run_pytest LANE ARGS... (never toggles set -e: a lane's failure is returned)
     local lane="$1"; shift
-    local summary rc
+    local summary rc=0
     summary="$(mktemp "${TMPDIR:-/tmp}/judge-test-summary.XXXXXX")"
     summaries+=("$summary")
-    set +e
-    JUDGE_TEST_SUMMARY="$summary" .venv/bin/python -m pytest -q -rs -p no:cacheprovider "$@"
-    rc=$?
-    set -e
+    JUDGE_TEST_SUMMARY="$summary" .venv/bin/python -m pytest -q -rs -p no:cacheprovider "$@" || rc=$?
     if [ "$rc" = 5 ]; then
         say "$lane: pytest collected no tests (exit 5): that is a failure, not a pass"
         return 1
@@ -119,25 +116,22 @@ run_pytest() {  # run_pytest LANE ARGS...
     return "$rc"
 }
 
-lane() {  # lane NAME COMMAND...: run one lane, time it, remember a failure
+lane() {  # lane NAME COMMAND...: run one lane, time it, remember a failure, go on
     local name="$1"; shift
-    local start rc
+    local start rc=0
     say "lane $name: starting"
     start=$(date +%s)
-    set +e
-    "$@"
-    rc=$?
-    set -e
+    "$@" || rc=$?
     local took=$(( $(date +%s) - start ))
     lane_times+="$(printf '  %-8s %5d s  %s' "$name" "$took" "$([ "$rc" = 0 ] && echo ok || echo "FAILED (exit $rc)")")"$'\n'
     say "lane $name: $took s, exit $rc"
     if [ "$rc" != 0 ] && [ "$overall" = 0 ]; then overall=$rc; fi
+    return 0
 }
 
 if [ "$#" -gt 0 ]; then
-    set +e
-    run_pytest selection "$@"
-    rc=$?
+    rc=0
+    run_pytest selection "$@" || rc=$?
     exit "$rc"
 fi
 
@@ -146,8 +140,8 @@ docs() {
     if [ -f mkdocs.yml ]; then
         local site
         site="$(mktemp -d "${TMPDIR:-/tmp}/judge-site.XXXXXX")"
-        NO_MKDOCS_2_WARNING=1 .venv/bin/python -m mkdocs build --strict --quiet --site-dir "$site"
-        local rc=$?
+        local rc=0
+        NO_MKDOCS_2_WARNING=1 .venv/bin/python -m mkdocs build --strict --quiet --site-dir "$site" || rc=$?
         rm -rf "$site"
         return "$rc"
     fi
@@ -156,11 +150,8 @@ docs() {
 self_check() {
     # test.sh itself (venv check, toolchains, docker, image build, pytest): a selection that
     # collects no test must fail with exit 1, never pass on pytest's exit 5
-    local out rc
-    set +e
-    out="$(bash scripts/test.sh -k no_test_is_named_like_this_zq 2>&1)"
-    rc=$?
-    set -e
+    local out rc=0
+    out="$(bash scripts/test.sh -k no_test_is_named_like_this_zq 2>&1)" || rc=$?
     if [ "$rc" = 1 ] && grep -q "collected no tests" <<<"$out"; then
         say "self: a selection that collects no test fails, as it should"
         return 0

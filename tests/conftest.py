@@ -32,7 +32,7 @@ PURE_MODULES = {
     "test_layering", "test_math_answers", "test_output_check", "test_passk_reports",
     "test_problem", "test_reference_match", "test_registry", "test_registries", "test_scoring",
     "test_scoring_edges_extraction", "test_types", "test_wire", "test_classify",
-    "test_statuses", "test_exceptions",
+    "test_report_compare", "test_program_problem", "test_program_verdicts", "test_cli_common",
 }
 
 

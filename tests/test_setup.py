@@ -104,11 +104,19 @@ def test_missing_paths_are_invalid_input_not_tracebacks(tmp_path):
     assert usage.returncode == 2
 
 
-def test_unreadable_output_folder_is_a_message(tmp_path):
+def test_unwritable_output_folder_is_a_message(tmp_path):
+    """A missing folder of --output is made; one that cannot be (a file stands where the
+    folder should be) is a message naming it and exit 1, never a traceback."""
+    (tmp_path / "not-a-dir").write_text("a file\n")
     proc = judge_cli("run", "problems", "--solutions", "optimal", "--sandbox", "process",
-                     "--jobs", "1", "--output", str(tmp_path / "missing-dir" / "results.jsonl"))
+                     "--jobs", "1", "--output", str(tmp_path / "not-a-dir" / "results.jsonl"))
     no_traceback(proc)
-    assert proc.returncode == 1 and "missing-dir" in proc.stderr, proc.stderr
+    assert proc.returncode == 1 and "not-a-dir" in proc.stderr, proc.stderr
+    made = judge_cli("run", "problems/basics/basics_pascal_row.json", "--solutions", "optimal",
+                     "--sandbox", "process", "--jobs", "1",
+                     "--output", str(tmp_path / "missing-dir" / "results.jsonl"))
+    assert made.returncode == 0, made.stderr
+    assert (tmp_path / "missing-dir" / "results.jsonl").read_text().count("\n") == 1
 
 
 # ---- the base image order, against the real engine ---------------------------------------------

@@ -236,7 +236,11 @@ def cmd_run(args: argparse.Namespace) -> int:
             " per node" if args.executor == "ray" else ""))
         output = None
         if output_path is not None:
-            output_path.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                output_path.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise InputError([Issue(str(output_path), "cannot make the results folder %s: %s"
+                                        % (output_path.parent, exc.strerror or exc))]) from None
             output = stack.enter_context(jsonl.open_write(output_path, append=args.resume,
                                                           notice=err))
         metadata = judge.run_metadata(suite=args.suite, problems=suite.problems,
