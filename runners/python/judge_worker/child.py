@@ -114,6 +114,20 @@ def _set_limits(job, test):
             pass
 
 
+def become_candidate(job, limits, workdir):
+    """The last step of every child's setup before candidate code (a function's test or a
+    whole program): no supplementary groups, the candidate's uid and gid for good (real,
+    effective and saved), its work directory, a private umask and the test's rlimits."""
+    uid = job.get("uid")
+    if uid is not None:
+        os.setgroups([])
+        os.setresgid(job["gid"], job["gid"], job["gid"])
+        os.setresuid(uid, uid, uid)
+    os.chdir(workdir)
+    os.umask(0o077)
+    _set_limits(job, limits)
+
+
 def _child_setup(job, limits, result_fd, capture_fd, workdir, keep_fd=None):
     """In a forked child, before any candidate code: a session of its own, output into the
     capped capture file, no descriptor but the result pipe, the candidate's user, its work
@@ -129,14 +143,7 @@ def _child_setup(job, limits, result_fd, capture_fd, workdir, keep_fd=None):
             os.closerange(low, fd)
             low = fd + 1
         os.closerange(low, 1 << 16)
-        uid = job.get("uid")
-        if uid is not None:
-            os.setgroups([])
-            os.setresgid(job["gid"], job["gid"], job["gid"])
-            os.setresuid(uid, uid, uid)
-        os.chdir(workdir)
-        os.umask(0o077)
-        _set_limits(job, limits)
+        become_candidate(job, limits, workdir)
     except BaseException as exc:  # our own setup failed: say so, never blame the candidate
         _write(result_fd, {"status": SETUP_ERROR, "message": _safe_str(exc)[:300]})
         os._exit(3)

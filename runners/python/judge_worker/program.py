@@ -27,7 +27,7 @@ import resource
 import stat
 import time
 
-from .child import _safe_str, _set_limits, _write_raw
+from .child import _safe_str, _write_raw, become_candidate
 from .files import _remove_tree, _reset_capture, _wipe
 from .native import _native_env, _within_hard
 from .records import BUDGET_SPENT, EXITED, SETUP_ERROR, SPOILED
@@ -108,14 +108,7 @@ def _program_child(job, limits, command, env, stdin_fd, out_fd, err_fd, workdir,
         os.dup2(err_fd, 2)
         os.closerange(3, error_fd)
         os.closerange(error_fd + 1, 1 << 16)
-        uid = job.get("uid")
-        if uid is not None:
-            os.setgroups([])
-            os.setresgid(job["gid"], job["gid"], job["gid"])
-            os.setresuid(uid, uid, uid)
-        os.chdir(workdir)
-        os.umask(0o077)
-        _set_limits(job, limits)
+        become_candidate(job, limits, workdir)
         # the stack may take the whole memory limit, as on Kattis and DOMjudge (deep
         # recursion is common in contest solutions); the memory limit still bounds it
         stack = _within_hard(resource.RLIMIT_STACK, job["memory_bytes"])
