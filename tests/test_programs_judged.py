@@ -259,6 +259,26 @@ def test_compile_errors_exit_codes_and_signals(executor, tmp_path):
     assert loop.verdict is Verdict.TIMEOUT
 
 
+
+def test_a_program_that_sends_itself_a_limit_signal_is_no_timeout_nor_output_limit(
+        executor, tmp_path):
+    """SIGXCPU at ~0 s of CPU and SIGXFSZ with nothing written are the program's own doing:
+    runtime_error, by the rule function tests follow (judge.execution.classify.signal_verdict);
+    the real limits still give timeout and output_limit."""
+    problem = _problem(tmp_path)
+    for language, code in (
+            ("python", "import os, signal\nos.kill(os.getpid(), signal.SIGXCPU)\n"),
+            ("c", "#include <signal.h>\nint main(void){raise(SIGXCPU);return 0;}"),
+            ("python", "import os, signal\nos.kill(os.getpid(), signal.SIGXFSZ)\n"),
+            ("c", "#include <signal.h>\nint main(void){raise(SIGXFSZ);return 0;}")):
+        result = executor.judge(problem, Submission(code, "", None, language))
+        assert result.verdict is Verdict.RUNTIME_ERROR, (language, code, result.message)
+        assert "the program sent it" in result.message, result.message
+    big_file = ("import os\nwith open('big', 'wb') as f:\n"
+                "    while True:\n        f.write(b'x' * 65536)\n")
+    written = executor.judge(problem, Submission(big_file, "", None, "python"))
+    assert written.verdict is Verdict.OUTPUT_LIMIT, written.message
+
 # ---- output validators under attack ---------------------------------------------------------
 
 VALIDATOR = """import sys, time

@@ -199,9 +199,12 @@ def _raised(record: Mapping[str, Any], job: Job) -> Classified:
     return Verdict.RUNTIME_ERROR, said
 
 
-def _signaled(record: Mapping[str, Any], index: int, job: Job,
-              oom_killed: bool) -> Classified:
-    limits = job.limits
+def signal_verdict(record: Mapping[str, Any], output_kb: int, time_limit_s: float,
+                   oom_killed: bool) -> Classified | None:
+    """The verdict of a death by a signal that a limit may have sent (an OOM kill, SIGXFSZ,
+    SIGXCPU), decided from what was measured, never from the signal alone: a program can send
+    itself any of them. The same rule for a function's test and a whole program's run; None
+    for any other signal."""
     name = text(record.get("signal"), 40)
     if name == "SIGKILL" and (record.get("oom_kill") or oom_killed):
         return Verdict.MEMORY_LIMIT, "killed by the out-of-memory killer"
@@ -210,18 +213,28 @@ def _signaled(record: Mapping[str, Any], index: int, job: Job,
         # itself: only output or a file at the limit (the worker looked) says which
         if record.get("output_capped") or record.get("file_capped"):
             return (Verdict.OUTPUT_LIMIT, "wrote more than %d KiB (output or file size limit)"
-                    % limits.output_kb)
+                    % output_kb)
         return (Verdict.RUNTIME_ERROR, "killed by SIGXFSZ with no output or file at the %d KiB "
-                "limit (the program sent it)" % limits.output_kb)
+                "limit (the program sent it)" % output_kb)
     if name == "SIGXCPU":
         # the kernel sends it past the CPU rlimit (above the test's limit); a process can
         # also send it to itself: only the clock says which
         cpu = number(record.get("cpu_s"))
-        limit = job.tests[index].time_limit_s
-        if cpu >= limit:
-            return Verdict.TIMEOUT, "exceeded the CPU time limit of %.3gs (SIGXCPU)" % limit
+        if cpu >= time_limit_s:
+            return (Verdict.TIMEOUT, "exceeded the CPU time limit of %.3gs (SIGXCPU)"
+                    % time_limit_s)
         return (Verdict.RUNTIME_ERROR, "killed by SIGXCPU after %.3gs of CPU, under the "
-                "%.3gs limit (the program sent it)" % (cpu, limit))
+                "%.3gs limit (the program sent it)" % (cpu, time_limit_s))
+    return None
+
+
+def _signaled(record: Mapping[str, Any], index: int, job: Job,
+              oom_killed: bool) -> Classified:
+    name = text(record.get("signal"), 40)
+    decided = signal_verdict(record, job.limits.output_kb, job.tests[index].time_limit_s,
+                             oom_killed)
+    if decided is not None:
+        return decided
     died = _runtime_out_of_memory(record, job)
     if died is not None:
         return died

@@ -31,6 +31,7 @@ from typing import Any
 
 from judge import languages
 from judge.candidates.submission import extract_fenced
+from judge.execution.classify import signal_verdict
 from judge.execution.program_verdicts import (ACCEPT, ProgramCheck, ValidatorRun, cut,
                                               output_verdict,
                                               validator_verdict)
@@ -228,7 +229,7 @@ def run_verdict(record: dict[str, Any], limits: Limits, time_s: float, report: J
     if status == records.BUDGET_SPENT:
         return Verdict.TIMEOUT, "not run: the candidate's time budget (%s s) was spent" % (
             record.get("budget_s"))
-    if record.get("output_capped") or record.get("signal") == "SIGXFSZ":
+    if record.get("output_capped") or record.get("file_capped"):
         # the cap was reached first, whatever came after (a runtime that ignores SIGXFSZ
         # and goes on failing to write until its time is up, or queues what it could not
         # write until its memory is full)
@@ -240,10 +241,9 @@ def run_verdict(record: dict[str, Any], limits: Limits, time_s: float, report: J
         return Verdict.TIMEOUT, "over the time limit (%.2f s %s)" % (time_s, which)
     if status == records.SIGNALED:
         name = str(record.get("signal"))[:40]
-        if name == "SIGXCPU":
-            return Verdict.TIMEOUT, "over the time limit (%.2f s CPU)" % time_s
-        if name == "SIGKILL" and (record.get("oom_kill") or report.oom_killed):
-            return Verdict.MEMORY_LIMIT, "killed by the out-of-memory killer"
+        decided = signal_verdict(record, limits.output_kb, time_s, report.oom_killed)
+        if decided is not None:
+            return decided
         return Verdict.RUNTIME_ERROR, "killed by %s%s" % (name, _stderr(record))
     if status == records.SETUP_ERROR:
         return Verdict.SANDBOX_ERROR, "the test could not be set up: %s" % cut(
