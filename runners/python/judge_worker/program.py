@@ -278,7 +278,8 @@ def run_test(worker, job, index, test, limits, build, capture_fd, builddir, work
         elif "status" not in record:
             record["status"] = EXITED
             record["exit_code"] = exit_code
-        worker._after_child(record, oom_before, out_fd, job, workdir)  # leftovers, OOM, output, files
+        # leftovers, OOM, output, files
+        worker._after_child(record, oom_before, out_fd, job, workdir)
         record.pop("stdout_head", None)
         size = os.fstat(out_fd).st_size
         record["stdout_bytes"] = size
