@@ -31,7 +31,7 @@ from judge.scoring.agreement import (
     quadratic_weighted_kappa,
     read_grades,
 )
-from judge.scoring.primitives import REL_EPS, numeric_tolerance, num_text, time_decay, within_tolerance
+from judge.scoring.primitives import ScoringError, numeric_tolerance, num_text, time_decay, within_tolerance
 from judge.scoring.reference_match import (
     JudgeQuestion,
     JudgeVerdict,
@@ -123,33 +123,78 @@ def test_jsonl_lines_depth_is_opt_in_and_located(tmp_path):
 def test_tolerance_boundary_is_inclusive_despite_binary_rounding():
     assert 1.1 - 1.0 > 0.1  # the reason: 0.10000000000000009
     assert numeric_tolerance(1.1, 1.0, 0.1).score == 1000
-    assert numeric_tolerance(0.3, 0.1 + 0.2, 0).score == 1000
     assert numeric_tolerance(100.01, 100.0, 0.01).score == 1000
     assert numeric_tolerance(-2.2, -2.0, 0.2).score == 1000
+    assert numeric_tolerance(2.2, -2.0, 4.2).score == 1000   # across zero
+    assert numeric_tolerance(2.2, -2.0, 4.19).score == 0
     assert numeric_tolerance([1.1, 2.2, 3.3], [1.0, 2.0, 3.0], 0.1).score == pytest.approx(1000 / 3)
+    assert numeric_tolerance(5, 4.5, 0.5).score == 1000      # int against float, on the boundary
+    assert numeric_tolerance(3, 3.0, 0).score == 1000
 
 
-def test_tolerance_epsilon_is_tiny_and_relative():
-    assert numeric_tolerance(1.1000001, 1.0, 0.1).score == 0       # a real excess is still out
-    assert numeric_tolerance(1.0 + 1e-9, 1.0, 0).score == 0
-    assert numeric_tolerance(1e20 + 5e7, 1e20, 0).score == 1000     # 5e7 <= 1e-12 * 1e20
-    assert numeric_tolerance(1e20 + 1e9, 1e20, 0).score == 0        # 1e9 > 1e8
-    assert within_tolerance(10, 10 + 10 * REL_EPS, 0) and not within_tolerance(10, 10 + 30 * REL_EPS, 0)
+# issue 23 item 5: the seed says ``|submission - ground_truth| <= tolerance``; a relative
+# epsilon let large numbers pass that differ by more than the tolerance
+@pytest.mark.parametrize(("s", "g", "tol", "want"), [
+    (10 ** 12, 10 ** 12 + 1, 0.5, 0),            # the issue's counter-examples
+    (10 ** 13, 10 ** 13 + 5, 0, 0),
+    (10 ** 12, 10 ** 12 + 1, 1, 1000),           # exactly on the boundary
+    (1e12, 10 ** 12 + 1, 0.5, 0),                # float against int
+    (1e12 + 1, 10 ** 12 + 1, 0, 1000),
+    (-(10 ** 13), -(10 ** 13) - 5, 4.999, 0),     # negative
+    (-(10 ** 13), -(10 ** 13) - 5, 5, 1000),
+    (1e20 + 5e7, 1e20, 0, 0),                    # no relative slack at any size
+    (1e20, 1e20, 0, 1000),
+    (1e308, -1e308, 1e308, 0),                   # the difference overflows a float: exact
+    (1e308, 1e308, 0, 1000),
+    (0.1 + 0.2, 0.3, 0, 0),                      # 0.30000000000000004 is not 0.3 at tolerance 0
+    (0.1 + 0.2, 0.3, 1e-16, 1000),
+    (1.0 + 1e-9, 1.0, 0, 0),
+    (1.1000001, 1.0, 0.1, 0),                    # a real excess is out
+    (1e-300, 0, 1e-300, 1000),                   # tiny numbers are not flushed either
+    (2e-300, 0, 1e-300, 0),
+    (0, -0.0, 0, 1000),
+])
+def test_tolerance_is_exact_at_every_magnitude(s, g, tol, want):
+    assert numeric_tolerance(s, g, tol).score == want
+    assert within_tolerance(s, g, tol) is bool(want)
+
+
+def test_tolerance_strings_and_booleans_are_not_numbers():
+    assert numeric_tolerance("3.5", 3.5, 1).score == 0          # "numeric values" only
+    assert "string" in numeric_tolerance("3.5", 3.5, 1).detail
+    assert numeric_tolerance(True, 1, 1).score == 0
+    assert numeric_tolerance([1, "2"], [1, 2], 1).score == 500
+    with pytest.raises(ScoringError):
+        numeric_tolerance(3.5, "3.5", 1)                         # the author's ground truth
+    for tol in (-1, -0.0 - 1e-9, float("nan"), float("inf"), "1", True):
+        with pytest.raises(ScoringError):
+            numeric_tolerance(1, 1, tol)
+
+
+def test_tolerance_arrays_fraction_by_default_all_or_nothing_on_request():
+    assert numeric_tolerance([1, 2, 3.6], [1, 2, 3], 0.5).score == pytest.approx(2000 / 3)
+    assert numeric_tolerance([1, 2, 3.6], [1, 2, 3], 0.5, array="all").score == 0
+    assert numeric_tolerance([1, 2, 3.5], [1, 2, 3], 0.5, array="all").score == 1000
+    assert numeric_tolerance([1, 2, 3, 4], [1, 2, 3], 0.5, array="all").score == 0   # lengths differ
+    assert numeric_tolerance([10 ** 12 + 1], [10 ** 12], 0.5).score == 0
 
 
 def test_huge_integers_compare_as_numbers_without_overflow():
     big = 10 ** 400
     assert numeric_tolerance(big, 1.0, 0.1).score == 0
     assert numeric_tolerance(big, big, 0).score == 1000
-    assert numeric_tolerance(big + 1, big, 0.5).score == 1000  # 1 <= 0.5 + 1e-12 * 1e400: relative
-    assert numeric_tolerance(big, big + 10 ** 380, 0).score == 1000   # within 1e-12 relative
+    assert numeric_tolerance(big + 1, big, 0.5).score == 0     # the difference is 1
+    assert numeric_tolerance(big + 1, big, 1).score == 1000
+    assert numeric_tolerance(big, big + 10 ** 380, 0).score == 0
     assert numeric_tolerance(big, 2 * big, 0).score == 0
     assert numeric_tolerance(-big, float("inf"), 0).score == 0
     assert numeric_tolerance([big, 1], [1.0, 1], 0).score == 500
     linear = numeric_tolerance(big, 1.0, 1.0, mode="linear")
     assert linear.score == 0 and "digits" in linear.detail
     assert numeric_tolerance(1.5, 1.0, 1.0, mode="linear").score == pytest.approx(500)
-    assert numeric_tolerance(1.1, 1.0, 0.1, mode="linear").score == pytest.approx(0, abs=1e-6)
+    assert numeric_tolerance(1.1, 1.0, 0.1, mode="linear").score == 0
+    assert numeric_tolerance(10 ** 12 + 1, 10 ** 12, 2, mode="linear").score == pytest.approx(500)
+    assert numeric_tolerance(10 ** 13 + 5, 10 ** 13, 0, mode="linear").score == 0
 
 
 def test_time_decay_with_huge_and_odd_times():

@@ -102,9 +102,10 @@ class NumericToleranceDimension(FieldDimension):
     primitive: Literal["numeric_tolerance"]
     tolerance: float = Field(ge=0, allow_inf_nan=False)
     mode: Literal["binary", "linear"] = "binary"
+    array: Literal["fraction", "all"] = "fraction"
 
     def compare(self, value: Any, expected: Any) -> PrimitiveScore:
-        return numeric_tolerance(value, expected, self.tolerance, mode=self.mode)
+        return numeric_tolerance(value, expected, self.tolerance, mode=self.mode, array=self.array)
 
 
 @PRIMITIVES.register("fuzzy_string")

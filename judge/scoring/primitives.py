@@ -18,19 +18,25 @@ Rules chosen where the documentation is silent or ambiguous (each one is tested)
 * **exact_match_ratio** divides by the length of the *expected* array: submission elements
   past its end are ignored, missing ones count as misses.  An empty expected array scores
   1000 only for an empty submission array.
-* **numeric_tolerance** is binary per number, and the boundary is inclusive *as written*:
-  ``|s - g| <= tolerance + REL_EPS * max(|s|, |g|, tolerance)`` with ``REL_EPS = 1e-12``,
-  so ``numeric_tolerance(1.1, 1.0, 0.1)`` scores 1000 although ``1.1 - 1.0`` is
-  ``0.10000000000000009`` in binary floating point (the decimals people write are not
-  exactly representable; the epsilon absorbs that rounding and nothing a tolerance could
-  mean).  Numbers are compared as numbers at any size: an integer of hundreds of digits is
-  compared exactly (``fractions.Fraction``), never converted to a float that overflows.
+* **numeric_tolerance** is binary per number: 1000 when ``|s - g| <= tolerance``, the seed's
+  rule *as written*, evaluated **exactly** on the numbers as they are written: an integer is
+  itself, a float is the shortest decimal that reads back as it (``repr``: ``1.1`` is
+  11/10, not the binary ``1.100000000000000088...``).  So ``numeric_tolerance(1.1, 1.0, 0.1)``
+  scores 1000 although ``1.1 - 1.0`` is ``0.10000000000000009`` in binary floating point,
+  ``10**12 + 1`` against ``10**12`` at tolerance 0.5 scores 0 (the difference is 1), and at
+  tolerance 0 only equal numbers score (``3 == 3.0``; ``0.1 + 0.2``, which prints as
+  ``0.30000000000000004``, is not ``0.3``).  There is no relative slack: a relative epsilon
+  grows with the numbers and lets ``10**13 + 5`` pass for ``10**13`` at tolerance 0.  Numbers
+  of any size are compared exactly (``fractions.Fraction``), never converted to a float that
+  overflows.  Negative numbers are numbers; a string, even ``"3.5"``, is not one (the seed's
+  "numeric values"; ``"3"`` is not ``3`` anywhere in this module), nor is a boolean.
   For arrays it scores the *fraction* of positions within tolerance (denominator: expected
   length, extra submission elements ignored, missing ones are misses, an empty expected
-  array scores 1000 only for an empty submission).  ``NaN`` is never within tolerance;
-  equal infinities are.  ``mode="linear"`` (the public implementation's decay) scores
-  ``1000 * max(0, 1 - |s - g| / tolerance)`` per number instead (a difference within the
-  epsilon counts as 0).
+  array scores 1000 only for an empty submission); ``array="all"`` is the all-or-nothing
+  reading (1000 only when the lengths agree and every position is within tolerance).
+  ``NaN`` is never within tolerance; equal infinities are.  ``mode="linear"`` (the public
+  implementation's decay) scores ``1000 * max(0, 1 - |s - g| / tolerance)`` per number
+  instead (an exact match scores 1000, also at tolerance 0).
 * **fuzzy_string** lower-cases (``str.casefold``), collapses whitespace, then scores
   ``difflib.SequenceMatcher(autojunk=False).ratio() * 1000``; two empty strings score 1000.
   difflib's ratio costs time quadratic in the lengths (48 s for two 32 KB strings), so above
@@ -54,6 +60,7 @@ import difflib
 import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from decimal import Decimal
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, Literal, NamedTuple
@@ -64,11 +71,6 @@ from judge import jsonl
 from judge.errors import InputError, JudgeError, json_location  # noqa: F401 (InputError re-exported)
 
 MAX_SCORE = 1000.0
-#: relative epsilon of the inclusive tolerance boundary (see the module docstring)
-REL_EPS = 1e-12
-#: below this magnitude numbers are compared in floating point (the epsilon dwarfs its
-#: rounding); above it, exactly, so nothing overflows
-_FLOAT_SAFE = 1e300
 
 
 class ScoringError(JudgeError, ValueError):
@@ -265,14 +267,18 @@ def num_text(x: Any, digits: int = 24) -> str:
     return repr(x)
 
 
+def exact_number(x: int | float | Fraction) -> Fraction:
+    """A finite number as the exact value it is written as: an int or a Fraction is itself, a
+    float is the shortest decimal that reads back as it (``repr``), so ``1.1`` is 11/10."""
+    if isinstance(x, float):
+        return Fraction(Decimal(repr(x)))
+    return Fraction(x)
+
+
 def within_tolerance(v: int | float, g: int | float, tolerance: int | float) -> bool:
-    """``|v - g| <= tolerance + REL_EPS * max(|v|, |g|, tolerance)`` for finite numbers,
-    exactly at any magnitude (see the module docstring)."""
-    if max(abs(v), abs(g), abs(tolerance)) <= _FLOAT_SAFE:
-        fv, fg, ft = float(v), float(g), float(tolerance)
-        return abs(fv - fg) <= ft + REL_EPS * max(abs(fv), abs(fg), ft)
-    xv, xg, xt = Fraction(v), Fraction(g), Fraction(tolerance)
-    return abs(xv - xg) <= xt + Fraction(REL_EPS) * max(abs(xv), abs(xg), xt)
+    """``|v - g| <= tolerance`` for finite numbers, exactly on the numbers as written (see the
+    module docstring): no relative slack, no overflow at any size."""
+    return abs(exact_number(v) - exact_number(g)) <= exact_number(tolerance)
 
 
 def _number_score(v: Any, g: Any, tolerance: float, mode: str) -> float | None:
@@ -284,22 +290,28 @@ def _number_score(v: Any, g: Any, tolerance: float, mode: str) -> float | None:
     if not (_is_finite(v) and _is_finite(g)):
         return 1.0 if v == g else 0.0
     if mode == "linear":
-        if within_tolerance(v, g, 0):
+        diff = abs(exact_number(v) - exact_number(g))
+        if diff == 0:
             return 1.0
         if tolerance == 0:
             return 0.0
-        ratio = abs(Fraction(v) - Fraction(g)) / Fraction(tolerance)
+        ratio = diff / exact_number(tolerance)
         return 0.0 if ratio >= 1 else float(1 - ratio)
     return 1.0 if within_tolerance(v, g, tolerance) else 0.0
 
 
 def numeric_tolerance(value: Any, expected: Any, tolerance: float, *,
-                      mode: Literal["binary", "linear"] = "binary") -> PrimitiveScore:
-    """1000 when ``|value - expected| <= tolerance``; for arrays the fraction within tolerance."""
-    if not (_is_number(tolerance) and _is_finite(tolerance) and tolerance >= 0):
+                      mode: Literal["binary", "linear"] = "binary",
+                      array: Literal["fraction", "all"] = "fraction") -> PrimitiveScore:
+    """1000 when ``|value - expected| <= tolerance``; for arrays the fraction within tolerance
+    (``array="all"``: 1000 only when every position is, 0 otherwise)."""
+    if not (_is_number(tolerance) and _is_finite(tolerance) and not _isnan(tolerance)
+            and tolerance >= 0):
         raise ScoringError(f"tolerance must be a finite number >= 0, got {num_text(tolerance)}")
     if mode not in ("binary", "linear"):
         raise ScoringError(f"numeric_tolerance mode must be 'binary' or 'linear', got {mode!r}")
+    if array not in ("fraction", "all"):
+        raise ScoringError(f"numeric_tolerance array must be 'fraction' or 'all', got {array!r}")
     if isinstance(expected, (list, tuple)):
         if not all(_is_number(g) for g in expected):
             raise ScoringError("ground truth for numeric_tolerance must hold numbers only")
@@ -313,6 +325,12 @@ def numeric_tolerance(value: Any, expected: Any, tolerance: float, *,
             s = _number_score(value[i], g, tolerance, mode) if i < len(value) else None
             total += s or 0.0
         score = total / len(expected) * MAX_SCORE
+        if array == "all":
+            ok = len(value) == len(expected) and total == len(expected)
+            size = "" if len(value) == len(expected) else f"; submission has {len(value)} elements"
+            return PrimitiveScore(MAX_SCORE if ok else 0.0,
+                                  f"{total:g}/{len(expected)} within tolerance {num_text(tolerance)} "
+                                  f"({mode}, all or nothing{size})")
         return PrimitiveScore(score, f"{total:g}/{len(expected)} within tolerance "
                                      f"{num_text(tolerance)} ({mode})")
     if not _is_number(expected):

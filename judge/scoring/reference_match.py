@@ -69,7 +69,6 @@ from __future__ import annotations
 
 import math
 import re
-import unicodedata
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol, runtime_checkable
@@ -77,74 +76,10 @@ from typing import Any, Literal, Protocol, runtime_checkable
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from judge.errors import JudgeError
+from judge.scoring.answers import (  # noqa: F401 (split_items: re-exported)
+    answer_text, coerce_answer, normalize_answer, normalized_items, split_items,
+)
 from judge.scoring.primitives import InputError, read_json, validation_message
-
-# --------------------------------------------------------------------------------------
-# Normalisation and splitting
-# --------------------------------------------------------------------------------------
-
-#: dashes and minus signs that mean "-" (NFKC leaves them apart)
-_DASHES = str.maketrans({"\u2212": "-", "\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2013": "-",
-                         "\u2019": "'", "\u2018": "'"})
-#: a quote pair around the whole answer is stripped (a lone quote or apostrophe is kept)
-_QUOTE_PAIRS = {'"': '"', "'": "'", "\u201c": "\u201d", "\u201e": "\u201c", "\u00ab": "\u00bb",
-                "\u2039": "\u203a", "\u300c": "\u300d", "\u300e": "\u300f"}
-#: markdown / LaTeX wrappers, stripped only in matching pairs (``**x**``, ``$x$``), longest first;
-#: a lone leading ``*`` (a reconstructed form, ``*kuru``) is kept
-_WRAPPERS = ("**", "__", "``", "$$", "*", "_", "`", "$")
-#: sentence punctuation stripped at the end ...
-_TRAILING = frozenset(".,;:\u3002\u3001")
-#: ... and at the start
-_LEADING = frozenset(",;:")
-#: an answer made only of these is empty
-_DECORATION = frozenset("*_`$\"'.,;: \u3002\u3001") | frozenset(_QUOTE_PAIRS.values())
-
-
-def _strip_decoration(s: str) -> str:
-    """The stripping loop of :func:`normalize_answer`, on two indices (no slicing per
-    step: linear time even for ``"kuru" + "." * 10**6``)."""
-    i, j = 0, len(s)
-    while True:
-        before = (i, j)
-        while i < j and (s[i].isspace() or s[i] in _LEADING):
-            i += 1
-        while j > i and (s[j - 1].isspace() or s[j - 1] in _TRAILING):
-            j -= 1
-        if j - i >= 2 and s[i] in _QUOTE_PAIRS and s[j - 1] == _QUOTE_PAIRS[s[i]]:
-            i, j = i + 1, j - 1
-        else:
-            for w in _WRAPPERS:
-                if j - i > 2 * len(w) and s.startswith(w, i, j) and s.endswith(w, i, j):
-                    i, j = i + len(w), j - len(w)
-                    break
-        if (i, j) == before:
-            return s[i:j]
-
-
-def normalize_answer(text: str) -> str:
-    """The comparison form of an answer, applied to *both* sides: what is stripped and what
-    is kept is listed in the module docstring (``"**Kuru.**"`` -> ``kuru``; ``-5``, ``5!``,
-    ``(a)`` stay as they are)."""
-    s = " ".join(unicodedata.normalize("NFKC", text).translate(_DASHES).casefold().split())
-    if all(ch in _DECORATION for ch in s):
-        return ""
-    return _strip_decoration(s)
-
-
-def split_items(value: str | list[Any]) -> list[str]:
-    """Raw items of a select entry: list items, or a string split on newlines/semicolons/commas."""
-    if isinstance(value, list):
-        return ["" if v is None else str(v) for v in value]
-    for sep in ("\n", ";", ","):
-        if sep in value:
-            return value.split(sep)
-    return [value]
-
-
-def normalized_items(value: str | list[Any]) -> list[str]:
-    """Normalised, non-empty, de-duplicated items in first-seen order (linear: a dict)."""
-    return list(dict.fromkeys(n for n in map(normalize_answer, split_items(value)) if n))
-
 
 def select_score(n_correct: int, n_given: int, reflen: int, minlen: int, maxlen: float) -> float:
     """The clamped select formula (see the module docstring)."""
@@ -224,7 +159,8 @@ class ReferenceEntry:
         return normalized_items(self.content)
 
 
-_PREFIX = re.compile(r"<\s*(fuzzy|select[^>]*)>", re.IGNORECASE)
+#: one prefix; whitespace before it is allowed (``<fuzzy> <select1,1,1>a; b`` has two prefixes)
+_PREFIX = re.compile(r"\s*<\s*(fuzzy|select[^>]*)>", re.IGNORECASE)
 _SELECT = re.compile(r"select\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+|inf)\s*", re.IGNORECASE)
 #: select lengths are item counts: more digits than this is a malformed reference
 _MAX_LENGTH_DIGITS = 6
@@ -243,7 +179,7 @@ def parse_reference_entry(key: str, raw: str) -> ReferenceEntry:
     while True:
         m = _PREFIX.match(rest)
         if not m:
-            if re.match(r"<\s*(fuzzy|select)", rest, re.IGNORECASE):
+            if re.match(r"\s*<\s*(fuzzy|select)", rest, re.IGNORECASE):
                 raise ReferenceFormatError(f"answer[{key!r}]: unterminated prefix in {_clip(raw)!r}")
             break
         body = m.group(1)
@@ -318,9 +254,10 @@ class SolverSolution(BaseModel):
     @field_validator("answer", mode="before")
     @classmethod
     def _numbers_to_text(cls, v: Any) -> Any:
+        # a number is read as its text, as score_entry does; other odd values are errors here
         def conv(x: Any) -> Any:
             if isinstance(x, (int, float)) and not isinstance(x, bool):
-                return str(x)
+                return answer_text(x)
             if isinstance(x, list):
                 return [conv(i) for i in x]
             return x
@@ -503,10 +440,26 @@ def maximum_matching(edges: list[list[int]], n_right: int) -> int:
     return size
 
 
-def score_entry(entry: ReferenceEntry, answer: str | list[str] | None,
+def score_entry(entry: ReferenceEntry | str, answer: Any,
                 judge: EquivalenceJudge | None = None, *, _log: _JudgeLog | None = None) -> EntryScore:
-    """Score one solver entry against a parsed reference entry (never raises on odd answers)."""
+    """Score one solver entry against a reference entry (parsed, or its raw string).
+
+    Never raises on odd answers: numbers, booleans, nested lists and objects are read as
+    text (:func:`coerce_answer`); a fuzzy question without a judge, or a judge that fails,
+    leaves the entry without a score (``error`` says why).  Only a malformed *reference*
+    string raises :class:`ReferenceFormatError`."""
+    if isinstance(entry, str):
+        entry = parse_reference_entry("answer", entry)
     log = _log or _JudgeLog(judge)
+    answer = coerce_answer(answer)
+    try:
+        return _score_entry(entry, answer, log)
+    except Exception as exc:  # noqa: BLE001 - a judge's failure is reported on its entry
+        return EntryScore(entry.key, entry.kind, None, entry.content, answer,
+                          "no verdict", error=f"{type(exc).__name__}: {str(exc)[:300]}")
+
+
+def _score_entry(entry: ReferenceEntry, answer: str | list[str] | None, log: _JudgeLog) -> EntryScore:
     if answer is None:
         return EntryScore(entry.key, entry.kind, 0.0, entry.content, None, "no answer")
     where = f"answer[{entry.key!r}]"
