@@ -39,16 +39,43 @@ def test_renaming_for():
     assert renaming.mapping == {"word_count": "func", "text": "arg1", "limit": "arg2"}
 
 
-def test_rename_text_whole_words_only():
+def test_rename_text_renames_code_never_plain_words():
     mapping = renaming_for("count_words", ["words", "n"]).mapping
     text = "Call `count_words(words, n)`: words is a list; keywords and n_max and wordsmith stay."
     out = rename_text(text, mapping)
-    assert out == "Call `func(arg1, arg2)`: arg1 is a list; keywords and n_max and wordsmith stay."
+    # in backticks it is code; "words is a list" is English and stays
+    assert out == "Call `func(arg1, arg2)`: words is a list; keywords and n_max and wordsmith stay."
+
+
+def test_rename_text_prose_word_equal_to_a_parameter_is_not_renamed():
+    """Issue 23 item 2: a parameter named like an English word."""
+    mapping = renaming_for("sort_copy", ["a"]).mapping
+    text = "Given a list a, return a sorted copy of a."
+    assert rename_text(text, mapping) == text
+    assert rename_text("Given a list `a`, call sort_copy(a); a = [2, 1] gives [1, 2].",
+                       mapping) == "Given a list `arg1`, call func(arg1); arg1 = [2, 1] gives [1, 2]."
+
+
+def test_rename_text_doctests_calls_and_code_spellings():
+    mapping = renaming_for("has_close_elements", ["numbers", "threshold"]).mapping
+    doc = ("Check if in given list of numbers, are any two numbers closer than threshold.\n"
+           ">>> has_close_elements([1.0, 2.0], threshold=0.5)\n"
+           "False\n"
+           "... numbers\n"
+           "0 <= threshold <= len(numbers); has_close_elements is the name\n")
+    assert rename_text(doc, mapping) == (
+        "Check if in given list of numbers, are any two numbers closer than threshold.\n"
+        ">>> func([1.0, 2.0], arg2=0.5)\n"
+        "False\n"
+        "... arg1\n"
+        "0 <= threshold <= len(arg1); func is the name\n")
+    camel = renaming_for("f", ["maxValue", "x2"]).mapping
+    assert rename_text("maxValue and x2 and value", camel) == "arg1 and arg2 and value"
 
 
 def test_rename_text_leaves_attribute_access():
     mapping = renaming_for("greet", ["name"]).mapping
-    assert rename_text("Use person.name and name.", mapping) == "Use person.name and arg1."
+    assert rename_text("Use person.name and `name`.", mapping) == "Use person.name and `arg1`."
 
 
 def test_rename_text_swaps_in_one_pass():
@@ -60,8 +87,8 @@ def test_rename_code_identifiers_docstrings_comments_but_not_data():
     mapping = renaming_for("greet", ["name", "times"]).mapping
     code = (
         'def greet(name, times):\n'
-        '    """Greet name, times times."""\n'
-        '    # repeat name\n'
+        '    """Greet `name`, times times: greet(name, times)."""\n'
+        '    # repeat name_\n'
         '    label = "name"\n'
         "    other = 'times'\n"
         '    person.name = name\n'
@@ -70,8 +97,8 @@ def test_rename_code_identifiers_docstrings_comments_but_not_data():
     out = rename_code(code, mapping)
     assert out == (
         'def func(arg1, arg2):\n'
-        '    """Greet arg1, arg2 arg2."""\n'
-        '    # repeat arg1\n'
+        '    """Greet `arg1`, times times: func(arg1, arg2)."""\n'
+        '    # repeat name_\n'
         '    label = "name"\n'
         "    other = 'times'\n"
         '    person.name = arg1\n'
@@ -82,8 +109,8 @@ def test_rename_code_identifiers_docstrings_comments_but_not_data():
 
 def test_rename_code_keeps_layout():
     mapping = renaming_for("f", ["x"]).mapping
-    code = "def f( x ):\n\n    return   x+1   # x\n"
-    assert rename_code(code, mapping) == "def func( arg1 ):\n\n    return   arg1+1   # arg1\n"
+    code = "def f( x ):\n\n    return   x+1   # x, `x`\n"
+    assert rename_code(code, mapping) == "def func( arg1 ):\n\n    return   arg1+1   # x, `arg1`\n"
 
 
 def test_rename_code_falls_back_for_broken_code():
@@ -91,6 +118,17 @@ def test_rename_code_falls_back_for_broken_code():
     out = rename_code("def f(x:\n    return x +\n", mapping)
     assert not word("x").search(out) and not word("f").search(out)
     assert "func(arg1" in out
+
+
+def test_rename_code_scopes_parameters_to_the_function():
+    """A helper of the prompt with a parameter of the same name keeps its own (HumanEval/38)."""
+    mapping = renaming_for("decode", ["s"]).mapping
+    code = ("def encode(s):\n    return s[::-1]\n\n\n"
+            "def decode(s):\n    \"\"\"Decode s, made by encode(s).\"\"\"\n    return encode(s)\n")
+    out = rename_code(code, mapping, scope="decode")
+    assert out == ("def encode(s):\n    return s[::-1]\n\n\n"
+                   "def func(arg1):\n    \"\"\"Decode s, made by encode(arg1).\"\"\"\n"
+                   "    return encode(arg1)\n")
 
 
 def test_rename_code_renames_inside_fstring_replacement_fields():
@@ -154,7 +192,7 @@ def test_to_json(divmod_problem):
 
 def test_input_code_and_additional_instructions_are_renamed():
     data = json.loads((DATA / "valid.json").read_text(encoding="utf-8"))
-    data["additional_instructions"] = "Do not import anything in split_div; divisor is never 0."
+    data["additional_instructions"] = "Do not import anything in split_div; `divisor` is never 0."
     data["prompts"][1]["input_code"] = (
         "def split_div(dividend, divisor):\n"
         "    # divisor may be negative\n"
@@ -162,11 +200,12 @@ def test_input_code_and_additional_instructions_are_renamed():
         "    return dividend / divisor, dividend % divisor\n")
     problem = problem_from_data(data, "ic.json")
     generic = render_prompt(problem, problem.prompt("generic")).prompt
-    assert "def func(arg1, arg2):\n    # arg2 may be negative\n    label = 'divisor'\n" in generic
+    # comments are prose: the English word stays, the code is renamed
+    assert "def func(arg1, arg2):\n    # divisor may be negative\n    label = 'divisor'\n" in generic
     assert "return arg1 / arg2, arg1 % arg2" in generic
-    assert "Do not import anything in func; arg2 is never 0." in generic
+    assert "Do not import anything in func; `arg2` is never 0." in generic
     plain = render_prompt(problem, problem.prompt("plain")).prompt
-    assert "Do not import anything in split_div; divisor is never 0." in plain
+    assert "Do not import anything in split_div; `divisor` is never 0." in plain
 
 
 def test_render_prompts_for_a_suite():

@@ -42,6 +42,9 @@ class Candidate:
     sample: int | None = None
     line: int | None = None
     language: str | None = None  # judge.languages.LANGUAGES; None: the run's default (python)
+    #: the reply answers the genericized prompt (``judge prompts --genericize``'s
+    #: ``genericized``); None: told by the prompt's own flag and the reply's names
+    genericized: bool | None = None
 
 
 def _defines(code: str, name: str) -> bool:
@@ -207,10 +210,13 @@ def _candidate_from(record: Any, file: str, line: int) -> tuple[Candidate | None
     language = record.get("language")  # checked against the known ones when judged
     if language is not None and not isinstance(language, str):
         return None, Issue(file, "language must be a string", line=line)
+    genericized = record.get("genericized")
+    if genericized is not None and not isinstance(genericized, bool):
+        return None, Issue(file, "genericized must be true or false", line=line)
     model = escape_surrogates(model) if model is not None else None
     prompt_id = escape_surrogates(prompt_id) if prompt_id is not None else None
     return Candidate(escape_surrogates(problem_id), solution, model, prompt_id, sample,
-                     line, language), None
+                     line, language, genericized), None
 
 
 #: A solutions line longer than this is reported as a bad line, not judged: a reply that

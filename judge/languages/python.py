@@ -18,7 +18,9 @@ import sys
 from typing import Any
 
 from judge.candidates.extract import PYTHON_TAGS, extract_code, with_completion_prefix
-from judge.candidates.submission import Submission, function_names, problem_prefix
+from judge.candidates.generic import answers_generic, generic_prefix
+from judge.candidates.submission import (GENERIC_FUNCTION, Submission, function_names,
+                                         problem_prefix)
 from judge.languages.base import (Build, Language, first_error, main_source, program_reference,
                                   source_files)
 from judge.problem.types import TypeSpec
@@ -60,10 +62,21 @@ class Python(Language):
         names = function_names(problem, candidate.prompt_id)
         code, note = extract_code(candidate.solution, names)
         prefix = problem_prefix(problem, candidate.prompt_id)
+        generic = False
         if prefix:
-            code, note = with_completion_prefix(code, prefix, problem.function_name)
+            # the frame the reply answers: the prompt as it is, or its genericized form
+            # (``func(arg1, ...)``, judge.candidates.generic); either way the prompt's code
+            # (imports, helpers) comes first, in the names the reply uses
+            prompt = problem.prompt(candidate.prompt_id)
+            told = getattr(candidate, "genericized", None)
+            asked = bool(told) or bool(prompt is not None and prompt.genericize)
+            generic = told is not False and answers_generic(problem, code, asked)
+            if generic:
+                prefix = generic_prefix(problem, prefix)
+            code, note = with_completion_prefix(
+                code, prefix, GENERIC_FUNCTION if generic else problem.function_name)
         defined = [n for n in names if self.defines(code, n)]
-        function = defined[0] if defined else names[0]
+        function = GENERIC_FUNCTION if generic else (defined[0] if defined else names[0])
         if function != problem.function_name:
             note = ("%s; " % note if note else "") + "judged as %s (generic name)" % function
         return Submission(code, function, note, self.name)

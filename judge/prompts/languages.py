@@ -67,7 +67,7 @@ def render_language_prompt(problem: Problem, prompt: Prompt, language: str,
         stub = lang.stub(function, names, params, returns, rename_text(doc, mapping))
         code = None  # the stub carries the docstring: no Python left to show
     elif code:
-        code = rename_code(code, mapping)
+        code = rename_code(code, mapping, scope=python_name)
     samples = []
     for case in prompt.sample_inputs_outputs:
         args = [lang.literal(from_json(case.input[p.name], spec), spec)

@@ -68,7 +68,7 @@ def render_prompt(problem: Problem, prompt: Prompt, genericize: bool | None = No
         renaming = renaming_for(function, names)
         mapping = renaming.mapping
         text = rename_text(text, mapping)
-        code = rename_code(code, mapping) if code else code
+        code = rename_code(code, mapping, scope=problem.function_name) if code else code
         extra = rename_text(extra, mapping) if extra else extra
         function = renaming.generic_function
         names = [mapping[n] for n in names]
