@@ -37,9 +37,11 @@ class NotExpressible(JudgeError, ValueError):
 
 #: a compact descriptor of a declared type, the same in every harness:
 #: i int, f float, s str, b bool, n None, L list, T tuple, V variadic tuple, S set, D dict,
-#: O optional
+#: O optional, A any (a tagged value: each harness reads it into its language's dynamic type,
+#: e.g. C++ ``std::any``, Java ``Object``, Go ``interface{}``, Rust ``Box<dyn Any>``, and
+#: writes a returned one by what it holds)
 _CODES = {"int": "i", "float": "f", "str": "s", "bool": "b", "none": "n", "list": "L",
-          "sequence": "L", "set": "S", "dict": "D", "optional": "O"}
+          "sequence": "L", "set": "S", "dict": "D", "optional": "O", "any": "A", "union": "A"}
 
 
 def descriptor(spec: TypeSpec) -> tuple[str, list[Any]]:
@@ -49,7 +51,7 @@ def descriptor(spec: TypeSpec) -> tuple[str, list[Any]]:
             return "V", [descriptor(spec.args[0])]
         return "T", [descriptor(a) for a in spec.args]
     if spec.kind == "union":
-        raise NotExpressible("a union type (%s)" % spec)
+        return "A", []
     code = _CODES.get(spec.kind)
     if code is None:
         raise NotExpressible("type %s" % spec)

@@ -9,12 +9,66 @@ from typing import Any
 from judge.languages.base import (Build, Language, NotExpressible, descriptor, first_error,
                                   float_literal, json_string, main_source, source_files)
 from judge.problem.types import TypeSpec
+from judge.resources import runner_dir
 
 PCH_DIR = "/usr/local/lib/judge-pch"
 #: whole programs (program problems): the usual contest flags
 PROGRAM_FLAGS = ("-O2", "-std=gnu++20", "-pipe", "-fmax-errors=5")
 _ERROR = re.compile(r"^(?P<file>[^\s:]+):(?P<line>\d+):(?:\d+:)? (?:fatal )?error: (?P<message>.*)$",
                     re.M)
+
+
+_SPECIFIERS = re.compile(r"\b(?:static|inline|constexpr|extern|friend|virtual|explicit|"
+                         r"\[\[\w+\]\])\s+")
+_COMMENTS = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
+
+
+def _split_top(text: str) -> list[str]:
+    """``text`` split at the commas outside brackets."""
+    parts, depth, start = [], 0, 0
+    for index, char in enumerate(text):
+        if char in "<([{":
+            depth += 1
+        elif char in ">)]}":
+            depth -= 1
+        elif char == "," and depth == 0:
+            parts.append(text[start:index])
+            start = index + 1
+    parts.append(text[start:])
+    return [p.strip() for p in parts if p.strip()]
+
+
+def definitions(code: str, name: str) -> list[tuple[str, list[str]]]:
+    """The free functions called ``name`` that ``code`` defines or declares: (return type,
+    parameter declarations without default values), in order; templates are left out."""
+    code = _COMMENTS.sub(" ", code)
+    pattern = re.compile(r"(?:^|[;}\n])\s*(?P<head>[\w:<>,\s*&]+?)\s*(?P<ref>[*&]*)\s*\b%s\s*"
+                         r"\((?P<params>[^()]*(?:\([^()]*\)[^()]*)*)\)\s*(?:noexcept\s*)?"
+                         r"(?=[{;])" % re.escape(name))
+    found = []
+    for match in pattern.finditer(code):
+        head = _SPECIFIERS.sub("", " " + match.group("head").strip() + " ").strip()
+        if not head or re.search(r"\b(template|return|else|new|delete|using|typedef)\b", head):
+            continue
+        params = [re.sub(r"\s*=.*$", "", p, flags=re.S)
+                  for p in _split_top(match.group("params"))]
+        found.append((head + match.group("ref"), [] if params == ["void"] else params))
+    return found
+
+
+def entry_point(code: str, name: str, arity: int) -> str:
+    """How the harness names the candidate's function: ``&name``, or, where ``name`` is
+    overloaded, the address cast to the prototype with the test's number of arguments (a
+    function type may keep its parameters' names)."""
+    found = definitions(code, name)
+    prototypes = {(r, tuple(p)) for r, p in found}
+    if len(prototypes) <= 1:
+        return "&" + name
+    fitting = [(r, p) for r, p in prototypes if len(p) == arity]
+    if len(fitting) != 1:
+        return "&" + name  # the compiler names the ambiguity
+    returns, params = fitting[0]
+    return "static_cast<%s (*)(%s)>(&%s)" % (returns, ", ".join(params), name)
 
 
 def _ty(desc: tuple[str, list[Any]]) -> str:
@@ -63,6 +117,8 @@ class Cpp(Language):
                                          self.type_name(spec.args[1], False))
         if kind == "optional":
             return "std::optional<%s>" % self.type_name(spec.args[0], False)
+        if kind in ("any", "union"):
+            return "std::any"
         raise NotExpressible("type %s has no C++ counterpart here" % spec)
 
     def param_type(self, spec: TypeSpec) -> str:
@@ -111,13 +167,16 @@ class Cpp(Language):
         # ``#line`` directives give the candidate's own line numbers in compiler messages
         source = self.render("main.cpp.j2", candidate_file=self.candidate_file, code=code,
                              harness_line=1, function=function,
+                             entry=entry_point(code, function, len(params)),
                              return_ty=_ty(descriptor(returns)))
+        shim = runner_dir(self.name) / "include" / "boost" / "any.hpp"
         return Build(
-            files={"main.cpp": source},
+            files={"main.cpp": source,
+                   "judge_include/boost/any.hpp": shim.read_text(encoding="utf-8")},
             # a precompiled <bits/stdc++.h> with these exact flags, where
             # scripts/ensure-toolchains.sh (or the image) made one; ignored where absent
             compile=[["/usr/bin/g++", "-std=c++17", "-O2", "-pipe", "-w", "-fmax-errors=5",
-                      "-I" + PCH_DIR, "-o", "prog", "main.cpp"]],
+                      "-I" + PCH_DIR, "-Ijudge_include", "-o", "prog", "main.cpp"]],
             run=["{build}/prog", "{args}"],
             artifacts=["prog"],
             line_offset=0,

@@ -9,12 +9,63 @@ import re
 import subprocess
 from typing import Any
 
-from judge.languages.base import (main_source, source_files, Build, Language, NotExpressible, descriptor, first_error,
-                                  float_literal, json_string, snake_to_camel, snake_to_pascal)
+from judge.languages.base import (Build, Language, NotExpressible, descriptor, first_error,
+                                  float_literal, json_string, main_source, snake_to_camel,
+                                  snake_to_pascal, source_files)
 from judge.problem.types import TypeSpec
 
 _ERROR = re.compile(r"^(?:\./)?(?P<file>[^\s:]+\.go):(?P<line>\d+):(?:\d+:)? (?P<message>.*)$", re.M)
 _MAIN = re.compile(r"^func\s+main\s*\(\s*\)", re.M)
+
+
+_IMPORT_BLOCK = re.compile(r"^[ \t]*import[ \t]*\(([^)]*)\)[ \t]*;?", re.M)
+_IMPORT_ONE = re.compile(r"^[ \t]*import[ \t]+((?:[\w.]+[ \t]+)?\"[^\"\n]+\")[ \t]*;?", re.M)
+_SPEC = re.compile(r"(?:([\w.]+)\s+)?\"([^\"\n]+)\"")
+_NOT_CODE = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|`[^`]*`|\'(?:\\.|[^\'\\\n])*\'', re.S)
+#: standard packages a candidate may use without importing them (HumanEval-X's Go
+#: declarations import them for the candidate; its evaluator adds those a solution uses)
+STANDARD = ("math", "strings", "strconv", "sort", "fmt", "bytes", "regexp", "math/rand",
+            "crypto/md5", "unicode", "time", "math/big", "container/heap", "errors",
+            "unicode/utf8", "encoding/hex", "math/bits", "slices", "maps", "reflect")
+
+
+def merge_imports(code: str) -> str:
+    """The candidate's import declarations made one that compiles: those it uses (by the
+    package's name before a dot, outside strings and comments) and the standard packages it
+    uses without importing them; blank (``_``) and dot imports stay. The removed lines stay
+    as empty lines and the import goes on the package line, so line numbers do not move."""
+    specs: list[tuple[str, str]] = []
+
+    def take(match: re.Match[str]) -> str:
+        for alias, path in _SPEC.findall(match.group(1)):
+            specs.append((alias, path))
+        return "\n" * match.group(0).count("\n")
+
+    body = _IMPORT_BLOCK.sub(take, code)
+    body = _IMPORT_ONE.sub(take, body)
+    plain = _NOT_CODE.sub(lambda m: "\n" * m.group(0).count("\n") + " ", body)
+
+    def used(name: str) -> bool:
+        return re.search(r"(?<![\w.])%s\s*\." % re.escape(name), plain) is not None
+
+    kept, names = [], set()
+    for alias, path in specs:
+        name = alias or path.rsplit("/", 1)[-1]
+        if (alias in ("_", ".") or used(name)) and (alias, path) not in kept:
+            kept.append((alias, path))
+            names.add(name)
+    for path in STANDARD:
+        name = path.rsplit("/", 1)[-1]
+        if name not in names and used(name) and not re.search(
+                r"\b(?:var|const|func|type)\s+%s\b|\b%s\s*:?=" % (name, name), plain):
+            kept.append(("", path))
+            names.add(name)
+    if not specs and len(kept) == 0:
+        return code
+    clause = "; import (%s)" % "; ".join(
+        ("%s %s" % (alias, json_string(path))).strip() for alias, path in kept) if kept else ""
+    return re.sub(r"^(\s*package\s+\w+)[ \t]*;?", lambda m: m.group(1) + clause, body,
+                  count=1, flags=re.M)
 
 
 def _ty(desc: tuple[str, list[Any]]) -> str:
@@ -59,6 +110,8 @@ class Go(Language):
             if len(inner) == 1:
                 return "[]" + inner.pop()  # a fixed tuple of one type: a slice
             raise NotExpressible("a tuple of mixed types (%s) inside a Go value" % spec)
+        if kind in ("any", "union"):
+            return "interface{}"
         raise NotExpressible("type %s has no Go counterpart here" % spec)
 
     def return_type_name(self, specs: list[TypeSpec]) -> str:
@@ -120,6 +173,7 @@ class Go(Language):
             code = "package main; " + code  # on the candidate's first line: lines stay
         else:
             code = re.sub(r"^(\s*)package\s+\w+", r"\1package main", code, count=1, flags=re.M)
+        code = merge_imports(code)
         # a main of the candidate's own gives way to the harness's
         return _MAIN.sub("func judgeCandidateOwnMain()", code)
 

@@ -107,6 +107,8 @@ class Java(Language):
                                     self.type_name(spec.args[1], False))
         if kind == "optional":
             return "Optional<%s>" % self.type_name(spec.args[0], False)
+        if kind in ("any", "union"):
+            return "Object"
         raise NotExpressible("type %s has no Java counterpart here" % spec)
 
     def signature(self, function, names, params, returns):

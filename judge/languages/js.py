@@ -54,6 +54,8 @@ class JavaScript(Language):
             return "Map<%s, %s>" % (self.type_name(key, False), self.type_name(value, False))
         if kind == "optional":
             return "%s|null" % self.type_name(spec.args[0], False)
+        if kind in ("any", "union"):
+            return "*"
         raise NotExpressible("type %s has no JavaScript counterpart here" % spec)
 
     def signature(self, function, names, params, returns):

@@ -9,10 +9,12 @@ import re
 import subprocess
 from typing import Any
 
-from judge.languages.base import (main_source, Build, Language, NotExpressible, descriptor, first_error,
-                                  float_literal, json_string)
+from judge.languages.base import (Build, Language, NotExpressible, descriptor, first_error,
+                                  float_literal, json_string, main_source)
 from judge.problem.types import TypeSpec
 
+_EXTERNAL_USE = re.compile(r"^[ \t]*(?:pub\s+)?use\s+:{0,2}(?:rand|regex|md5|itertools|num)\b[^;\n]*;",
+                           re.M)
 _ERROR = re.compile(r"^(?P<file>[^\s:]+\.rs):(?P<line>\d+):\d+: (?P<message>error.*)$", re.M)
 
 
@@ -64,6 +66,8 @@ class Rust(Language):
                                         self.type_name(spec.args[1], False))
         if kind == "optional":
             return "Option<%s>" % self.type_name(spec.args[0], False)
+        if kind in ("any", "union"):
+            return "Box<dyn Any>"
         raise NotExpressible("type %s has no Rust counterpart here" % spec)
 
     def signature(self, function, names, params, returns):
@@ -103,6 +107,13 @@ class Rust(Language):
                 "(%s, %s)" % (self.literal(k, spec.args[0]), self.literal(v, spec.args[1]))
                 for k, v in value.items())
         raise NotExpressible("a %s value" % spec)
+
+    def prepare_code(self, code: str) -> str:
+        """``use`` of a crate rustc alone does not have (HumanEval-X's Rust declarations say
+        ``use rand::Rng; use regex::Regex; use md5;`` whether the solution needs them or not)
+        becomes a comment, on its own line: a solution that does use one fails to compile,
+        naming it."""
+        return _EXTERNAL_USE.sub(lambda m: "// (no such crate here) " + m.group(0), code)
 
     def callee(self, code: str, function: str) -> str:
         impl = re.search(r"\bimpl\s+(\w+)\s*\{", code)
