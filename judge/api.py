@@ -23,13 +23,14 @@ from typing import Any, Callable, Iterable, Iterator, Union
 
 from judge.candidates.extract import Candidate
 from judge.errors import Issue
-from judge.execution.batch import BatchRunner, Progress, RunOutcome, WorkItem
+from judge.execution.batch import BatchRunner, Progress, RunOutcome, WorkItem, submission_for
 from judge.execution.executor import TEST_ISOLATION, Executor
 from judge.execution.verdicts import CandidateResult
 from judge import languages
 from judge.languages import normalize
 from judge.problem.lookup import find_problem, suites_of
 from judge.problem.model import Problem
+from judge.problem.program import ProgramProblem
 from judge.execution.executors import EXECUTORS as EXECUTOR_KINDS
 from judge.sandbox import BACKENDS, Limits, Sandbox, kinds
 
@@ -208,7 +209,7 @@ class Judge:
             lang.for_problem(problem)  # no result: the problem is not expressible here (raises why)
             raise RuntimeError("no result for %s in %s" % (problem.identifier, language))
         # the default language's fast path: its problems are judged as they are
-        return executor.judge(problem, lang.submission(problem, candidate), model=model,
+        return executor.judge(problem, submission_for(problem, candidate), model=model,
                               prompt_id=prompt_id, sample=sample)
 
     def judge_many(self, items: Iterable[Item], *, progress: bool | str | Progress = False,
@@ -315,7 +316,7 @@ def _work_items(items: Iterable[Item], lookup: Callable[[Any], Problem] = lambda
         if isinstance(problem, str):
             problem = lookup(problem)
         meta = item[2] if len(item) == 3 else {}  # type: ignore[misc]
-        if not isinstance(problem, Problem) or not isinstance(code, str):
+        if not isinstance(problem, (Problem, ProgramProblem)) or not isinstance(code, str):
             raise TypeError("judge_many item %d: expected (Problem, str, ...)" % index)
         candidate = Candidate(problem.identifier, code, meta.get("model"), meta.get("prompt_id"),
                               meta.get("sample"), line=index + 1 if meta.get("sample") is None

@@ -54,8 +54,18 @@ __all__ = ["IMPORTERS", "KINDS", "HumanEval", "ImportReport", "Importer", "Mbpp"
 #: Kattis / ICPC problem packages (program problems; several paths at once: ``import_paths``)
 IMPORTERS.add("kattis", "judge.importers.kattis:KattisImporter", ("icpc", "problemtools"))
 
+#: RL and eval datasets (judge.importers.datasets): problems in memory or a suite folder
+IMPORTERS.add("apps", "judge.importers.rl_apps:Apps", ("taco",))
+IMPORTERS.add("verl", "judge.importers.rl_apps:Verl", ("prime",))
+IMPORTERS.add("codecontests", "judge.importers.rl_contests:CodeContests",
+              ("code_contests", "code-contests"))
+IMPORTERS.add("livecodebench", "judge.importers.rl_contests:LiveCodeBench", ("lcb",))
+IMPORTERS.add("open-r1", "judge.importers.rl_contests:VerificationInfo",
+              ("open_r1", "verification-info", "primeintellect"))
+
 #: the built-in importers (``IMPORTERS.names()`` also lists those of installed packages)
-KINDS = ("humaneval", "mbpp", "kattis")
+KINDS = ("humaneval", "mbpp", "kattis", "apps", "verl", "codecontests", "livecodebench",
+         "open-r1")
 
 
 def import_suite(kind: str, path: str | Path | None, output: str | Path,

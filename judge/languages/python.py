@@ -79,6 +79,11 @@ class Python(Language):
         function = GENERIC_FUNCTION if generic else (defined[0] if defined else names[0])
         if function != problem.function_name:
             note = ("%s; " % note if note else "") + "judged as %s (generic name)" % function
+        if not re.search(r"^(async\s+)?def\s+%s\s*\(" % re.escape(function), code, re.M) and \
+                re.search(r"^class\s+Solution\b", code, re.M):
+            # LeetCode style (APPS/TACO, LiveCodeBench call it so): the method of Solution
+            code += "\n\n\ndef %s(*args):\n    return Solution().%s(*args)\n" % (function, function)
+            note = ("%s; " % note if note else "") + "called as Solution().%s" % function
         return Submission(code, function, note, self.name)
 
     def reference_solution(self, problem: Any) -> str | None:

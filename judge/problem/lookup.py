@@ -36,8 +36,8 @@ def suites_of(suites: SuiteLike | Iterable[SuiteLike] | None) -> list[Suite]:
 def find_problem(problem: Problem | str, suites: list[Suite] | None = None) -> Problem:
     """``problem`` itself, or the problem with that identifier in ``suites`` (default: the
     shipped suites)."""
-    if isinstance(problem, Problem):
-        return problem
+    if isinstance(problem, Problem) or getattr(problem, "kind", None) == "program":
+        return problem  # a problem object (function or program problem)
     if not isinstance(problem, str):
         raise TypeError("expected a Problem or a problem identifier, got %s"
                         % type(problem).__name__)

@@ -1,0 +1,319 @@
+"""CodeContests, LiveCodeBench (code generation) and open-r1 / PrimeIntellect
+``verification_info`` records as problems.
+
+- CodeContests: ``public_tests``, ``private_tests``, ``generated_tests`` (``{"input": [...],
+  "output": [...]}``), ``time_limit`` (``{"seconds", "nanos"}``), ``memory_limit_bytes``, the
+  languages of its ``solutions``. Program problems, public tests as samples; compared by the
+  ``tokens`` checker, case-sensitive, no float tolerance (a problem that needs one or a
+  special judge is not described by the dataset).
+- LiveCodeBench: ``public_test_cases`` and ``private_test_cases`` (JSON strings; the private
+  ones usually compressed: base64 -> zlib -> pickle -> JSON string), each test with
+  ``testtype`` ``stdin`` or ``functional``; ``metadata.func_name``. A functional test's input is
+  one JSON value per line (the arguments), its output the JSON of the return value, compared
+  with ``==`` (LiveCodeBench's own rule); stdin tests with the ``tokens`` checker,
+  case-sensitive (LiveCodeBench compares stripped lines, numbers as decimals: here ``1.0`` is
+  not ``1``). The pickle is read by :func:`restricted_loads`, which builds plain data only.
+- open-r1 / PrimeIntellect: ``verification_info`` with ``language`` and ``test_cases`` of
+  ``type`` ``stdin_stdout`` (``input``, ``output``) or ``function_call`` (``fn_name``,
+  ``input`` the arguments, ``output`` APPS-style wrapped); stdin compared like open-r1's
+  script (stripped lines) by the ``tokens`` checker, case-sensitive.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import io
+import math
+import pickle
+import pickletools
+import zlib
+from typing import Any
+
+from judge.importers.datasets import (DatasetImporter, RecordError, function_problem,
+                                      identifier, json_field, program_problem, text,
+                                      unwrap_apps)
+from judge.jsonl import loads
+from judge.problem.program import OutputChecker
+
+#: stdin/stdout tests of contest datasets: whitespace-insensitive tokens, case counts
+CONTEST_CHECKER = OutputChecker(type="tokens", case_sensitive=True)
+#: a compressed test blob may not expand past this
+MAX_DECOMPRESSED = 512 * 1024 * 1024
+
+# ---- the restricted unpickler ------------------------------------------------------------------
+
+#: opcodes that build plain data (str, int, float, bool, None, list, dict) or only move it
+#: around (memo, marks, framing): anything else (GLOBAL, REDUCE, BUILD, INST, OBJ, tuples,
+#: bytes, persistent ids, extension codes...) refuses the pickle
+_PLAIN_OPCODES = frozenset({
+    "PROTO", "FRAME", "STOP", "MARK", "POP", "POP_MARK", "DUP",
+    "PUT", "BINPUT", "LONG_BINPUT", "MEMOIZE", "GET", "BINGET", "LONG_BINGET",
+    "NONE", "NEWTRUE", "NEWFALSE", "INT", "BININT", "BININT1", "BININT2", "LONG", "LONG1",
+    "LONG4", "FLOAT", "BINFLOAT", "UNICODE", "BINUNICODE", "SHORT_BINUNICODE", "BINUNICODE8",
+    "EMPTY_LIST", "APPEND", "APPENDS", "LIST", "EMPTY_DICT", "SETITEM", "SETITEMS", "DICT",
+})
+
+
+class _PlainUnpickler(pickle.Unpickler):
+    """Resolves no class or function at all: a pickle that names one is refused."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        raise pickle.UnpicklingError("refused: the pickle asks for %s.%s (only plain data "
+                                     "is read)" % (module, name))
+
+    def persistent_load(self, pid: Any) -> Any:
+        raise pickle.UnpicklingError("refused: the pickle has a persistent id")
+
+
+def restricted_loads(data: bytes) -> Any:
+    """Plain data from a pickle, never an object: every opcode is checked first (a
+    ValueError names the first one that is not plain data and its byte offset), then the
+    pickle is read by an unpickler that resolves no global at all."""
+    try:
+        opcodes = [(op.name, position) for op, _arg, position in pickletools.genops(data)]
+    except Exception as exc:  # a truncated or malformed pickle
+        raise ValueError("not a valid pickle: %s" % exc) from None
+    for name, position in opcodes:
+        if name not in _PLAIN_OPCODES:
+            raise ValueError("refused pickle: opcode %s at byte %s builds something other "
+                             "than plain data" % (name, position))
+    try:
+        return _PlainUnpickler(io.BytesIO(data)).load()
+    except Exception as exc:
+        raise ValueError("refused pickle: %s" % exc) from None
+
+
+def decode_lcb_tests(value: Any, where: str) -> list[Any]:
+    """LiveCodeBench test cases: a JSON string (or list), or the compressed form
+    base64 -> zlib -> pickle (plain data only) -> JSON string."""
+    if isinstance(value, list):
+        return value
+    if not isinstance(value, str):
+        raise RecordError("expected a JSON string, got %s" % type(value).__name__, where)
+    stripped = value.lstrip()
+    if stripped.startswith(("[", "{")):
+        try:
+            parsed = loads(value)
+        except ValueError as exc:
+            raise RecordError(str(exc), where) from None
+    else:
+        try:
+            raw = base64.b64decode(value, validate=False)
+            inflater = zlib.decompressobj()
+            blob = inflater.decompress(raw, MAX_DECOMPRESSED)
+            if inflater.unconsumed_tail:
+                raise RecordError("compressed tests expand past %d MB" % (
+                    MAX_DECOMPRESSED >> 20), where)
+        except (binascii.Error, zlib.error) as exc:
+            raise RecordError("neither JSON nor base64+zlib: %s" % exc, where) from None
+        try:
+            plain = restricted_loads(blob)
+        except ValueError as exc:
+            raise RecordError(str(exc), where) from None
+        if not isinstance(plain, str):
+            raise RecordError("the unpickled tests are %s, not a JSON string"
+                              % type(plain).__name__, where)
+        try:
+            parsed = loads(plain)
+        except ValueError as exc:
+            raise RecordError(str(exc), where) from None
+    if not isinstance(parsed, list):
+        raise RecordError("test cases must be a list, got %s" % type(parsed).__name__, where)
+    return parsed
+
+
+# ---- LiveCodeBench-style test lists -------------------------------------------------------------
+
+def problem_from_tests(tests: list[Any], ident: str, statement: str = "", *, field: str,
+                       fn_name: str | None = None, time_limit_s: float | None = None,
+                       starter_code: str | None = None, source: str | None = None,
+                       samples: int = 0, unwrap: bool = False) -> Any:
+    """A problem from ``[{"input", "output", "testtype"}]`` tests (LiveCodeBench; DeepCoder's
+    ground truth). The first ``samples`` tests are the public ones."""
+    kinds = set()
+    for i, test in enumerate(tests):
+        if not isinstance(test, dict) or "input" not in test or "output" not in test:
+            raise RecordError("a test needs input and output", "%s[%d]" % (field, i))
+        kinds.add(test.get("testtype", "stdin"))
+    if kinds - {"stdin", "functional"}:
+        raise RecordError("unknown testtype %s (stdin or functional)" % ", ".join(
+            sorted(map(repr, kinds - {"stdin", "functional"}))), field)
+    if len(kinds) > 1:
+        raise RecordError("stdin and functional tests mixed in one problem", field)
+    if kinds == {"functional"}:
+        if not fn_name:
+            fn_name = next((t.get("metadata", {}).get("func_name") for t in tests
+                            if isinstance(t.get("metadata"), dict)), None)
+        if not fn_name:
+            raise RecordError("functional tests need metadata.func_name", "metadata.func_name")
+        calls = []
+        for i, test in enumerate(tests):
+            where = "%s[%d]" % (field, i)
+            args = test["input"]
+            if isinstance(args, str):
+                try:
+                    args = [loads(line) for line in args.split("\n") if line.strip()]
+                except ValueError as exc:
+                    raise RecordError("input: %s" % exc, where + ".input") from None
+            expected = test["output"]
+            if isinstance(expected, str):
+                try:
+                    expected = loads(expected)
+                except ValueError as exc:
+                    raise RecordError("output: %s" % exc, where + ".output") from None
+            calls.append((args if isinstance(args, list) else [args],
+                          unwrap_apps(expected) if unwrap else expected))
+        return function_problem(ident, statement, fn_name, calls, time_limit_s=time_limit_s,
+                                starter_code=starter_code, where=field)
+    program_tests = [{"name": "%s%d" % ("public" if i < samples else "test", i + 1),
+                      "stdin": text(t["input"], "%s[%d].input" % (field, i)),
+                      "expected": text(t["output"], "%s[%d].output" % (field, i)),
+                      "sample": i < samples} for i, t in enumerate(tests)]
+    return program_problem(ident, statement, program_tests, checker=CONTEST_CHECKER,
+                           time_limit_s=time_limit_s, source=source, where=field)
+
+
+class LiveCodeBench(DatasetImporter):
+    """LiveCodeBench code generation records (``public_test_cases``,
+    ``private_test_cases``, ``metadata``)."""
+
+    label = "LiveCodeBench"
+    file_prefix = "lcb_"
+    marker_fields = ("public_test_cases", "private_test_cases")
+
+    def problem(self, record: dict[str, Any], index: int = 0) -> Any:
+        public = decode_lcb_tests(record.get("public_test_cases") or "[]", "public_test_cases")
+        private = decode_lcb_tests(record.get("private_test_cases") or "[]",
+                                   "private_test_cases")
+        metadata = json_field(record, "metadata", required=False) or {}
+        if not isinstance(metadata, dict):
+            raise RecordError("metadata must be an object", "metadata")
+        title = str(record.get("question_title") or "")
+        statement = "\n\n".join(p for p in (title, str(record.get("question_content") or ""))
+                                if p)
+        starter = record.get("starter_code")
+        return problem_from_tests(
+            public + private, identifier(record, "lcb_%d" % index), statement,
+            field="public_test_cases" if public else "private_test_cases",
+            fn_name=metadata.get("func_name"), samples=len(public),
+            starter_code=starter if isinstance(starter, str) else None,
+            source=str(record["platform"]) if isinstance(record.get("platform"), str)
+            else None)
+
+
+# ---- CodeContests ------------------------------------------------------------------------------
+
+#: CodeContests' ``Language`` enum (solutions.language)
+CODECONTESTS_LANGUAGES = {1: "python", 2: "cpp", 3: "python", 4: "java",
+                          "PYTHON": "python", "PYTHON3": "python", "CPP": "cpp", "JAVA": "java"}
+
+
+def _time_limit(value: Any) -> float | None:
+    if isinstance(value, dict):
+        total = float(value.get("seconds") or 0) + float(value.get("nanos") or 0) / 1e9
+        return total if total > 0 else None
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:
+        return float(value)
+    return None
+
+
+class CodeContests(DatasetImporter):
+    """DeepMind CodeContests records."""
+
+    label = "CodeContests"
+    file_prefix = "cc_"
+    marker_fields = ("public_tests", "private_tests", "generated_tests")
+
+    def problem(self, record: dict[str, Any], index: int = 0) -> Any:
+        tests: list[dict[str, Any]] = []
+        for group in ("public_tests", "private_tests", "generated_tests"):
+            block = json_field(record, group, required=False)
+            if block is None:
+                continue
+            if not isinstance(block, dict):
+                raise RecordError("expected an object with input and output lists", group)
+            inputs, outputs = block.get("input") or [], block.get("output") or []
+            if not isinstance(inputs, list) or not isinstance(outputs, list):
+                raise RecordError("input and output must be lists", group)
+            if len(inputs) != len(outputs):
+                raise RecordError("%d inputs but %d outputs" % (len(inputs), len(outputs)),
+                                  group)
+            short = group.split("_")[0]
+            for i, (stdin, expected) in enumerate(zip(inputs, outputs)):
+                tests.append({"name": "%s/%d" % (short, i + 1),
+                              "stdin": text(stdin, "%s.input[%d]" % (group, i)),
+                              "expected": text(expected, "%s.output[%d]" % (group, i)),
+                              "sample": group == "public_tests"})
+        memory = record.get("memory_limit_bytes")
+        memory_mb = math.ceil(memory / 2**20) if isinstance(memory, int) and \
+            not isinstance(memory, bool) and memory > 0 else None
+        return program_problem(
+            identifier(record, "cc_%d" % index), str(record.get("description") or ""),
+            tests, checker=CONTEST_CHECKER, time_limit_s=_time_limit(record.get("time_limit")),
+            memory_mb=memory_mb, languages=_languages(record),
+            source=str(record["source"]) if isinstance(record.get("source"), str) else None,
+            where="public_tests")
+
+
+def _languages(record: dict[str, Any]) -> list[str] | None:
+    """The problem's languages: a ``languages`` list, else those of its solutions."""
+    given = record.get("languages")
+    if isinstance(given, list) and given:
+        return sorted({str(x) for x in given})
+    solutions = record.get("solutions")
+    if isinstance(solutions, dict) and isinstance(solutions.get("language"), list):
+        found = {CODECONTESTS_LANGUAGES.get(x) for x in solutions["language"]}
+        found.discard(None)
+        return sorted(found) or None  # type: ignore[arg-type]
+    return None
+
+
+# ---- open-r1 / PrimeIntellect -----------------------------------------------------------------
+
+class VerificationInfo(DatasetImporter):
+    """open-r1 / PrimeIntellect records with ``verification_info``."""
+
+    label = "verification_info"
+    file_prefix = "v_"
+    marker_fields = ("verification_info",)
+
+    def problem(self, record: dict[str, Any], index: int = 0) -> Any:
+        info = json_field(record, "verification_info")
+        if not isinstance(info, dict):
+            raise RecordError("expected an object", "verification_info")
+        cases = info.get("test_cases")
+        if not isinstance(cases, list) or not cases:
+            raise RecordError("no test_cases", "verification_info.test_cases")
+        language = info.get("language") or "python"
+        statement = str(record.get("prompt") or record.get("problem") or
+                        record.get("question") or "")
+        if not isinstance(record.get("prompt"), (str, type(None))):
+            statement = ""
+        ident = identifier(record, "v_%d" % index)
+        types = {c.get("type") if isinstance(c, dict) else None for c in cases}
+        field = "verification_info.test_cases"
+        if types == {"function_call"}:
+            names = {c.get("fn_name") for c in cases}
+            if len(names) != 1:
+                raise RecordError("function_call tests name %d functions" % len(names), field)
+            calls = []
+            for i, case in enumerate(cases):
+                args = case.get("input")
+                calls.append((args if isinstance(args, list) else [args],
+                              unwrap_apps(case.get("output"))))
+            return function_problem(ident, statement, names.pop(), calls, where=field)
+        if types != {"stdin_stdout"}:
+            raise RecordError("test types %s: each problem takes stdin_stdout or "
+                              "function_call tests" % ", ".join(sorted(map(repr, types))),
+                              field)
+        tests = [{"name": "test%d" % (i + 1),
+                  "stdin": text(c.get("input"), "%s[%d].input" % (field, i)),
+                  "expected": text(c.get("output"), "%s[%d].output" % (field, i))}
+                 for i, c in enumerate(cases)]
+        return program_problem(ident, statement, tests, checker=CONTEST_CHECKER,
+                               languages=[str(language)], where=field)
+
+
+__all__ = ["CONTEST_CHECKER", "CodeContests", "LiveCodeBench", "VerificationInfo",
+           "decode_lcb_tests", "problem_from_tests", "restricted_loads"]

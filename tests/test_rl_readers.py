@@ -1,0 +1,222 @@
+"""The RL / eval dataset readers (judge.importers.datasets, rl_apps, rl_contests): the
+hand-written files of tests/data/rl in every format, broken records located and the
+others kept, the LiveCodeBench loader refusing pickles that build objects (nothing runs),
+Parquet, the in-memory API and ``judge import NAME FILE --output DIR`` whose suite loads
+back. No sandbox: judging them is tests/test_rewards.py."""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import pickle
+import zlib
+from pathlib import Path
+
+import pytest
+
+from judge.importers import IMPORTERS
+from judge.importers.datasets import read_dataset
+from judge.importers.rl_contests import decode_lcb_tests, restricted_loads
+from judge.problem.model import load_problem, load_suite
+from judge.problem.program import ProgramProblem
+
+DATA = Path(__file__).parent / "data" / "rl"
+MARK = Path("/tmp/judge-rl-pickle-ran")
+
+
+def _read(kind: str, name: str):
+    return IMPORTERS.get(kind).read(DATA / name)
+
+
+def test_apps_stdin_and_call_based_with_located_errors():
+    result = _read("taco", "apps.jsonl")
+    ids = [p.identifier for p in result.problems]
+    assert ids == ["1", "2", "3"]
+    stdin, call, floats = result.problems
+    assert isinstance(stdin, ProgramProblem) and len(stdin.tests) == 3
+    assert stdin.checker.type == "tokens" and stdin.checker.case_sensitive
+    assert stdin.tests[1].stdin == "10 -3\n" and stdin.tests[1].expected == "7\n"
+    # call-based: Any-typed arguments, APPS' one-element wrapping undone, Python equality
+    assert call.function_name == "sort_desc" and call.equality == "python"
+    assert [t.args for t in call.tests] == [([3, 1, 2],), ([],), ([5, 5, 1],)]
+    assert [t.expected for t in call.tests] == [[3, 2, 1], [], [5, 5, 1]]
+    assert floats.limits.time_limit_s == 2 and floats.limits.memory_mb == 256
+    issues = [str(i) for i in result.issues]
+    assert len(issues) == 3
+    assert issues[0].startswith(str(DATA / "apps.jsonl") + ":3: input_output: invalid JSON")
+    assert issues[1] == str(DATA / "apps.jsonl") + ":5: input_output: 1 inputs but 0 outputs"
+    assert issues[2].startswith(str(DATA / "apps.jsonl") + ":6: invalid JSON")
+
+
+def test_verl_ground_truth_gzip_and_prime_json_lines_arguments():
+    result = _read("prime", "verl.jsonl.gz")
+    stdin, call = result.problems
+    assert stdin.identifier == "codecontests_0" and len(stdin.tests) == 2
+    assert stdin.statement == "Print the sum of two integers."
+    # PRIME: arguments as one JSON value per line, outputs as JSON strings
+    assert call.identifier == "taco_1"
+    assert [t.args for t in call.tests] == [(1, 2), (-1, 1), ([1], [2])]
+    assert [t.expected for t in call.tests] == [3, 0, [1, 2]]
+    [issue] = result.issues
+    assert issue.line == 3 and issue.location == "reward_model.ground_truth"
+
+
+def test_codecontests_groups_limits_languages_and_broken_records():
+    result = _read("code-contests", "codecontests.json")
+    [problem] = result.problems
+    assert [t.name for t in problem.tests] == ["public/1", "private/1", "private/2",
+                                               "generated/1"]
+    assert [t.sample for t in problem.tests] == [True, False, False, False]
+    assert problem.samples[0].stdin == "2\n"
+    assert problem.limits.time_limit_s == 2.5 and problem.limits.memory_mb == 256
+    assert problem.languages == ["cpp", "python"]
+    issues = [str(i) for i in result.issues]
+    assert issues == [
+        str(DATA / "codecontests.json") + ": [1].public_tests: 2 inputs but 1 outputs",
+        str(DATA / "codecontests.json") + ": [2].public_tests: no tests: the judge could not "
+        "give a verdict"]
+
+
+def test_livecodebench_compressed_private_tests_and_functional():
+    result = _read("lcb", "livecodebench.jsonl")
+    stdin, functional = result.problems
+    assert [t.name for t in stdin.tests] == ["public1", "test2", "test3"]
+    assert stdin.tests[1].stdin == "9 2\n" and stdin.tests[1].sample is False
+    assert functional.function_name == "double"
+    assert [(t.args, t.expected) for t in functional.tests] == [((2,), 4), ((-5,), -10),
+                                                                ((0,), 0)]
+    [issue] = result.issues  # the record with the malicious pickle
+    assert issue.line == 3 and issue.location == "private_test_cases"
+    assert "refused pickle" in issue.message and "GLOBAL" in issue.message
+
+
+class _System:
+    def __reduce__(self):
+        return (os.system, ("touch %s" % MARK,))
+
+
+class _Eval:
+    def __reduce__(self):
+        return (eval, ("__import__('pathlib').Path(%r).touch()" % str(MARK),))
+
+
+def _compressed(obj) -> str:
+    return base64.b64encode(zlib.compress(pickle.dumps(obj, protocol=2))).decode()
+
+
+@pytest.mark.parametrize("payload", [_System(), _Eval(), {"a": ({1, 2}, b"x")},
+                                     [("tuple",)], b"bytes"])
+def test_restricted_unpickler_refuses_objects_and_runs_nothing(payload):
+    MARK.unlink(missing_ok=True)
+    with pytest.raises(ValueError, match="refused pickle"):
+        restricted_loads(pickle.dumps(payload))
+    result = IMPORTERS.get("livecodebench").from_records([{
+        "question_id": "x", "public_test_cases": "[]",
+        "private_test_cases": _compressed(payload)}])
+    assert not result.problems
+    [issue] = result.issues
+    assert issue.location == "[0].private_test_cases" and "refused pickle" in issue.message
+    assert not MARK.exists()
+
+
+def test_restricted_unpickler_checks_the_loader_too():
+    """Even past the opcode scan (a hand-made pickle with only allowed opcodes cannot name
+    a global), the unpickler itself resolves nothing: find_class refuses."""
+    from judge.importers.rl_contests import _PlainUnpickler
+    import io
+
+    with pytest.raises(pickle.UnpicklingError, match="refused"):
+        _PlainUnpickler(io.BytesIO(pickle.dumps(_System()))).load()
+    assert not MARK.exists()
+
+
+def test_restricted_unpickler_reads_plain_data():
+    value = {"a": [1, 2.5, "x", None, True, {"b": []}], "n": 10 ** 30}
+    for protocol in range(0, pickle.HIGHEST_PROTOCOL + 1):
+        assert restricted_loads(pickle.dumps(value, protocol=protocol)) == value
+    with pytest.raises(ValueError, match="not a valid pickle"):
+        restricted_loads(pickle.dumps(value)[:-3])
+    assert decode_lcb_tests(_compressed(json.dumps([{"input": "1", "output": "2"}])), "f") == \
+        [{"input": "1", "output": "2"}]
+
+
+def test_open_r1_verification_info():
+    result = _read("primeintellect", "open_r1.jsonl")
+    stdin, call = result.problems
+    assert stdin.languages == ["python"] and stdin.tests[0].expected == "cba\n"
+    assert call.function_name == "is_even"
+    assert [(t.args, t.expected) for t in call.tests] == [((2,), True), ((7,), False)]
+    [issue] = result.issues
+    assert issue.line == 3 and "stdin_stdout or function_call" in issue.message
+
+
+def test_in_memory_one_record_and_duplicate_ids_renamed():
+    apps = IMPORTERS.get("apps")
+    record = {"problem_id": "p", "input_output": {"inputs": ["1\n"], "outputs": ["1\n"]}}
+    problem = apps.problem(record)
+    assert problem.identifier == "p" and problem.tests[0].stdin == "1\n"
+    result = apps.from_records([record, record, "not a dict"])
+    assert [p.identifier for p in result.problems] == ["p", "p_2"]
+    assert [str(i) for i in result.issues] == ["<records>: [2]: a record must be a dict, got str"]
+
+
+def test_parquet(tmp_path):
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    rows = [json.loads(line) for line in (DATA / "open_r1.jsonl").read_text().splitlines()]
+    path = tmp_path / "data.parquet"
+    pq.write_table(pa.Table.from_pylist(rows), path)
+    records = list(read_dataset(path))
+    assert [r.index for r in records] == [0, 1, 2]
+    result = IMPORTERS.get("open-r1").read(path)
+    assert [p.identifier for p in result.problems] == ["pi_1", "pi_2"]
+    [issue] = result.issues
+    assert issue.location == "[2].verification_info.test_cases"
+
+
+def test_json_array_elements_that_are_not_objects(tmp_path):
+    path = tmp_path / "x.json"
+    path.write_text(json.dumps([1, {"problem_id": "a", "input_output":
+                                    json.dumps({"inputs": ["1"], "outputs": ["1"]})}]))
+    result = IMPORTERS.get("apps").read(path)
+    assert [p.identifier for p in result.problems] == ["a"]
+    assert [str(i) for i in result.issues] == [
+        "%s: [0]: a record must be a JSON object, got int" % path]
+
+
+@pytest.mark.parametrize("kind,name,count", [
+    ("apps", "apps.jsonl", 3), ("verl", "verl.jsonl.gz", 2),
+    ("codecontests", "codecontests.json", 1), ("livecodebench", "livecodebench.jsonl", 2),
+    ("open-r1", "open_r1.jsonl", 2)])
+def test_cli_import_writes_a_suite_that_loads(tmp_path, capsys, kind, name, count):
+    from judge.cli.main import main
+
+    out = tmp_path / "suite"
+    status = main(["import", kind, str(DATA / name), "--output", str(out)])
+    assert status == 1  # every fixture has broken records: reported, the others written
+    err = capsys.readouterr().err
+    assert "error: %s" % (DATA / name) in err
+    files = sorted(out.glob("*.json"))
+    assert len(files) == count
+    for file in files:
+        problem = load_problem(file)
+        assert len(problem.tests) >= 1
+    assert len(load_suite(out)) == count
+
+
+def test_large_tests_are_written_as_files(tmp_path):
+    from judge.importers import import_suite
+
+    big = "1 " * 40000 + "\n"
+    path = tmp_path / "big.jsonl"
+    path.write_text(json.dumps({"problem_id": "big", "input_output": json.dumps(
+        {"inputs": [big, "1\n"], "outputs": ["40000\n", "1\n"]})}) + "\n")
+    report = import_suite("apps", path, tmp_path / "out")
+    assert not report.issues
+    data = json.loads((tmp_path / "out" / "big.json").read_text())
+    assert data["tests"][0]["stdin_file"] == "big/001.in" and "stdin" not in data["tests"][0]
+    assert data["tests"][1]["stdin"] == "1\n"
+    problem = load_problem(tmp_path / "out" / "big.json")
+    assert problem.tests[0].run_input().stdin == big.encode()
