@@ -25,7 +25,7 @@ LAYERS = {
     "judge.importers": 6, "judge.reports": 6,
     "judge.api": 7,
     "judge.distributed": 8, "judge.service": 8, "judge.integrations": 8,
-    "judge.cli": 9, "judge.__main__": 10,
+    "judge.cli": 9, "judge.rewards": 9, "judge.__main__": 10,
 }
 
 

@@ -1,0 +1,387 @@
+"""Reward functions for RL training loops: verl's ``compute_score`` and TRL's reward callable,
+backed by one warm :class:`judge.Judge` in the process (or a remote ``judge serve``).
+
+    from judge.rewards import compute_score            # verl: custom_reward_function.path
+    from judge.rewards import TRLReward                # TRL: GRPOTrainer(reward_funcs=[...])
+    reward = TRLReward(partial_credit=True, on_error="none")
+
+A candidate is a model reply: ``<think>...</think>`` blocks are dropped and the code is the
+last fenced block (verl's ``prime_code``: the last block opened with python fence, else the
+last fenced block, else the whole reply). The ground truth is the dataset's own: verl's
+``reward_model.ground_truth`` (a JSON string ``{"inputs", "outputs", "fn_name"?}``, or a list
+of LiveCodeBench-style tests), or, for TRL, the dataset columns the trainer passes
+(``input_output``, ``verification_info``, ``public_tests``/..., ``public_test_cases``/...,
+``reward_model``): each row's problem is read by the format's reader
+(:mod:`judge.importers.datasets`) once and cached.
+
+The score is the fraction of tests passed (``partial_credit=True``, the default) or 1.0 for a
+pass and 0.0 otherwise. **An infrastructure failure is never a score of 0**: a candidate
+whose result is ``sandbox_error`` (after the judge's own retry), a sandbox that died, a
+service that cannot be reached, raises :class:`NotJudged` (a ``RuntimeError``,
+``code = "not_judged"``) -- or, for TRL with ``on_error="none"``, gives ``None`` for that
+candidate (TRL's "no reward" value: it is ignored when the rewards are summed). A ground
+truth that cannot be read is the dataset's error: :class:`~judge.errors.InputError`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import threading
+from collections import OrderedDict
+from typing import Any, Iterable, Sequence
+
+from judge.api import Judge
+from judge.errors import InputError, Issue, JudgeError
+from judge.execution.verdicts import CandidateResult, Verdict
+from judge.importers import IMPORTERS
+from judge.importers.datasets import RecordError
+from judge.integrations.common import NotJudged
+
+#: the dataset readers TRL columns are matched against, in this order
+FORMATS = ("verl", "open-r1", "livecodebench", "codecontests", "apps")
+_THINK = re.compile(r"<think>.*?</think>", re.S | re.I)
+_FENCE = re.compile(r"```([^\n`]*)\n(.*?)```", re.S)
+_CACHE_SIZE = 4096
+
+
+def extract_solution(reply: str) -> str:
+    """The code of a model reply as verl's ``prime_code`` takes it: think blocks dropped,
+    the text after the last python fence up to the next fence; else the last fenced
+    block of any language; else the whole reply."""
+    text = _THINK.sub("", reply)
+    if "```python" in text:
+        return text.split("```python")[-1].split("```")[0].lstrip("\n")
+    blocks = _FENCE.findall(text)
+    if blocks:
+        return blocks[-1][1]
+    return text
+
+
+def completion_text(completion: Any) -> str:
+    """A TRL completion: a string, or chat messages (the last message's content)."""
+    if isinstance(completion, str):
+        return completion
+    if isinstance(completion, dict):
+        return str(completion.get("content") or "")
+    if isinstance(completion, (list, tuple)) and completion:
+        last = completion[-1]
+        if isinstance(last, dict):
+            content = last.get("content")
+            if isinstance(content, list):  # multimodal parts: the text ones
+                return "".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
+            return str(content or "")
+        return str(last)
+    raise TypeError("a completion is a string or a list of chat messages, got %s"
+                    % type(completion).__name__)
+
+
+class Scorer:
+    """Candidates and their ground truth -> scores, through one warm judge.
+
+    ``judge``: a :class:`judge.Judge` to use (the caller keeps it); else one is opened on
+    first use with ``sandbox``, ``jobs`` and ``judge_options`` (limits such as
+    ``time_limit_s``) and reused for every call; or ``url`` (+ ``token``): a ``judge
+    serve`` through :class:`judge.client.JudgeClient`. ``partial_credit``: fraction of
+    tests passed, else binary. ``language``: the candidates' language when the dataset
+    does not say it (open-r1's ``verification_info.language`` does)."""
+
+    def __init__(self, *, judge: Judge | None = None, url: str | None = None,
+                 token: str | None = None, sandbox: str = "auto", jobs: int = 2,
+                 partial_credit: bool = True, language: str | None = None,
+                 **judge_options: Any) -> None:
+        if judge is not None and url is not None:
+            raise ValueError("give a judge or a url, not both")
+        self.partial_credit = partial_credit
+        self.language = language
+        self.url, self.token = url, token
+        self._judge = judge
+        self._owns = judge is None and url is None
+        self._client: Any = None
+        self._options = dict(sandbox=sandbox, jobs=jobs, **judge_options)
+        self._lock = threading.Lock()
+        self._problems: OrderedDict[str, tuple[Any, str | None]] = OrderedDict()
+
+    # ---- the backend ------------------------------------------------------------------------
+
+    @property
+    def judge(self) -> Judge:
+        """The warm in-process Judge (opened on first use)."""
+        with self._lock:
+            if self._judge is None:
+                if self.url is not None:
+                    raise RuntimeError("this scorer judges through %s" % self.url)
+                options = dict(self._options)
+                self._judge = Judge(options.pop("sandbox"), options.pop("jobs"), **options)
+            return self._judge
+
+    def _remote(self) -> Any:
+        with self._lock:
+            if self._client is None:
+                from judge.client import JudgeClient  # the service's client (httpx)
+
+                self._client = JudgeClient(self.url, token=self.token)
+            return self._client
+
+    def close(self) -> None:
+        """Close the Judge this scorer opened (a given one stays open) or the client."""
+        with self._lock:
+            judge, self._judge = (self._judge, None) if self._owns else (None, self._judge)
+            client, self._client = self._client, None
+        if judge is not None:
+            judge.close()
+        if client is not None and hasattr(client, "close"):
+            client.close()
+
+    def __enter__(self) -> "Scorer":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ---- problems ---------------------------------------------------------------------------
+
+    def problem(self, record: dict[str, Any], kind: str | None = None, index: int = 0
+                ) -> tuple[Any, str | None]:
+        """The problem of a dataset record (and the language it names), cached by the
+        record's test fields; InputError when the record cannot be read."""
+        kind = IMPORTERS.canonical(kind) if kind else detect_format(record)
+        importer = IMPORTERS.get(kind)
+        fields = {k: record.get(k) for k in importer.marker_fields if k in record}
+        key = kind + "\0" + json.dumps(fields, sort_keys=True, default=str)
+        with self._lock:
+            hit = self._problems.get(key)
+            if hit is not None:
+                self._problems.move_to_end(key)
+                return hit
+        try:
+            problem = importer.problem(record, index)
+        except RecordError as exc:
+            raise InputError([Issue("<%s record %d>" % (kind, index), str(exc), exc.field)]
+                             ) from None
+        language = None
+        info = record.get("verification_info")
+        if kind == "open-r1":
+            parsed = json.loads(info) if isinstance(info, str) else info
+            language = parsed.get("language") if isinstance(parsed, dict) else None
+        with self._lock:
+            self._problems[key] = (problem, language)
+            while len(self._problems) > _CACHE_SIZE:
+                self._problems.popitem(last=False)
+        return problem, language
+
+    def ground_truth_problem(self, ground_truth: Any, name: str = "verl") -> Any:
+        """The problem of verl's ``reward_model.ground_truth`` (cached)."""
+        return self.problem({"reward_model": {"ground_truth": ground_truth},
+                             "problem_id": name}, "verl")[0]
+
+    # ---- scoring ----------------------------------------------------------------------------
+
+    def score(self, result: CandidateResult) -> float:
+        """A judged candidate's score; NotJudged for a sandbox_error."""
+        if result.verdict is Verdict.SANDBOX_ERROR:
+            raise NotJudged("%s: the judge could not judge this candidate (sandbox_error: %s)"
+                            % (result.problem_id, result.message or "no detail"))
+        if not self.partial_credit:
+            return 1.0 if result.verdict is Verdict.PASS else 0.0
+        return result.passed / result.total if result.total else 0.0
+
+    def _items(self, problems: Sequence[Any], replies: Sequence[str],
+               languages: Sequence[str | None]) -> list[tuple[Any, str, dict[str, Any]]]:
+        return [(problem, extract_solution(reply),
+                 {"language": language or self.language})
+                for problem, reply, language in zip(problems, replies, languages)]
+
+    def results(self, items: list[tuple[Any, str, dict[str, Any]]]) -> list[CandidateResult]:
+        """Judge (problem, code, meta) items; an infrastructure failure is NotJudged."""
+        try:
+            if self.url is not None:
+                return list(self._remote().judge_many(items))
+            return list(self.judge.judge_many(items))
+        except (JudgeError, RuntimeError, OSError) as exc:
+            if isinstance(exc, (NotJudged, InputError)):
+                raise
+            raise NotJudged("the judge failed (%s: %s): no score" % (type(exc).__name__, exc)
+                            ) from exc
+
+    async def aresults(self, items: list[tuple[Any, str, dict[str, Any]]]
+                       ) -> list[CandidateResult]:
+        """:meth:`results` for asyncio callers (the event loop never blocks on a run)."""
+        try:
+            if self.url is not None:
+                client = self._remote()
+                if hasattr(client, "ajudge_many"):
+                    return list(await client.ajudge_many(items))
+                return await asyncio.to_thread(lambda: list(client.judge_many(items)))
+            judge = self.judge
+            return list(await asyncio.gather(*(
+                judge.ajudge(problem, code, **meta) for problem, code, meta in items)))
+        except (JudgeError, RuntimeError, OSError) as exc:
+            if isinstance(exc, (NotJudged, InputError)):
+                raise
+            raise NotJudged("the judge failed (%s: %s): no score" % (type(exc).__name__, exc)
+                            ) from exc
+
+    def scores(self, results: Iterable[CandidateResult], on_error: str = "raise"
+               ) -> list[float | None]:
+        out: list[float | None] = []
+        for result in results:
+            try:
+                out.append(self.score(result))
+            except NotJudged:
+                if on_error != "none":
+                    raise
+                out.append(None)
+        return out
+
+
+def detect_format(record: dict[str, Any]) -> str:
+    """The dataset format of a record, by the fields it has (InputError when none fits)."""
+    for kind in FORMATS:
+        if any(record.get(name) is not None for name in IMPORTERS.get(kind).marker_fields):
+            return kind
+    raise InputError([Issue("<record>", "cannot tell the dataset format from the fields %s "
+                                        "(expected one of %s)" % (
+                                            ", ".join(sorted(record)) or "(none)",
+                                            ", ".join(f for k in FORMATS for f in
+                                                      IMPORTERS.get(k).marker_fields)))])
+
+
+# ---- verl ------------------------------------------------------------------------------------
+
+_DEFAULT: Scorer | None = None
+_DEFAULT_LOCK = threading.Lock()
+
+
+def default_scorer() -> Scorer:
+    """The process's shared scorer (a warm Judge: sandbox auto, 2 jobs, partial credit),
+    which verl's module-level ``compute_score`` uses; :func:`configure` replaces it."""
+    global _DEFAULT
+    with _DEFAULT_LOCK:
+        if _DEFAULT is None:
+            _DEFAULT = Scorer()
+        return _DEFAULT
+
+
+def configure(**options: Any) -> Scorer:
+    """Replace the shared scorer (``Scorer`` options: ``url``, ``token``, ``sandbox``,
+    ``jobs``, ``partial_credit``, limits...); the previous one is closed."""
+    global _DEFAULT
+    with _DEFAULT_LOCK:
+        previous, _DEFAULT = _DEFAULT, Scorer(**options)
+    if previous is not None:
+        previous.close()
+    return _DEFAULT
+
+
+def compute_score(data_source: Any, solution_str: str, ground_truth: Any,
+                  extra_info: Any = None, *, scorer: Scorer | None = None) -> float:
+    """verl's reward function signature (``custom_reward_function.path`` = this module,
+    ``name`` = ``compute_score``): the score of one reply against verl's/PRIME's ground
+    truth. Raises NotJudged on an infrastructure failure (verl has no "no score" value)."""
+    scorer = scorer or default_scorer()
+    problem = scorer.ground_truth_problem(ground_truth, _name(data_source, extra_info))
+    [result] = scorer.results(scorer._items([problem], [solution_str], [None]))
+    return scorer.score(result)
+
+
+def compute_score_batch(data_sources: Sequence[Any], solution_strs: Sequence[str],
+                        ground_truths: Sequence[Any], extra_infos: Sequence[Any] | None = None,
+                        *, scorer: Scorer | None = None, **_: Any) -> list[float]:
+    """verl's ``BatchRewardManager`` signature: every reply of the batch judged at once
+    (``jobs`` at a time). Raises NotJudged when any candidate could not be judged."""
+    scorer = scorer or default_scorer()
+    extra = list(extra_infos) if extra_infos is not None else [None] * len(solution_strs)
+    problems = [scorer.ground_truth_problem(gt, _name(src, info))
+                for src, gt, info in zip(data_sources, ground_truths, extra)]
+    results = scorer.results(scorer._items(problems, list(solution_strs),
+                                           [None] * len(problems)))
+    return [float(s) for s in scorer.scores(results)]  # type: ignore[arg-type]
+
+
+async def acompute_score(data_source: Any, solution_str: str, ground_truth: Any,
+                         extra_info: Any = None, *, scorer: Scorer | None = None) -> float:
+    """:func:`compute_score` as a coroutine (verl's async reward loop)."""
+    scorer = scorer or default_scorer()
+    problem = scorer.ground_truth_problem(ground_truth, _name(data_source, extra_info))
+    [result] = await scorer.aresults(scorer._items([problem], [solution_str], [None]))
+    return scorer.score(result)
+
+
+def _name(data_source: Any, extra_info: Any) -> str:
+    index = extra_info.get("index") if isinstance(extra_info, dict) else None
+    return "%s_%s" % (data_source or "verl", index) if index is not None else \
+        str(data_source or "verl")
+
+
+# ---- TRL -------------------------------------------------------------------------------------
+
+class TRLReward:
+    """A TRL reward function: ``reward(completions, **columns) -> list[float | None]``.
+
+    TRL calls it with the batch's ``completions`` (strings, or chat message lists) and every
+    dataset column as a keyword (a list per column, aligned with ``completions``). Each row's
+    ground truth is read from its columns by ``format`` (a reader name such as ``apps`` or
+    ``open-r1``; default: detected per row from the columns present). ``on_error``:
+    ``"raise"`` (NotJudged, the default) or ``"none"`` (``None`` for a candidate that could
+    not be judged: TRL ignores it when summing rewards)."""
+
+    def __init__(self, scorer: Scorer | None = None, *, format: str | None = None,
+                 on_error: str = "raise", name: str = "judge_reward", **options: Any) -> None:
+        if on_error not in ("raise", "none"):
+            raise ValueError("on_error must be 'raise' or 'none'")
+        if scorer is not None and options:
+            raise ValueError("give a scorer or its options, not both")
+        self.scorer = scorer or Scorer(**options)
+        self.format = IMPORTERS.canonical(format) if format else None
+        self.on_error = on_error
+        self.__name__ = name  # TRL logs rewards under the function's name
+
+    def _rows(self, completions: Sequence[Any], columns: dict[str, Any]
+              ) -> tuple[list[Any], list[str], list[str | None]]:
+        count = len(completions)
+        aligned = {k: v for k, v in columns.items()
+                   if isinstance(v, (list, tuple)) and len(v) == count}
+        problems, replies, languages = [], [], []
+        for i, completion in enumerate(completions):
+            record = {k: v[i] for k, v in aligned.items()}
+            problem, language = self.scorer.problem(record, self.format, i)
+            problems.append(problem)
+            replies.append(completion_text(completion))
+            languages.append(language)
+        return problems, replies, languages
+
+    def __call__(self, completions: Sequence[Any], **columns: Any) -> list[float | None]:
+        items = self.scorer._items(*self._rows(completions, columns))
+        try:
+            results = self.scorer.results(items)
+        except NotJudged:
+            if self.on_error == "raise":
+                raise
+            return [None] * len(items)
+        return self.scorer.scores(results, self.on_error)
+
+    def close(self) -> None:
+        self.scorer.close()
+
+
+class AsyncTRLReward(TRLReward):
+    """:class:`TRLReward` as a coroutine function (TRL awaits async reward functions
+    concurrently with the others)."""
+
+    async def __call__(self, completions: Sequence[Any],  # type: ignore[override]
+                       **columns: Any) -> list[float | None]:
+        items = self.scorer._items(*self._rows(completions, columns))
+        try:
+            results = await self.scorer.aresults(items)
+        except NotJudged:
+            if self.on_error == "raise":
+                raise
+            return [None] * len(items)
+        return self.scorer.scores(results, self.on_error)
+
+
+__all__ = ["AsyncTRLReward", "FORMATS", "NotJudged", "Scorer", "TRLReward", "acompute_score",
+           "completion_text", "compute_score", "compute_score_batch", "configure",
+           "default_scorer", "detect_format", "extract_solution"]
