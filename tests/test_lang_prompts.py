@@ -36,10 +36,14 @@ def test_type_mapping(language):
         assert lang.type_name(parse_type(text)) == expected
 
 
+ANY_LISTS = {"js": "Array<*>", "cpp": "std::vector<std::any>", "go": "[]interface{}",
+             "rust": "Vec<Box<dyn Any>>", "java": "List<Object>"}
+
+
 @pytest.mark.parametrize("language", NATIVE)
-def test_any_is_not_expressible(language):
-    with pytest.raises(NotExpressible):
-        get(language).type_name(parse_type("List[Any]"))
+def test_any_is_each_languages_dynamic_type(language):
+    """Any and mixed lists are a tagged value every language carries (issue 23 item 10)."""
+    assert get(language).type_name(parse_type("List[Any]")) == ANY_LISTS[language]
 
 
 def test_mixed_tuples_inside_go_values_are_not_expressible():

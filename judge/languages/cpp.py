@@ -71,6 +71,11 @@ def entry_point(code: str, name: str, arity: int) -> str:
     return "static_cast<%s (*)(%s)>(&%s)" % (returns, ", ".join(params), name)
 
 
+#: what a prompt says of ``Any`` (the harness's tagged values, as HumanEval-X takes them)
+ANY_NOTE = ("\n(std::any values: integers are int, or long long beyond it; floats double; "
+            "strings std::string; lists std::vector<std::any>.)")
+
+
 def _ty(desc: tuple[str, list[Any]]) -> str:
     code, children = desc
     return "Ty{'%s', {%s}}" % (code, ", ".join(_ty(c) for c in children))
@@ -130,9 +135,11 @@ class Cpp(Language):
         return "%s %s(%s)" % (self.return_type_name(returns), function, args)
 
     def stub(self, function, names, params, returns, doc):
+        signature = self.signature(function, names, params, returns)
+        if "std::any" in signature:
+            doc += ANY_NOTE
         comment = "\n".join(("// " + line).rstrip() for line in doc.strip().splitlines())
-        return "#include <bits/stdc++.h>\n\n%s\n%s {\n" % (comment, self.signature(
-            function, names, params, returns))
+        return "#include <bits/stdc++.h>\n\n%s\n%s {\n" % (comment, signature)
 
     def literal(self, value: Any, spec: TypeSpec) -> str:
         kind = spec.kind

@@ -116,6 +116,9 @@ class Java(Language):
         return "public static %s %s(%s)" % (self.return_type_name(returns), function, args)
 
     def stub(self, function, names, params, returns, doc):
+        if "Object" in self.signature(function, names, params, returns):
+            doc += ("\n(Object values: integers are Integer, or Long beyond it; floats Double; "
+                    "strings String; lists List<Object>; dicts Map<Object, Object>.)")
         comment = "\n".join(("     * " + line).rstrip() for line in doc.strip().splitlines())
         return ("import java.util.*;\n\nclass Solution {\n    /**\n%s\n     */\n    %s {\n"
                 % (comment, self.signature(function, names, params, returns)))

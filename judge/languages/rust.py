@@ -76,8 +76,13 @@ class Rust(Language):
 
     def stub(self, function, names, params, returns, doc):
         comment = "\n".join(("/// " + line).rstrip() for line in doc.strip().splitlines())
-        uses = "use std::collections::{HashMap, HashSet};\n\n"
-        return "%s%s\n%s {\n" % (uses, comment, self.signature(function, names, params, returns))
+        uses = "use std::collections::{HashMap, HashSet};\n"
+        signature = self.signature(function, names, params, returns)
+        if "dyn Any" in signature:
+            uses += "use std::any::Any;\n"
+            comment += ("\n/// (dyn Any values: integers are i32, or i64 beyond it; floats f64; "
+                        "strings &'static str; lists Vec<Box<dyn Any>>.)")
+        return "%s\n%s\n%s {\n" % (uses, comment, signature)
 
     def literal(self, value: Any, spec: TypeSpec) -> str:
         kind = spec.kind
