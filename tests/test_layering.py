@@ -24,7 +24,7 @@ LAYERS = {
     "judge.execution": 5,
     "judge.importers": 6, "judge.reports": 6,
     "judge.api": 7,
-    "judge.distributed": 8, "judge.service": 8, "judge.integrations": 8,
+    "judge.distributed": 8, "judge.service": 8, "judge.integrations": 8, "judge.client": 8,
     "judge.cli": 9, "judge.rewards": 9, "judge.__main__": 10,
 }
 
