@@ -14,7 +14,6 @@ import asyncio
 import hmac
 import inspect
 import logging
-import math
 import threading
 import time
 from collections import OrderedDict
@@ -35,7 +34,9 @@ from judge.execution.verdicts import Verdict
 from judge.languages.base import NotExpressible
 from judge.problem.model import Problem, problem_from_data
 from judge.sandbox.base import Limits, SandboxUnavailable
+from judge.service import fusion_routes
 from judge.service import limits as service_limits
+from judge.service.scheduler import FairScheduler, QueueFull
 from judge.service.models import (
     BatchRequest,
     BatchResponse,
@@ -106,6 +107,8 @@ class ServiceConfig:
     test_isolation: str = "per-test"
     reference_timing: bool = True
     allow_unisolated: bool = False
+    #: candidates one client may have admitted at once (None: the whole capacity)
+    client_cap: int | None = None
     notice: Callable[[str], None] = field(default=lambda message: log.warning("%s", message))
 
 
@@ -124,9 +127,9 @@ class JudgeService:
         self._judges: OrderedDict[tuple[str, str], Judge] = OrderedDict()
         self._judges_lock = threading.Lock()
         self._pool = ThreadPoolExecutor(max_workers=config.jobs, thread_name_prefix="serve")
-        self.admitted = 0
+        self.scheduler = FairScheduler(self._pool, config.jobs, self.capacity,
+                                       config.client_cap)
         self.judged = 0
-        self._seconds_per_item = 0.05
         self.shutting_down = False
         self._idle = asyncio.Event()
         self._idle.set()
@@ -201,30 +204,34 @@ class JudgeService:
 
     # ---- admission -----------------------------------------------------------------------
 
-    def admit(self, count: int) -> None:
+    def admit(self, count: int, client: str = "") -> None:
+        """Admit ``count`` candidates of ``client`` (see judge.service.scheduler): 400 for
+        a batch larger than the capacity, 429 + Retry-After when the queue (or the client's
+        share of it) is full, 503 while shutting down."""
         if self.shutting_down:
             raise ApiError(503, "the server is shutting down", headers={"Retry-After": "5"})
         if count > self.capacity:
             raise ApiError(400, "at most %d items per batch on this server (jobs + queue)"
                            % self.capacity, "items")
-        if self.admitted + count > self.capacity:
-            waiting = max(0, self.admitted - self.config.jobs)
-            seconds = (waiting + count) * self._seconds_per_item / self.config.jobs
-            retry = max(1, min(60, math.ceil(seconds)))
-            raise ApiError(429, "the queue is full (%d candidates admitted, capacity %d); "
-                           "retry later" % (self.admitted, self.capacity), None,
-                           headers={"Retry-After": str(retry)})
-        self.admitted += count
+        try:
+            self.scheduler.admit(client, count)
+        except QueueFull as exc:
+            raise ApiError(429, str(exc), None,
+                           headers={"Retry-After": str(exc.retry_after)}) from None
         self._idle.clear()
 
-    def release(self, count: int) -> None:
-        self.admitted -= count
-        if self.admitted == 0:
+    def release(self, count: int, client: str = "") -> None:
+        self.scheduler.release(client, count)
+        if self.scheduler.admitted == 0:
             self._idle.set()
 
     @property
+    def admitted(self) -> int:
+        return self.scheduler.admitted
+
+    @property
     def queue_depth(self) -> int:
-        return max(0, self.admitted - self.config.jobs)
+        return self.scheduler.waiting
 
     # ---- judging -------------------------------------------------------------------------
 
@@ -296,7 +303,6 @@ class JudgeService:
 
     def _judge_blocking(self, problem: Problem, inline: bool, limits: Limits,
                         request: JudgeRequest) -> dict[str, Any]:
-        started = time.monotonic()
         judge = self.judge_for(problem, inline, limits)
         extra: dict[str, Any] = {}
         if self._accepts_language and request.language is not None:
@@ -307,23 +313,15 @@ class JudgeService:
         except NotExpressible as exc:  # a property of the problem in that language
             raise ApiError(400, "the problem cannot be judged in %s: %s"
                            % (request.language, exc), "language") from None
-        elapsed = time.monotonic() - started
-        self._seconds_per_item = 0.9 * self._seconds_per_item + 0.1 * elapsed
         self.judged += 1
         return result.to_dict()
 
-    async def judge_items(self, items: list[tuple[Problem, bool, Limits, JudgeRequest]]
-                          ) -> list[dict[str, Any]]:
-        """Judge already-resolved items, ``jobs`` at a time, results in input order."""
-        loop = asyncio.get_running_loop()
-        futures = [loop.run_in_executor(self._pool, self._judge_blocking, *item)
-                   for item in items]
-        try:
-            return list(await asyncio.gather(*futures))
-        except asyncio.CancelledError:  # the client went away: drop what has not started
-            for future in futures:
-                future.cancel()
-            raise
+    async def judge_items(self, items: list[tuple[Problem, bool, Limits, JudgeRequest]],
+                          client: str = "") -> list[dict[str, Any]]:
+        """Judge already-resolved items, ``jobs`` at a time (round robin between clients),
+        results in input order; a client that went away cancels what has not started."""
+        return await self.scheduler.run_all(client, [(self._judge_blocking, item)
+                                                     for item in items])
 
     async def drain(self, timeout: float = DRAIN_TIMEOUT_S) -> None:
         self.shutting_down = True
@@ -474,6 +472,8 @@ def create_app(config: ServiceConfig) -> FastAPI:
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        if fusion_routes.is_fusion(request.url.path):  # SandboxFusion's own error shape
+            return fusion_routes.invalid(exc)
         errors = []
         for error in exc.errors():
             where = _location(error.get("loc", ()))
@@ -521,43 +521,62 @@ def create_app(config: ServiceConfig) -> FastAPI:
     async def problems() -> ProblemsResponse:
         """The problems of the suites the server loaded (judge them by ``problem_id``)."""
         return ProblemsResponse(problems=[
-            ProblemSummary(problem_id=p.identifier, function_name=p.function_name,
-                           tests=len(p.correctness_test_suite),
-                           prompts=[q.prompt_id for q in p.prompts], tags=p.tags,
-                           source=public_source(p.source))
+            ProblemSummary(problem_id=p.identifier,
+                           function_name=getattr(p, "function_name", None),
+                           kind=getattr(p, "kind", "function"),
+                           tests=len(p.tests if getattr(p, "kind", None) == "program"
+                                     else p.correctness_test_suite),
+                           prompts=[q.prompt_id for q in getattr(p, "prompts", [])],
+                           tags=p.tags, source=public_source(
+                               p.source_file if getattr(p, "kind", None) == "program"
+                               else p.source))
             for p in config.problems.values()])
 
     @app.post("/v1/judge", response_model=ResultLine, response_model_exclude_unset=True,
               responses=_RESPONSES)
-    async def judge_one(body: JudgeRequest) -> Any:
+    async def judge_one(body: JudgeRequest, request: Request) -> Any:
         """Judge one candidate; the answer is its results-file line. A ``sandbox_error``
         (our infrastructure failed, after a retry) is a 503 carrying that line, so a client
         retries instead of scoring it."""
         item = service.resolve(body)
-        service.admit(1)
+        client = client_key(request)
+        service.admit(1, client)
         try:
-            line = (await service.judge_items([(*item, body)]))[0]
+            line = (await service.judge_items([(*item, body)], client))[0]
         finally:
-            service.release(1)
+            service.release(1, client)
         if line.get("verdict") == Verdict.SANDBOX_ERROR.value:
             raise ApiError(503, "the sandbox failed on this candidate (not the candidate's "
                            "fault); retry", headers={"Retry-After": "1"}, result=line)
         return JSONResponse(line)
 
     @app.post("/v1/judge/batch", response_model=BatchResponse, responses=_RESPONSES)
-    async def judge_batch(body: BatchRequest) -> Any:
+    async def judge_batch(body: BatchRequest, request: Request) -> Any:
         """Judge several candidates; results in the order of ``items``. A ``sandbox_error``
         line here means: retry that item."""
         items = [(*service.resolve(item, "items[%d]" % index), item)
                  for index, item in enumerate(body.items)]
-        service.admit(len(items))
+        client = client_key(request)
+        service.admit(len(items), client)
         try:
-            lines = await service.judge_items(items)
+            lines = await service.judge_items(items, client)
         finally:
-            service.release(len(items))
+            service.release(len(items), client)
         return JSONResponse({"results": lines})
 
+    fusion_routes.mount(app, service, _RESPONSES)
+
     return BodyLimit(app, int(config.max_body_mb * 1024 * 1024), config.token)  # type: ignore[return-value]
+
+
+def client_key(request: Request) -> str:
+    """Who a request is from, for fairness and per-client caps: its ``X-Judge-Client``
+    header (clients that share an address or a token can tell themselves apart), else its
+    address."""
+    named = request.headers.get("x-judge-client")
+    if named:
+        return "id:" + named[:200]
+    return "addr:" + (request.client.host if request.client else "?")
 
 
 def public_source(source: str) -> str:

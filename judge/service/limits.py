@@ -83,3 +83,20 @@ def effective(server: Limits, requested: dict[str, Any] | None, problem: Problem
     if not inline:
         return problem, limits, True
     return clamp_problem(problem, limits), limits, False
+
+
+def clamp(values: dict[str, tuple[float | None, float]]) -> tuple[dict[str, float], list[str]]:
+    """The only-tighten rule for surfaces that cannot refuse (SandboxFusion's ``/run_code``
+    has no error for it): ``name -> (requested or None, server ceiling)`` gives each value at
+    most its ceiling (the ceiling when none was asked), and the names that were cut."""
+    out: dict[str, float] = {}
+    clamped = []
+    for name, (requested, ceiling) in values.items():
+        if requested is None or requested <= 0:
+            out[name] = ceiling
+        elif requested > ceiling:
+            out[name] = ceiling
+            clamped.append(name)
+        else:
+            out[name] = requested
+    return out, clamped

@@ -108,7 +108,8 @@ class ErrorResponse(BaseModel):
 
 class ProblemSummary(BaseModel):
     problem_id: str
-    function_name: str
+    kind: str = "function"
+    function_name: Optional[str] = None
     tests: int
     prompts: list[str]
     tags: Optional[list[str]] = None

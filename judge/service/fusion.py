@@ -1,0 +1,425 @@
+"""A SandboxFusion-compatible surface on ``judge serve``: ``POST /run_code``, SandboxFusion's
+``POST /submit`` and ScaleBox's ``POST /common_evaluate_batch`` (one candidate against its
+test cases), and ``POST /v1/evaluate/batch`` (many candidates, each against its tests).
+
+Code runs through the judge's own sandbox (the server's warm pool: process or docker,
+whichever ``judge serve`` opened), compiled once per request as the judge compiles whole
+programs (``judge.execution.programs``), never in the server's process. Limits only tighten:
+``run_timeout``, ``memory_limit_MB`` and ``compile_timeout`` are each at most the server's
+(``judge.service.limits.clamp``); a request asking for more gets the server's limit, and the
+response's extra ``judge`` object says what was applied. Expected outputs of an evaluation
+never enter the sandbox: the outputs come back and are checked here, by the judge's output
+checker (``tokens`` by default: the Kattis default validator, case-insensitive).
+
+What each SandboxFusion field does here is in docs/service.md ("SandboxFusion compatibility").
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import posixpath
+import signal
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from judge import languages
+from judge.candidates.submission import extract_fenced
+from judge.execution.program_verdicts import output_verdict
+from judge.execution.programs import (DEFAULT_OUTPUT_KB, finish_compile, run_verdict,
+                                      sandbox_job)
+from judge.execution.verdicts import Verdict
+from judge.languages.jobs import COMPILE_CPU_S, COMPILE_WALL_S
+from judge.problem.program import OutputChecker
+from judge.sandbox import records
+from judge.sandbox.base import JobReport, Limits
+from judge.service import limits as service_limits
+from judge.service.fusion_models import (MAX_CASES, CommandRunResult, CommandRunStatus,
+                                         EvalResult, EvalTestCase, JudgeFacts, RunCodeRequest,
+                                         RunCodeResponse, RunStatus, SubmitRequest, TestConfig)
+
+#: SandboxFusion's language names (and a few spellings of ScaleBox and the judge) -> the
+#: judge's language registry
+LANGUAGES = {"python": "python", "python3": "python", "cpp": "cpp", "c": "c", "java": "java",
+             "nodejs": "js", "javascript": "js", "js": "js", "go": "go", "rust": "rust"}
+#: SandboxFusion languages the judge does not run: answered with SandboxFusion's error
+#: shape (status SandboxError), as SandboxFusion answers a runner it cannot use
+UNSUPPORTED = ("python2", "go_test", "php", "csharp", "bash", "typescript", "sql", "cuda",
+               "lua", "R", "perl", "D_ut", "ruby", "scala", "julia", "pytest", "junit",
+               "kotlin_script", "jest", "verilog", "python_gpu", "lean", "swift", "racket",
+               "gtest", "react")
+_STDERR_CHARS = 4096
+
+
+class UnknownLanguage(ValueError):
+    """A language name SandboxFusion does not know either (answered 422, as it would)."""
+
+
+@dataclass
+class Applied:
+    """The limits one request runs under, after tightening."""
+
+    run_timeout: float
+    memory_mb: int
+    compile_timeout: float
+    clamped: list[str] = field(default_factory=list)
+
+
+def language_of(name: str) -> str | None:
+    """The judge's language for a SandboxFusion name; None for one SandboxFusion knows but
+    the judge does not run; UnknownLanguage for one neither knows."""
+    if name in LANGUAGES:
+        return LANGUAGES[name]
+    if name in UNSUPPORTED:
+        return None
+    raise UnknownLanguage("unknown language %r (this server runs: %s)"
+                          % (name, ", ".join(sorted(LANGUAGES))))
+
+
+def applied_limits(server: Limits, run_timeout: float | None, memory_mb: int | None,
+                   compile_timeout: float | None) -> Applied:
+    """The request's limits tightened only (the server's where it asks for more or none)."""
+    values, clamped = service_limits.clamp(
+        {"run_timeout": (run_timeout, server.time_limit_s),
+         "memory_limit_MB": (memory_mb if memory_mb and memory_mb > 0 else None,
+                             server.memory_mb),
+         "compile_timeout": (compile_timeout, COMPILE_CPU_S)})
+    return Applied(float(values["run_timeout"]), int(values["memory_limit_MB"]),
+                   float(values["compile_timeout"]), clamped)
+
+
+def _decode_files(files: dict[str, str | None]) -> dict[str, str]:
+    """Request files (path -> base64) as the worker writes them: relative paths inside the
+    work directory only (ValueError naming the first bad one)."""
+    out: dict[str, str] = {}
+    for name, data in files.items():
+        if data is None:
+            continue
+        clean = posixpath.normpath(name)
+        if not name or name.startswith("/") or clean.startswith("..") or "\x00" in name:
+            raise ValueError("files: %r is not a relative path inside the work directory"
+                             % name)
+        try:
+            base64.b64decode(data, validate=True)
+        except (binascii.Error, ValueError):
+            raise ValueError("files: %r is not base64" % name) from None
+        out[clean] = data
+    return out
+
+
+def _text(data: bytes) -> str:
+    return data.decode("utf-8", "replace")
+
+
+def _stderr(record: dict[str, Any]) -> str:
+    head = str(record.get("stderr_head") or "")
+    tail = record.get("stderr_tail")
+    return (head + "\n...\n" + str(tail) if tail else head)[:_STDERR_CHARS]
+
+
+def _stdout(record: dict[str, Any]) -> bytes:
+    try:
+        return base64.b64decode(record.get("stdout") or "", validate=True)
+    except (ValueError, TypeError):
+        return b""
+
+
+def _return_code(record: dict[str, Any]) -> int:
+    """The exit code, or minus the signal (Python's subprocess convention, as SandboxFusion
+    reports it); a program stopped by a limit without either: -9 (killed)."""
+    if record.get("status") == records.EXITED and record.get("exit_code") is not None:
+        return int(record["exit_code"])
+    name = record.get("signal")
+    try:
+        return -int(signal.Signals[str(name)])
+    except (KeyError, ValueError):
+        return -int(signal.SIGKILL)
+
+
+class FusionRunner:
+    """Runs SandboxFusion requests on an open sandbox (the server's) with its compile cache."""
+
+    def __init__(self, sandbox: Any, cache: Any, server: Limits) -> None:
+        self.sandbox, self.cache, self.server = sandbox, cache, server
+
+    def _job(self, lang: Any, code: str, inputs: list[bytes], files: dict[str, str],
+             applied: Applied, budget: bool) -> tuple[JobReport, Limits, float]:
+        memory = applied.memory_mb
+        output_kb = max(self.server.output_kb, DEFAULT_OUTPUT_KB)
+        limits = replace(self.server, memory_mb=memory, output_kb=output_kb,
+                         value_kb=max(self.server.value_kb, output_kb + 64),
+                         nproc=max(self.server.nproc, lang.nproc))
+        time_s = applied.run_timeout + lang.startup_s
+        specs = [{"stdin": base64.b64encode(data).decode("ascii"), "argv": [], "files": files}
+                 for data in inputs]
+        budget_s = limits.budget([time_s] * len(inputs)) if budget else None
+        sources = {lang.program_file(code): code}
+        report = JobReport(sandbox=getattr(self.sandbox, "name", "?"))
+        for _ in range(2):  # our failure is retried once, as the judge does
+            job, build, key = sandbox_job("fusion", lang, sources, specs, limits, time_s,
+                                          self.cache, self.sandbox.name, False, budget_s)
+            if job.build is not None and job.build.get("compile"):
+                job.build["compile_cpu_s"] = applied.compile_timeout
+                job.build["compile_wall_s"] = min(COMPILE_WALL_S, 2 * applied.compile_timeout)
+            report = finish_compile(lang, build, key, self.sandbox.run(job), self.cache)
+            if report.infra_error is None:
+                break
+        return report, limits, time_s
+
+    def _compile_result(self, lang: Any, report: JobReport) -> CommandRunResult | None:
+        info = report.compile_info or {}
+        seconds = info.get("compile_s")
+        if report.compiled:
+            if lang.program_in_worker:  # an interpreted language: SandboxFusion has no step
+                return None
+            return CommandRunResult(status=CommandRunStatus.Finished, execution_time=seconds,
+                                    return_code=0, stdout="", stderr="")
+        output = str(info.get("output") or info.get("error") or report.compile_error or "")
+        if info.get("status") == records.TIMEOUT:
+            return CommandRunResult(status=CommandRunStatus.TimeLimitExceeded,
+                                    execution_time=seconds, stdout="",
+                                    stderr=output[:_STDERR_CHARS])
+        code = info.get("exit_code")
+        return CommandRunResult(status=CommandRunStatus.Finished, execution_time=seconds,
+                                return_code=int(code) if code else 1, stdout="",
+                                stderr=output[:_STDERR_CHARS])
+
+    def _run_result(self, report: JobReport, index: int, limits: Limits, time_s: float
+                    ) -> tuple[CommandRunResult | None, Verdict | None, str]:
+        """(run result, the judge's verdict when the run ended badly, message); a None run
+        result is the sandbox's failure."""
+        record = report.records.get(index)
+        if record is None:
+            if report.died_during == index:
+                return (CommandRunResult(status=CommandRunStatus.Finished, return_code=-9,
+                                         stdout="", stderr=""), Verdict.RUNTIME_ERROR,
+                        "runtime_error: the sandbox worker died during this run: %s"
+                        % (report.died_reason or "no reason given"))
+            return None, Verdict.SANDBOX_ERROR, "no result was reported"
+        ended = run_verdict(record, limits, time_s, report)
+        out = _text(_stdout(record))
+        common = dict(execution_time=record.get("wall_s"), cpu_time=record.get("cpu_s"),
+                      stdout=out, stderr=_stderr(record))
+        if ended is None:
+            return (CommandRunResult(status=CommandRunStatus.Finished,
+                                     return_code=int(record.get("exit_code") or 0), **common),
+                    None, "")
+        verdict, why = ended
+        if verdict is Verdict.SANDBOX_ERROR:
+            return None, verdict, why
+        if verdict is Verdict.TIMEOUT:
+            return (CommandRunResult(status=CommandRunStatus.TimeLimitExceeded, **common),
+                    verdict, "%s: %s" % (verdict.value, why))
+        return (CommandRunResult(status=CommandRunStatus.Finished,
+                                 return_code=_return_code(record), **common),
+                verdict, "%s: %s" % (verdict.value, why))
+
+    def _responses(self, lang: Any, report: JobReport, count: int, limits: Limits,
+                   time_s: float, facts: JudgeFacts) -> list[RunCodeResponse]:
+        if report.infra_error:
+            return [RunCodeResponse(status=RunStatus.SandboxError, message="sandbox error: %s"
+                                    % report.infra_error, judge=facts)] * count
+        compiled = self._compile_result(lang, report)
+        if not report.compiled:
+            if lang.program_in_worker:  # python: a syntax error is the run's, exit code 1
+                result = RunCodeResponse(status=RunStatus.Failed, message="compile_error",
+                                         run_result=CommandRunResult(
+                                             status=CommandRunStatus.Finished, return_code=1,
+                                             execution_time=0.0, stdout="",
+                                             stderr=compiled.stderr if compiled else ""),
+                                         judge=facts.model_copy(update={
+                                             "verdict": "compile_error"}))
+            else:
+                result = RunCodeResponse(status=RunStatus.Failed, message="compile_error",
+                                         compile_result=compiled,
+                                         judge=facts.model_copy(update={
+                                             "verdict": "compile_error"}))
+            return [result] * count
+        out = []
+        for index in range(count):
+            run, verdict, message = self._run_result(report, index, limits, time_s)
+            mine = facts.model_copy(update={"verdict": verdict.value if verdict else None})
+            if run is None:
+                out.append(RunCodeResponse(status=RunStatus.SandboxError, message=message,
+                                           compile_result=compiled, judge=mine))
+                continue
+            ok = run.status is CommandRunStatus.Finished and run.return_code == 0
+            out.append(RunCodeResponse(status=RunStatus.Success if ok else RunStatus.Failed,
+                                       message=message, compile_result=compiled,
+                                       run_result=run, judge=mine))
+        return out
+
+    def run_many(self, language: str, code: str, inputs: list[bytes],
+                 files: dict[str, str | None], applied: Applied,
+                 budget: bool = False) -> list[RunCodeResponse]:
+        """One program, compiled once, run once per input (in one sandbox job)."""
+        lang = languages.get(language)
+        facts = JudgeFacts(language=lang.name, run_timeout=applied.run_timeout,
+                           memory_limit_MB=applied.memory_mb,
+                           compile_timeout=applied.compile_timeout, clamped=applied.clamped)
+        report, limits, time_s = self._job(lang, code, inputs, _decode_files(files), applied,
+                                           budget)
+        return self._responses(lang, report, len(inputs), limits, time_s, facts)
+
+    def run_code(self, request: RunCodeRequest) -> RunCodeResponse:
+        language = language_of(request.language)
+        if language is None:
+            return RunCodeResponse(status=RunStatus.SandboxError, message=(
+                "language %r is not run by this judge (it runs: %s)"
+                % (request.language, ", ".join(sorted(LANGUAGES)))))
+        applied = applied_limits(self.server, request.run_timeout, request.memory_limit_MB,
+                                 request.compile_timeout)
+        try:
+            files = _decode_files(request.files)
+        except ValueError as exc:
+            return RunCodeResponse(status=RunStatus.SandboxError, message=str(exc))
+        stdin = (request.stdin or "").encode("utf-8", "surrogateescape")
+        return self.run_many(language, request.code, [stdin], files, applied)[0]
+
+    # ---- evaluation: one completion against its test cases ------------------------------
+
+    def evaluate(self, request: SubmitRequest) -> EvalResult:
+        config = request.config
+        language = language_of(config.language or "python")
+        if language is None:
+            raise ValueError("config.language %r is not run by this judge (it runs: %s)"
+                             % (config.language, ", ".join(sorted(LANGUAGES))))
+        lang = languages.get(language)
+        code, _ = extract_fenced(request.completion.replace("\r\n", "\n"), lang.fence_tags,
+                                 lambda block: True)
+        cases = test_cases(config)
+        function = [c.get("fn_name") for c in cases if c.get("fn_name")]
+        program = code
+        inputs = [str(c.get("input", "")) for c in cases]
+        if function:
+            if lang.name != "python":
+                raise ValueError("function_call test cases are run in Python only here")
+            program = _call_wrapper(code, str(function[0]))
+            inputs = [_call_input(c.get("input")) for c in cases]
+        applied = applied_limits(self.server, config.run_timeout, config.memory_limit_MB,
+                                 config.compile_timeout)
+        runs = self.run_many(language, program, [i.encode("utf-8", "surrogateescape")
+                                                 for i in inputs], {}, applied, budget=True)
+        checker = OutputChecker.model_validate(config.extra.get("checker") or {})
+        run_all = bool(config.extra.get("run_all_cases", False))
+        tests = []
+        for case, run in zip(cases, runs):
+            passed = run.status is RunStatus.Success and run.run_result is not None and \
+                self._passes(case, run.run_result.stdout or "", checker, bool(function))
+            tests.append(EvalTestCase(passed=passed, exec_info=run, test_info={
+                "input": _short(case.get("input")), "output": _short(case.get("output"))}))
+            if not passed and not run_all:
+                break
+        accepted = len(tests) == len(cases) and all(t.passed for t in tests)
+        return EvalResult(id=request.id, accepted=accepted, extracted_code=code, tests=tests,
+                          extracted_type="fenced" if code != request.completion else None)
+
+    @staticmethod
+    def _passes(case: dict[str, Any], stdout: str, checker: OutputChecker,
+                function: bool) -> bool:
+        expected = case.get("output", "")
+        if function:  # the returned value, as JSON, against the expected one
+            try:
+                got = json.loads(stdout.strip().splitlines()[-1]) if stdout.strip() else None
+            except ValueError:
+                return False
+            want = expected
+            if isinstance(want, str):
+                try:
+                    want = json.loads(want)
+                except ValueError:
+                    pass
+            if isinstance(want, list) and len(want) == 1 and not isinstance(got, list):
+                want = want[0]
+            return _plain(got) == _plain(want)
+        answer = expected if isinstance(expected, str) else json.dumps(expected)
+        return output_verdict(answer.encode("utf-8"), stdout.encode("utf-8", "surrogateescape"),
+                              checker).verdict is Verdict.PASS
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return [_plain(v) for v in value]
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    return value
+
+
+def _short(value: Any, limit: int = 500) -> Any:
+    text = value if isinstance(value, str) else json.dumps(value, default=str)
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def test_cases(config: TestConfig) -> list[dict[str, Any]]:
+    """The test cases of ``config.provided_data`` in any of the shapes SandboxFusion and
+    ScaleBox send: ``{"test_cases": {"type", "fn_name", "input": [...], "output": [...]}}``
+    (common_evaluate_batch), ``{"test_cases": [{"input", "output"}, ...]}``
+    (common_evaluate), ``{"test": [{"input": {"stdin"}, "output": {"stdout"}}]}`` (a
+    SandboxFusion dataset row), or ``{"inputs": [...], "outputs": [...], "fn_name"}``
+    (APPS / verl ground truth). ValueError when it holds none."""
+    data = config.provided_data
+    if isinstance(data, list):
+        data = {"test_cases": data}
+    if not isinstance(data, dict):
+        raise ValueError("config.provided_data must hold the test cases")
+    cases: list[dict[str, Any]] = []
+    raw = data.get("test_cases")
+    if isinstance(raw, dict):
+        ins, outs = raw.get("input") or [], raw.get("output") or []
+        if len(ins) != len(outs):
+            raise ValueError("config.provided_data.test_cases: %d inputs, %d outputs"
+                             % (len(ins), len(outs)))
+        kind = raw.get("type") or ("function_call" if raw.get("fn_name") else "stdin_stdout")
+        cases = [{"input": i, "output": o, "fn_name": raw.get("fn_name")
+                  if kind == "function_call" else None} for i, o in zip(ins, outs)]
+    elif isinstance(raw, list):
+        cases = [{"input": c.get("input"), "output": c.get("output"),
+                  "fn_name": c.get("fn_name") if c.get("type") in (None, "function_call")
+                  else None} for c in raw if isinstance(c, dict)]
+    elif isinstance(data.get("test"), list):
+        cases = [{"input": (c.get("input") or {}).get("stdin", ""),
+                  "output": (c.get("output") or {}).get("stdout", "")}
+                 for c in data["test"] if isinstance(c, dict)]
+    elif isinstance(data.get("inputs"), list):
+        ins, outs = data["inputs"], data.get("outputs") or []
+        if len(ins) != len(outs):
+            raise ValueError("config.provided_data: %d inputs, %d outputs"
+                             % (len(ins), len(outs)))
+        cases = [{"input": i, "output": o, "fn_name": data.get("fn_name")}
+                 for i, o in zip(ins, outs)]
+    if not cases:
+        raise ValueError("config.provided_data holds no test cases")
+    if len(cases) > MAX_CASES:
+        raise ValueError("at most %d test cases per candidate" % MAX_CASES)
+    return cases
+
+
+def _call_input(value: Any) -> str:
+    """A function call's arguments as the wrapper reads them: one JSON value per line
+    (a string of such lines is kept as it is, as the APPS and verl formats give it)."""
+    if isinstance(value, str):
+        return value
+    args = value if isinstance(value, list) else [value]
+    return "\n".join(json.dumps(a) for a in args)
+
+
+def _call_wrapper(code: str, name: str) -> str:
+    """The candidate's code, then a call of ``name`` with the JSON arguments of standard
+    input (one per line) whose result is printed as JSON: the expected value stays here."""
+    return code + "\n\n" + (
+        "def _judge_call():\n"
+        "    import json as _j, sys as _s\n"
+        "    _raw = _s.stdin.read()\n"
+        "    _args = [_j.loads(l) for l in _raw.split('\\n') if l.strip()]\n"
+        "    _f = globals().get(%r)\n"
+        "    if _f is None and 'Solution' in globals():\n"
+        "        _f = getattr(globals()['Solution'](), %r)\n"
+        "    if _f is None:\n"
+        "        _s.stderr.write('function %s not found\\n')\n"
+        "        _s.exit(1)\n"
+        "    _r = _f(*_args)\n"
+        "    _s.stdout.write('\\n' + _j.dumps(_r, default=str) + '\\n')\n"
+        "_judge_call()\n" % (name, name, name))

@@ -1,0 +1,150 @@
+"""The SandboxFusion-compatible routes of ``judge serve`` (see :mod:`judge.service.fusion`).
+
+Errors on these paths have SandboxFusion's (FastAPI's) shape, so its clients read them:
+422 ``{"detail": [...]}`` for a malformed body or an unknown language, 400
+``{"detail": "..."}`` for test cases that cannot be judged. Queue and sandbox conditions
+are the service's: 429 / 503 with ``Retry-After``. Every route is admitted and dispatched
+by the service's fair scheduler like ``/v1/judge``.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.encoders import jsonable_encoder
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+
+from judge.service.fusion import FusionRunner, UnknownLanguage, language_of, test_cases
+from judge.service.fusion_models import (EvalResult, EvaluateBatchRequest,
+                                         EvaluateBatchResponse, RunCodeRequest, RunCodeResponse,
+                                         SubmitRequest)
+
+PATHS = ("/run_code", "/submit", "/common_evaluate_batch", "/v1/evaluate/batch")
+
+
+def is_fusion(path: str) -> bool:
+    return path in PATHS
+
+
+def invalid(exc: RequestValidationError) -> JSONResponse:
+    """A malformed body, as SandboxFusion (FastAPI) answers it."""
+    return JSONResponse({"detail": jsonable_encoder(exc.errors())}, status_code=422)
+
+
+def _unknown_language(name: str, where: tuple[str, ...], message: str) -> JSONResponse:
+    return JSONResponse({"detail": [{"type": "literal_error", "loc": ["body", *where],
+                                     "msg": message, "input": name}]}, status_code=422)
+
+
+def _bad(message: str) -> JSONResponse:
+    return JSONResponse({"detail": message}, status_code=400)
+
+
+class _Runners:
+    """One FusionRunner over the service's open sandbox (opened on first use)."""
+
+    def __init__(self, service: Any) -> None:
+        self.service = service
+        self._runner: FusionRunner | None = None
+        self._lock = threading.Lock()
+
+    def get(self) -> FusionRunner:
+        self.service.open()  # ApiError 503 while the sandbox cannot be opened
+        with self._lock:
+            if self._runner is None:
+                executor = self.service._main.executor
+                self._runner = FusionRunner(executor.sandbox, executor.compile_cache,
+                                            self.service.config.limits)
+            return self._runner
+
+    def run_code(self, body: RunCodeRequest) -> dict[str, Any]:
+        return self.get().run_code(body).model_dump(mode="json")
+
+    def evaluate(self, body: SubmitRequest) -> dict[str, Any]:
+        return self.get().evaluate(body).model_dump(mode="json")
+
+
+def _precheck(body: SubmitRequest, where: tuple[str, ...] = ()) -> JSONResponse | None:
+    """A submission the judge cannot evaluate, answered before it is admitted."""
+    name = body.config.language or "python"
+    try:
+        language = language_of(name)
+    except UnknownLanguage as exc:
+        return _unknown_language(name, (*where, "config", "language"), str(exc))
+    if language is None:
+        return _bad("%sconfig.language %r is not run by this judge" % (
+            "".join("%s." % w for w in where), name))
+    try:
+        cases = test_cases(body.config)
+    except ValueError as exc:
+        return _bad("%s%s" % ("".join("%s." % w for w in where), exc))
+    if language != "python" and any(c.get("fn_name") for c in cases):
+        return _bad("function_call test cases are run in Python only here")
+    return None
+
+
+def mount(app: FastAPI, service: Any, responses: dict[Any, Any]) -> None:
+    """Add the SandboxFusion-compatible routes to the service's app."""
+    from judge.service.app import client_key  # the app imports this module
+
+    runners = _Runners(service)
+
+    async def _run(request: Request, count: int, calls: list[Any]) -> list[Any]:
+        client = client_key(request)
+        service.admit(count, client)
+        try:
+            return await service.scheduler.run_all(client, calls)
+        finally:
+            service.release(count, client)
+
+    @app.post("/run_code", response_model=RunCodeResponse, tags=["sandboxfusion"],
+              responses=responses)
+    async def run_code(body: RunCodeRequest, request: Request) -> Any:
+        """SandboxFusion's ``run_code``: one program with its standard input, in the judge's
+        sandbox. ``status`` is Success (return code 0), Failed (non-zero, compile error, time
+        limit) or SandboxError (the judge's failure: retry)."""
+        try:
+            language_of(body.language)
+        except UnknownLanguage as exc:
+            return _unknown_language(body.language, ("language",), str(exc))
+        result = (await _run(request, 1, [(runners.run_code, (body,))]))[0]
+        return JSONResponse(result)
+
+    async def _evaluate(body: SubmitRequest, request: Request) -> Any:
+        refused = _precheck(body)
+        if refused is not None:
+            return refused
+        result = (await _run(request, 1, [(runners.evaluate, (body,))]))[0]
+        return JSONResponse(result)
+
+    @app.post("/submit", response_model=EvalResult, tags=["sandboxfusion"],
+              responses=responses)
+    async def submit(body: SubmitRequest, request: Request) -> Any:
+        """SandboxFusion's ``submit`` for a completion whose tests come with it
+        (``config.provided_data``; no dataset is registered here): compiled once, run per
+        test in one sandbox job, outputs checked on the judge's side."""
+        return await _evaluate(body, request)
+
+    @app.post("/common_evaluate_batch", response_model=EvalResult, tags=["sandboxfusion"],
+              responses=responses)
+    async def common_evaluate_batch(body: SubmitRequest, request: Request) -> Any:
+        """ScaleBox's ``common_evaluate_batch``: one completion against a batch of
+        ``stdin_stdout`` or ``function_call`` (Python) test cases."""
+        return await _evaluate(body, request)
+
+    @app.post("/v1/evaluate/batch", response_model=EvaluateBatchResponse,
+              tags=["sandboxfusion"], responses=responses)
+    async def evaluate_batch(body: EvaluateBatchRequest, request: Request) -> Any:
+        """Many candidates, each a ``/submit`` body with its own tests, in one request;
+        results in the order of ``items``. Admitted whole (429 when the queue has no room
+        for all of them) and dispatched fairly with other clients' work."""
+        for index, item in enumerate(body.items):
+            refused = _precheck(item, ("items", str(index)))
+            if refused is not None:
+                return refused
+        results = await _run(request, len(body.items),
+                             [(runners.evaluate, (item,)) for item in body.items])
+        return JSONResponse({"results": results})

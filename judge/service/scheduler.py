@@ -1,0 +1,144 @@
+"""Admission and fair dispatch of candidates for the HTTP service.
+
+Every endpoint that judges or runs code goes through one :class:`FairScheduler`:
+
+- **admission** (back-pressure): at most ``capacity`` candidates are admitted at once
+  (judging + waiting, counted in candidates, a batch counts each of its items); a client
+  holds at most ``client_cap`` of them. Past either, the request is refused whole with
+  :class:`QueueFull` (the service answers 429 with ``Retry-After``: the estimated time for the
+  queue ahead of it to drain), so nothing is half-judged and nothing is lost.
+- **fairness**: admitted candidates wait in one queue per client and are dispatched round
+  robin between clients, ``workers`` at a time: a client that sent 500 candidates does not
+  delay another client's one candidate by 500 judgings, only by at most one per other
+  client ahead of it.
+
+A client is whoever the service says (``X-Judge-Client`` header, else the address). Runs on
+the event loop; the blocking work goes to a thread pool of ``workers`` threads.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from collections import OrderedDict, deque
+from concurrent.futures import Executor
+from typing import Any, Callable
+
+from judge.errors import JudgeError
+
+
+class QueueFull(JudgeError):
+    """The queue (or the client's share of it) is full: retry after ``retry_after`` s."""
+
+    code = "queue_full"
+
+    def __init__(self, message: str, retry_after: int) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class FairScheduler:
+    """See the module doc. Not thread-safe: call it from the event loop only."""
+
+    def __init__(self, pool: Executor, workers: int, capacity: int,
+                 client_cap: int | None = None) -> None:
+        self.pool = pool
+        self.workers = max(1, workers)
+        self.capacity = capacity
+        self.client_cap = client_cap if client_cap else capacity
+        self.admitted = 0
+        self.running = 0
+        self._held: dict[str, int] = {}
+        self._queues: OrderedDict[str, deque[tuple[Callable[..., Any], tuple[Any, ...],
+                                                   asyncio.Future[Any]]]] = OrderedDict()
+        #: running estimate of one candidate's seconds (for Retry-After)
+        self.seconds_per_item = 0.05
+
+    # ---- admission ---------------------------------------------------------------------
+
+    def admit(self, client: str, count: int) -> None:
+        """Admit ``count`` candidates of ``client`` or raise :class:`QueueFull`."""
+        held = self._held.get(client, 0)
+        if self.admitted + count > self.capacity:
+            raise QueueFull("the queue is full (%d candidates admitted, capacity %d); retry "
+                            "later" % (self.admitted, self.capacity), self._retry(count))
+        if held + count > self.client_cap:
+            raise QueueFull("this client already has %d candidates admitted (at most %d per "
+                            "client); retry later" % (held, self.client_cap),
+                            self._retry(held + count - self.client_cap))
+        self.admitted += count
+        self._held[client] = held + count
+
+    def release(self, client: str, count: int) -> None:
+        self.admitted -= count
+        left = self._held.get(client, 0) - count
+        if left > 0:
+            self._held[client] = left
+        else:
+            self._held.pop(client, None)
+
+    def _retry(self, count: int) -> int:
+        waiting = max(0, self.admitted - self.workers)
+        seconds = (waiting + count) * self.seconds_per_item / self.workers
+        return max(1, min(60, math.ceil(seconds)))
+
+    @property
+    def waiting(self) -> int:
+        return sum(len(q) for q in self._queues.values())
+
+    @property
+    def clients(self) -> int:
+        return len(self._held)
+
+    # ---- dispatch ----------------------------------------------------------------------
+
+    async def run(self, client: str, fn: Callable[..., Any], *args: Any) -> Any:
+        """``fn(*args)`` on the pool when its turn comes (round robin between clients)."""
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[Any] = loop.create_future()
+        self._queues.setdefault(client, deque()).append((fn, args, future))
+        self._dispatch()
+        return await future
+
+    async def run_all(self, client: str, calls: list[tuple[Callable[..., Any], tuple[Any, ...]]]
+                      ) -> list[Any]:
+        """Several calls of one client, results in order; cancelling cancels what has not
+        started."""
+        tasks = [asyncio.ensure_future(self.run(client, fn, *args)) for fn, args in calls]
+        try:
+            return list(await asyncio.gather(*tasks))
+        except BaseException:
+            for task in tasks:
+                task.cancel()
+            raise
+
+    def _dispatch(self) -> None:
+        loop = asyncio.get_running_loop()
+        while self.running < self.workers and self._queues:
+            client, queue = next(iter(self._queues.items()))
+            fn, args, future = queue.popleft()
+            if queue:
+                self._queues.move_to_end(client)  # its next one waits for the others' turns
+            else:
+                del self._queues[client]
+            if future.done():  # cancelled while waiting: never started
+                continue
+            self.running += 1
+            started = loop.time()
+            work = loop.run_in_executor(self.pool, fn, *args)
+            work.add_done_callback(lambda done, future=future, started=started:
+                                   self._finished(done, future, started))
+
+    def _finished(self, done: asyncio.Future[Any], future: asyncio.Future[Any],
+                  started: float) -> None:
+        self.running -= 1
+        elapsed = asyncio.get_running_loop().time() - started
+        self.seconds_per_item = 0.9 * self.seconds_per_item + 0.1 * elapsed
+        if not future.done():
+            if done.cancelled():
+                future.cancel()
+            elif done.exception() is not None:
+                future.set_exception(done.exception())  # type: ignore[arg-type]
+            else:
+                future.set_result(done.result())
+        self._dispatch()
