@@ -61,6 +61,9 @@ _EXPORTS = {
     "ReplyInvalid": "judge.grading.proofs.schemas",
     "ApiError": "judge.service.app",
     "LoosenedLimit": "judge.service.limits",
+    "QueueFull": "judge.service.scheduler",
+    "ServiceError": "judge.errors",
+    "ServiceUnavailable": "judge.errors",
     "ConversionFailed": "judge.importers.sandboxed",
     "NotJudged": "judge.integrations.common",
 }

@@ -46,6 +46,30 @@ class RegistryLoadError(JudgeError, ImportError):
             self.name, self.path = reason.name, reason.path
 
 
+class ServiceError(JudgeError):
+    """The judge service refused a request (a 4xx status: the caller's mistake, so retrying
+    the same request cannot help): ``status``, ``message`` and the ``field`` it is about."""
+
+    code = "service_error"
+
+    def __init__(self, status: int, message: str, field: str | None = None,
+                 body: object = None) -> None:
+        super().__init__("HTTP %d: %s%s" % (status, message, " (%s)" % field if field else ""))
+        self.status, self.message, self.field, self.body = status, message, field, body
+
+
+class ServiceUnavailable(JudgeError, ConnectionError):
+    """The judge service cannot be reached (connection refused, timed out), or kept
+    answering 429 / 503 after the client's retries. Infrastructure, never the candidate's
+    fault: a caller must not score it."""
+
+    code = "service_unavailable"
+
+    def __init__(self, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+
+
 @dataclass(frozen=True)
 class Issue:
     """One thing wrong with an input file."""

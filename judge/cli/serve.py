@@ -22,8 +22,9 @@ def register(sub: Any) -> None:
     p = sub.add_parser(
         "serve", help="serve the judge over HTTP (needs the 'serve' extra)",
         description="An HTTP service over one warm sandbox pool: POST /v1/judge, "
-                    "POST /v1/judge/batch, GET /v1/health, GET /v1/problems; OpenAPI page at "
-                    "/docs. Set JUDGE_API_TOKEN to require 'Authorization: Bearer <token>'.")
+                    "POST /v1/judge/batch, GET /v1/health, GET /v1/problems, and the "
+                    "SandboxFusion-compatible POST /run_code, /submit, /common_evaluate_batch, "
+                    "/v1/evaluate/batch; OpenAPI page at /docs. Set JUDGE_API_TOKEN to require 'Authorization: Bearer <token>'.")
     p.add_argument("suites", nargs="*", metavar="SUITE",
                    help="problem files or folders whose problems requests may name by id")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (%(default)s)")
@@ -33,6 +34,9 @@ def register(sub: Any) -> None:
     p.add_argument("--queue", type=nonnegative_int, default=64,
                    help="candidates that may wait beyond those judging; past it: 429 "
                         "(%(default)s)")
+    p.add_argument("--client-cap", type=nonnegative_int, default=0,
+                   help="candidates one client (X-Judge-Client header, else its address) may "
+                        "have admitted at once; past it: 429 (default: the whole queue)")
     p.add_argument("--max-body-mb", type=float, default=8.0,
                    help="largest request body; past it: 413 (%(default)s)")
     p.add_argument("--test-isolation", choices=("per-test", "on-failure"), default="per-test")
@@ -86,7 +90,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
                            limits=limits(args), token=token,
                            test_isolation=args.test_isolation,
                            reference_timing=not args.no_reference_timing, notice=err,
-                           allow_unisolated=args.allow_unisolated)
+                           allow_unisolated=args.allow_unisolated,
+                           client_cap=args.client_cap or None)
     try:
         sock = socket.socket(socket.AF_INET6 if ":" in args.host else socket.AF_INET)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

@@ -26,6 +26,7 @@ from typing import Any
 
 from judge import languages
 from judge.candidates.submission import extract_fenced
+from judge.errors import UnknownName
 from judge.execution.program_verdicts import output_verdict
 from judge.execution.programs import (DEFAULT_OUTPUT_KB, finish_compile, run_verdict,
                                       sandbox_job)
@@ -52,10 +53,6 @@ UNSUPPORTED = ("python2", "go_test", "php", "csharp", "bash", "typescript", "sql
 _STDERR_CHARS = 4096
 
 
-class UnknownLanguage(ValueError):
-    """A language name SandboxFusion does not know either (answered 422, as it would)."""
-
-
 @dataclass
 class Applied:
     """The limits one request runs under, after tightening."""
@@ -68,13 +65,13 @@ class Applied:
 
 def language_of(name: str) -> str | None:
     """The judge's language for a SandboxFusion name; None for one SandboxFusion knows but
-    the judge does not run; UnknownLanguage for one neither knows."""
+    the judge does not run; UnknownName for one neither knows (answered 422, as
+    SandboxFusion answers it)."""
     if name in LANGUAGES:
         return LANGUAGES[name]
     if name in UNSUPPORTED:
         return None
-    raise UnknownLanguage("unknown language %r (this server runs: %s)"
-                          % (name, ", ".join(sorted(LANGUAGES))))
+    raise UnknownName("language", name, known=sorted(LANGUAGES))
 
 
 def applied_limits(server: Limits, run_timeout: float | None, memory_mb: int | None,
@@ -293,7 +290,7 @@ class FusionRunner:
         program = code
         inputs = [str(c.get("input", "")) for c in cases]
         if function:
-            if lang.name != "python":
+            if not lang.default:  # the wrapper is written in the default language
                 raise ValueError("function_call test cases are run in Python only here")
             program = _call_wrapper(code, str(function[0]))
             inputs = [_call_input(c.get("input")) for c in cases]

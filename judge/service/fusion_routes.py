@@ -17,7 +17,9 @@ from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
-from judge.service.fusion import FusionRunner, UnknownLanguage, language_of, test_cases
+from judge import languages
+from judge.errors import UnknownName
+from judge.service.fusion import FusionRunner, language_of, test_cases
 from judge.service.fusion_models import (EvalResult, EvaluateBatchRequest,
                                          EvaluateBatchResponse, RunCodeRequest, RunCodeResponse,
                                          SubmitRequest)
@@ -72,7 +74,7 @@ def _precheck(body: SubmitRequest, where: tuple[str, ...] = ()) -> JSONResponse 
     name = body.config.language or "python"
     try:
         language = language_of(name)
-    except UnknownLanguage as exc:
+    except UnknownName as exc:
         return _unknown_language(name, (*where, "config", "language"), str(exc))
     if language is None:
         return _bad("%sconfig.language %r is not run by this judge" % (
@@ -81,7 +83,7 @@ def _precheck(body: SubmitRequest, where: tuple[str, ...] = ()) -> JSONResponse 
         cases = test_cases(body.config)
     except ValueError as exc:
         return _bad("%s%s" % ("".join("%s." % w for w in where), exc))
-    if language != "python" and any(c.get("fn_name") for c in cases):
+    if not languages.get(language).default and any(c.get("fn_name") for c in cases):
         return _bad("function_call test cases are run in Python only here")
     return None
 
@@ -108,7 +110,7 @@ def mount(app: FastAPI, service: Any, responses: dict[Any, Any]) -> None:
         limit) or SandboxError (the judge's failure: retry)."""
         try:
             language_of(body.language)
-        except UnknownLanguage as exc:
+        except UnknownName as exc:
             return _unknown_language(body.language, ("language",), str(exc))
         result = (await _run(request, 1, [(runners.run_code, (body,))]))[0]
         return JSONResponse(result)
