@@ -251,13 +251,14 @@ class Judge:
     def run(self, items: Iterable[WorkItem], *, output: Any | None = None,
             previous: dict[str, dict[str, Any]] | None = None,
             progress: Progress | None = None, on_issue: Callable[[Issue], None] | None = None,
-            source: str = "<solutions>", metadata: dict[str, Any] | bool | None = None
-            ) -> RunOutcome:
+            source: str = "<solutions>", metadata: dict[str, Any] | bool | None = None,
+            on_note: Callable[[Issue], None] | None = None) -> RunOutcome:
         """Judge a stream of (problem, candidate, issue) work items, as ``judge run`` does:
         results written to ``output`` (a :class:`judge.jsonl.Writer`) as they come, in order;
         candidates already in ``previous`` (key -> results line) with the same problem and
         limits are skipped. The run metadata (``metadata``, by default :meth:`run_metadata`;
-        ``False``: none) is written on every line as its ``run`` object."""
+        ``False``: none) is written on every line as its ``run`` object. ``on_issue`` hears
+        each input error, ``on_note`` each remark that is not one (an empty reply)."""
         executor = self._ensure()
         if output is not None and metadata is not False:
             from judge.execution.metadata import Stamped
@@ -266,6 +267,7 @@ class Judge:
                              else self.run_metadata())
         runner = BatchRunner(executor, self._slots(executor), output, previous, progress,
                              on_issue, dedup=self.dedup)
+        runner.on_note = on_note
         return runner.run(items, source)
 
     def run_metadata(self, *, suite: str | None = None,

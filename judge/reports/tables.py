@@ -46,12 +46,20 @@ class Summary:
     sandbox_errors: int = 0
     candidates: int = 0
     runs: list[dict[str, Any]] = field(default_factory=list)
+    #: candidates whose code was taken out of a reply (fences or prose dropped)
+    extracted: int = 0
+    #: problems with candidates, and the problems in the suite (None: not known)
+    covered: int = 0
+    suite_problems: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {}
         if self.runs:
             data["runs"] = self.runs
         data.update({"candidates": self.candidates, "sandbox_errors": self.sandbox_errors,
+                     "extracted": self.extracted,
+                     "coverage": {"problems_with_candidates": self.covered,
+                                  "suite_problems": self.suite_problems},
                      "verdicts": self.verdicts, "intervals": INTERVALS,
                      "by_model": self.by_model, "by_problem": self.by_problem})
         return data
@@ -69,11 +77,19 @@ def _model(row: dict[str, Any]) -> str:
 model_of = _model
 
 
-def summarize(rows: Iterable[dict[str, Any]], run: str | None = None) -> Summary:
+def summarize(rows: Iterable[dict[str, Any]], run: str | None = None,
+              suite_problems: int | None = None) -> Summary:
     """Per model and per problem and model; ``run`` (a label) is added to every row when
-    several runs are summarized together."""
+    several runs are summarized together. ``suite_problems`` (the suite's size; default: as
+    the rows' run metadata recorded it) gives the coverage line."""
     rows = list(rows)
     summary = Summary(candidates=len(rows))
+    summary.extracted = sum(1 for r in rows if r.get("extracted"))
+    summary.covered = len({str(r.get("problem_id")) for r in rows})
+    if suite_problems is None:
+        sizes = [r["run"].get("suite_problems") for r in rows if isinstance(r.get("run"), dict)]
+        suite_problems = max((n for n in sizes if isinstance(n, int)), default=None)
+    summary.suite_problems = suite_problems
     summary.verdicts = dict(Counter(str(r.get("verdict")) for r in rows).most_common())
     judged = [r for r in rows if r.get("verdict") != Verdict.SANDBOX_ERROR.value]
     summary.sandbox_errors = len(rows) - len(judged)
@@ -110,6 +126,10 @@ def merge(summaries: list[Summary]) -> Summary:
         merged.runs.extend(part.runs)
         merged.candidates += part.candidates
         merged.sandbox_errors += part.sandbox_errors
+        merged.extracted += part.extracted
+        merged.covered = max(merged.covered, part.covered)
+        if part.suite_problems is not None:
+            merged.suite_problems = max(merged.suite_problems or 0, part.suite_problems)
         verdicts.update(part.verdicts)
     merged.verdicts = dict(verdicts.most_common())
     return merged
@@ -180,14 +200,35 @@ def render(summary: Summary, fmt: str = "table") -> str:
     line = "%d candidates: %s" % (summary.candidates, verdicts or "none")
     if summary.sandbox_errors:
         line += " (%d sandbox errors are not counted against candidates)" % summary.sandbox_errors
+    lines = [line, extraction_line(summary), coverage_line(summary)]
+    line = ("\n\n" if fmt == "markdown" else "\n").join(lines)
     if fmt == "html":
         import html
 
-        line = "<p>%s</p>" % html.escape(line)
+        line = "<p>%s</p>" % "<br>".join(html.escape(text) for text in lines)
     parts.append(line)
     if fmt == "html":  # a page of its own (judge report --html FILE has the charts)
         return _HTML_PAGE % "\n".join(parts)
     return "\n\n".join(parts) + "\n"
+
+
+def extraction_line(summary: Summary) -> str:
+    """How many candidates' code was taken out of a reply (the rest were judged as they are)."""
+    return "extracted: %d of %d candidate%s had code taken out of a reply (fences or prose " \
+        "removed)" % (summary.extracted, summary.candidates,
+                      "" if summary.candidates == 1 else "s")
+
+
+def coverage_line(summary: Summary) -> str:
+    """Problems with candidates, of the problems in the suite (when known)."""
+    if summary.suite_problems is None:
+        return "coverage: %d problem%s with candidates (the suite's size is not recorded)" % (
+            summary.covered, "" if summary.covered == 1 else "s")
+    missing = summary.suite_problems - summary.covered
+    return "coverage: %d of %d problems have candidates%s" % (
+        summary.covered, summary.suite_problems,
+        " (%d have none: rates are over the covered problems only)" % missing
+        if missing > 0 else "")
 
 
 def _run_line(meta: dict[str, Any]) -> str:
