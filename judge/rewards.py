@@ -44,6 +44,8 @@ FORMATS = ("verl", "open-r1", "livecodebench", "codecontests", "apps")
 _THINK = re.compile(r"<think>.*?</think>", re.S | re.I)
 _FENCE = re.compile(r"```([^\n`]*)\n(.*?)```", re.S)
 _CACHE_SIZE = 4096
+#: record fields besides a format's test fields that change its problem (the cache key)
+_LIMIT_FIELDS = ("time_limit", "memory_limit", "memory_limit_bytes", "metadata")
 
 
 def extract_solution(reply: str) -> str:
@@ -148,7 +150,8 @@ class Scorer:
         record's test fields; InputError when the record cannot be read."""
         kind = IMPORTERS.canonical(kind) if kind else detect_format(record)
         importer = IMPORTERS.get(kind)
-        fields = {k: record.get(k) for k in importer.marker_fields if k in record}
+        fields = {k: record.get(k) for k in importer.marker_fields + _LIMIT_FIELDS
+                  if k in record}
         key = kind + "\0" + json.dumps(fields, sort_keys=True, default=str)
         with self._lock:
             hit = self._problems.get(key)

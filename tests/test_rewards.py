@@ -6,6 +6,7 @@ call makes the reward raise NotJudged (or give TRL's None), never a 0."""
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import threading
@@ -49,7 +50,9 @@ def _constant(problem) -> str:
     (every fixture's tests have distinct answers)."""
     if getattr(problem, "kind", None) == "program":
         return "import sys\nsys.stdout.write(%r)" % problem.tests[0].expected
-    return "def %s(*args):\n    return %r" % (problem.function_name, problem.tests[0].expected)
+    call = ast.parse(problem.tests[0].check, mode="eval").body  # benchmark_equal(output, x)
+    return "def %s(*args):\n    return %r" % (problem.function_name,
+                                              ast.literal_eval(call.args[1]))
 
 
 def candidates(problem, copies: int):
@@ -175,6 +178,16 @@ def test_async_variants(scorer):
 
     one, many = asyncio.run(main())
     assert one == 1.0 and many == [1.0] * 6 + [0.5] * 6
+
+
+def test_apps_call_rule_judged_for_real(scorer):
+    """APPS' own comparison through the sandbox: a returned tuple is the expected list, the
+    wrapped value itself is accepted, a wrong one is not; LiveCodeBench's has no wrapping."""
+    truth = json.dumps({"fn_name": "pair", "inputs": [[1], [2]], "outputs": [[[1, 1]], [[2, 2]]]})
+    replies = ["def pair(x):\n    return (x, x)", "def pair(x):\n    return [[x, x]]",
+               "def pair(x):\n    return [x, 0]", "def pair(x):\n    return [x, x]"]
+    assert compute_score_batch(["apps"] * 4, replies, [truth] * 4, scorer=scorer) == \
+        [1.0, 1.0, 0.0, 1.0]
 
 
 def test_unreadable_ground_truth_is_an_input_error_not_a_zero(scorer):

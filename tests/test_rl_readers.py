@@ -37,10 +37,12 @@ def test_apps_stdin_and_call_based_with_located_errors():
     assert isinstance(stdin, ProgramProblem) and len(stdin.tests) == 3
     assert stdin.checker.type == "tokens" and stdin.checker.case_sensitive
     assert stdin.tests[1].stdin == "10 -3\n" and stdin.tests[1].expected == "7\n"
-    # call-based: Any-typed arguments, APPS' one-element wrapping undone, Python equality
-    assert call.function_name == "sort_desc" and call.equality == "python"
+    # call-based: Any-typed arguments, each test a check by APPS' rule (wrapped outputs)
+    assert call.function_name == "sort_desc" and "def benchmark_equal" in call.checker
     assert [t.args for t in call.tests] == [([3, 1, 2],), ([],), ([5, 5, 1],)]
-    assert [t.expected for t in call.tests] == [[3, 2, 1], [], [5, 5, 1]]
+    assert [t.check for t in call.tests] == ["benchmark_equal(output, [[3, 2, 1]])",
+                                             "benchmark_equal(output, [[]])",
+                                             "benchmark_equal(output, [[5, 5, 1]])"]
     assert floats.limits.time_limit_s == 2 and floats.limits.memory_mb == 256
     issues = [str(i) for i in result.issues]
     assert len(issues) == 3
@@ -57,7 +59,9 @@ def test_verl_ground_truth_gzip_and_prime_json_lines_arguments():
     # PRIME: arguments as one JSON value per line, outputs as JSON strings
     assert call.identifier == "taco_1"
     assert [t.args for t in call.tests] == [(1, 2), (-1, 1), ([1], [2])]
-    assert [t.expected for t in call.tests] == [3, 0, [1, 2]]
+    assert [t.check for t in call.tests] == ["benchmark_equal(output, 3)",
+                                             "benchmark_equal(output, 0)",
+                                             "benchmark_equal(output, [1, 2])"]
     [issue] = result.issues
     assert issue.line == 3 and issue.location == "reward_model.ground_truth"
 
@@ -84,8 +88,9 @@ def test_livecodebench_compressed_private_tests_and_functional():
     assert [t.name for t in stdin.tests] == ["public1", "test2", "test3"]
     assert stdin.tests[1].stdin == "9 2\n" and stdin.tests[1].sample is False
     assert functional.function_name == "double"
-    assert [(t.args, t.expected) for t in functional.tests] == [((2,), 4), ((-5,), -10),
-                                                                ((0,), 0)]
+    assert [(t.args, t.check) for t in functional.tests] == [
+        ((2,), "benchmark_equal(output, 4, False)"), ((-5,), "benchmark_equal(output, -10, False)"),
+        ((0,), "benchmark_equal(output, 0, False)")]
     [issue] = result.issues  # the record with the malicious pickle
     assert issue.line == 3 and issue.location == "private_test_cases"
     assert "refused pickle" in issue.message and "GLOBAL" in issue.message
@@ -146,7 +151,8 @@ def test_open_r1_verification_info():
     stdin, call = result.problems
     assert stdin.languages == ["python"] and stdin.tests[0].expected == "cba\n"
     assert call.function_name == "is_even"
-    assert [(t.args, t.expected) for t in call.tests] == [((2,), True), ((7,), False)]
+    assert [(t.args, t.check) for t in call.tests] == [
+        ((2,), "benchmark_equal(output, [True])"), ((7,), "benchmark_equal(output, [False])")]
     [issue] = result.issues
     assert issue.line == 3 and "stdin_stdout or function_call" in issue.message
 
@@ -220,3 +226,23 @@ def test_large_tests_are_written_as_files(tmp_path):
     assert data["tests"][1]["stdin"] == "1\n"
     problem = load_problem(tmp_path / "out" / "big.json")
     assert problem.tests[0].run_input().stdin == big.encode()
+
+
+def test_the_call_checker_is_the_apps_rule():
+    """CALL_CHECKER evaluated as the judge does (plain Python over decoded data), against
+    what APPS' run_test accepts and rejects; it never raises."""
+    from judge.importers.datasets import CALL_CHECKER
+
+    scope: dict = {}
+    exec(CALL_CHECKER, scope)
+    equal = scope["benchmark_equal"]
+    assert equal([3, 2, 1], [[3, 2, 1]])          # unwrapped return value
+    assert equal([[3, 2, 1]], [[3, 2, 1]])        # or the wrapped list itself
+    assert equal((1, 2), [[1, 2]])                # a tuple read as a list
+    assert equal([(1, 2), (3, 4)], [[[1, 2], [3, 4]]])
+    assert equal(5, [5]) and equal(5.0, [5]) and equal(True, [1])
+    assert not equal([3, 1, 2], [[3, 2, 1]]) and not equal(None, [])
+    assert not equal(5, 5.5) and not equal("5", [5])
+    # LiveCodeBench: no wrapping
+    assert equal((1, 2), [1, 2], False) and not equal(5, [5], False)
+    assert not equal(object(), [object()])  # never raises

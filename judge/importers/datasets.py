@@ -197,14 +197,6 @@ def seconds(value: Any) -> float | None:
 
 # ---- building problems ---------------------------------------------------------------------------
 
-def unwrap_apps(expected: Any) -> Any:
-    """APPS/TACO wrap a call's expected value in a one-element list (``[[1, 2]]`` for a
-    function returning ``[1, 2]``); their evaluator accepts ``output == outputs[0]``."""
-    if isinstance(expected, list) and len(expected) == 1:
-        return expected[0]
-    return expected
-
-
 def program_problem(ident: str, statement: str, tests: list[dict[str, Any]], *,
                     checker: OutputChecker, time_limit_s: float | None = None,
                     memory_mb: int | None = None, languages: list[str] | None = None,
@@ -233,13 +225,57 @@ def program_problem(ident: str, statement: str, tests: list[dict[str, Any]], *,
         raise RecordError("; ".join(i.message for i in exc.issues), where) from None
 
 
+#: the benchmarks' call-based comparison, as a trusted check helper evaluated by the judge
+#: outside the sandbox over the decoded return value: APPS' ``run_test`` (a returned tuple
+#: read as a list; ``output == expected``, or, for APPS' one-element wrapping,
+#: ``output == expected[0]``, also with a list of tuples read as lists) and LiveCodeBench's
+#: (the tuple rule and ``==``, ``wrapped=False``). It never raises: a raising check would be
+#: the problem's error, not the candidate's.
+CALL_CHECKER = """
+def benchmark_equal(output, expected, wrapped=True):
+    try:
+        if isinstance(output, tuple):
+            output = list(output)
+        if output == expected:
+            return True
+        if not (wrapped and isinstance(expected, list) and expected):
+            return False
+        if output == expected[0]:
+            return True
+        if isinstance(output, list) and output and isinstance(output[0], tuple):
+            return [list(x) for x in output] == expected[0]
+    except Exception:
+        return False
+    return False
+"""
+
+
+def _literal(value: Any, where: str) -> str:
+    """A JSON value as a Python literal for a check expression."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, float) and not math.isfinite(item):
+            raise RecordError("a non-finite number (%r) cannot be an expected value" % item,
+                              where)
+        if isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+    try:
+        return repr(value)
+    except ValueError as exc:  # an int past the int-to-text limit
+        raise RecordError(str(exc), where) from None
+
+
 def function_problem(ident: str, statement: str, fn_name: str,
-                     calls: list[tuple[list[Any], Any]], *, time_limit_s: float | None = None,
-                     tags: list[str] | None = None, starter_code: str | None = None,
-                     where: str = "tests") -> Problem:
+                     calls: list[tuple[list[Any], Any]], *, wrapped: bool = True,
+                     time_limit_s: float | None = None, tags: list[str] | None = None,
+                     starter_code: str | None = None, where: str = "tests") -> Problem:
     """A function problem from ``(arguments, expected value)`` calls: ``fn_name(arg0, arg1,
-    ...)``, every parameter and the return value typed ``Any``, compared with the
-    benchmark's ``==`` (``equality: python``: 5.0 == 5, True == 1, a list is not a tuple)."""
+    ...)``, every parameter and the return value typed ``Any``, each test a check that
+    compares as the benchmark does (:data:`CALL_CHECKER`; ``wrapped``: the expected value
+    is APPS' one-element list)."""
     if not isinstance(fn_name, str) or not fn_name.isidentifier():
         raise RecordError("fn_name %r is not a function name" % (fn_name,), "fn_name")
     if not calls:
@@ -252,15 +288,17 @@ def function_problem(ident: str, statement: str, fn_name: str,
     prompt = statement or "Write a Python function %s." % fn_name
     if starter_code and starter_code.strip():
         prompt += "\n\n```python\n%s\n```" % starter_code.strip()
+    cases = [{"input": dict(zip(names, args)),
+              "check": "benchmark_equal(output, %s%s)" % (
+                  _literal(expected, "%s[%d]" % (where, i)), "" if wrapped else ", False")}
+             for i, (args, expected) in enumerate(calls)]
     data: dict[str, Any] = {
         "identifier": ident, "description": statement or fn_name,
         "prompts": [{"prompt_id": "default", "prompt": prompt}],
         "function_prototype": {"function_name": fn_name,
                                "parameters": [{"name": n, "type": "Any"} for n in names],
                                "return_values": [{"type": "Any"}]},
-        "correctness_test_suite": [{"input": dict(zip(names, args)),
-                                    "expected_output": [expected]} for args, expected in calls],
-        "equality": "python",
+        "correctness_test_suite": cases, "checker": CALL_CHECKER, "equality": "python",
     }
     if time_limit_s is not None:
         data["limits"] = {"time_limit_s": time_limit_s}
@@ -381,4 +419,4 @@ def _externalize(data: dict[str, Any], output: Path, stem: str) -> None:
 
 __all__ = ["DatasetImporter", "DatasetRead", "Record", "RecordError", "function_problem",
            "identifier", "json_field", "problem_data", "program_problem", "read_dataset",
-           "seconds", "text", "unwrap_apps"]
+           "seconds", "text", "CALL_CHECKER"]

@@ -19,10 +19,9 @@ Comparison, against the APPS evaluator (``apps/eval/testing_util.py``, embedded 
   ``1e-8 + 1e-5 x |expected|``, so large floats are stricter here, and integers never
   get a relative tolerance, which would pass ``1000001`` for ``1000000``).
 - calls: ``output == expected`` or ``output == expected[0]``, a returned tuple read as a
-  list. Here: the one-element list is unwrapped at import and the return value compared
-  with Python's ``==`` on data (``equality: python``). Differences: a returned tuple is not
-  equal to an expected list here, and a return value equal to the still-wrapped list is not
-  accepted; JSON object keys stay strings (APPS tries turning them into ints).
+  list: the same rule, as a check the judge evaluates over the returned value
+  (:data:`~judge.importers.datasets.CALL_CHECKER`). Difference: JSON object keys stay
+  strings (APPS tries turning a dict argument's keys into ints).
 """
 
 from __future__ import annotations
@@ -30,8 +29,7 @@ from __future__ import annotations
 from typing import Any
 
 from judge.importers.datasets import (DatasetImporter, RecordError, function_problem,
-                                      identifier, json_field, program_problem, seconds, text,
-                                      unwrap_apps)
+                                      identifier, json_field, program_problem, seconds, text)
 from judge.jsonl import loads
 from judge.problem.program import OutputChecker
 
@@ -59,7 +57,7 @@ def _call_expected(raw: Any, where: str, parse_strings: bool) -> Any:
             raw = loads(raw)
         except ValueError as exc:
             raise RecordError("expected value: %s" % exc, where) from None
-    return unwrap_apps(raw)
+    return raw
 
 
 def problem_from_io(io: Any, ident: str, statement: str = "", *, field: str,

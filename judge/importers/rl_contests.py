@@ -31,8 +31,7 @@ import zlib
 from typing import Any
 
 from judge.importers.datasets import (DatasetImporter, RecordError, function_problem,
-                                      identifier, json_field, program_problem, text,
-                                      unwrap_apps)
+                                      identifier, json_field, program_problem, text)
 from judge.jsonl import loads
 from judge.problem.program import OutputChecker
 
@@ -128,7 +127,7 @@ def decode_lcb_tests(value: Any, where: str) -> list[Any]:
 def problem_from_tests(tests: list[Any], ident: str, statement: str = "", *, field: str,
                        fn_name: str | None = None, time_limit_s: float | None = None,
                        starter_code: str | None = None, source: str | None = None,
-                       samples: int = 0, unwrap: bool = False) -> Any:
+                       samples: int = 0, wrapped: bool = False) -> Any:
     """A problem from ``[{"input", "output", "testtype"}]`` tests (LiveCodeBench; DeepCoder's
     ground truth). The first ``samples`` tests are the public ones."""
     kinds = set()
@@ -162,10 +161,10 @@ def problem_from_tests(tests: list[Any], ident: str, statement: str = "", *, fie
                     expected = loads(expected)
                 except ValueError as exc:
                     raise RecordError("output: %s" % exc, where + ".output") from None
-            calls.append((args if isinstance(args, list) else [args],
-                          unwrap_apps(expected) if unwrap else expected))
-        return function_problem(ident, statement, fn_name, calls, time_limit_s=time_limit_s,
-                                starter_code=starter_code, where=field)
+            calls.append((args if isinstance(args, list) else [args], expected))
+        return function_problem(ident, statement, fn_name, calls, wrapped=wrapped,
+                                time_limit_s=time_limit_s, starter_code=starter_code,
+                                where=field)
     program_tests = [{"name": "%s%d" % ("public" if i < samples else "test", i + 1),
                       "stdin": text(t["input"], "%s[%d].input" % (field, i)),
                       "expected": text(t["output"], "%s[%d].output" % (field, i)),
@@ -300,8 +299,7 @@ class VerificationInfo(DatasetImporter):
             calls = []
             for i, case in enumerate(cases):
                 args = case.get("input")
-                calls.append((args if isinstance(args, list) else [args],
-                              unwrap_apps(case.get("output"))))
+                calls.append((args if isinstance(args, list) else [args], case.get("output")))
             return function_problem(ident, statement, names.pop(), calls, where=field)
         if types != {"stdin_stdout"}:
             raise RecordError("test types %s: each problem takes stdin_stdout or "
