@@ -26,6 +26,7 @@ _EXPORTS = {
     "Suite": "judge.problem.model",
     "load_problem": "judge.problem.model",
     "load_suite": "judge.problem.model",
+    "NoTests": "judge.problem.model",
     "Limits": "judge.sandbox.base",
     "SandboxUnavailable": "judge.sandbox.base",
     "Verdict": "judge.execution.verdicts",

@@ -29,7 +29,7 @@ from judge.execution.verdicts import CandidateResult
 from judge import languages
 from judge.languages import normalize
 from judge.problem.lookup import find_problem, suites_of
-from judge.problem.model import Problem
+from judge.problem.model import Problem, require_tests
 from judge.problem.program import ProgramProblem
 from judge.execution.executors import EXECUTORS as EXECUTOR_KINDS
 from judge.sandbox import BACKENDS, Limits, Sandbox, kinds
@@ -196,6 +196,7 @@ class Judge:
         are stripped) in ``language`` (``python``, ``js``, ``cpp``, ``go``, ``rust``,
         ``java``; default python). Blocking; thread-safe (up to ``jobs`` calls run at once)."""
         problem = self.problem(problem)
+        require_tests(problem)  # a problem without tests: NoTests ("no tests"), no verdict
         executor = self._ensure()
         language = normalize(language)
         candidate = Candidate(problem.identifier, solution, model, prompt_id, sample,

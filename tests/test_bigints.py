@@ -26,7 +26,8 @@ BIG = [(10 ** 20, 1), (2 ** 64, 2 ** 64), (-(10 ** 30), 7), (1, 2)]
 def add_problem(pairs=BIG, identifier="big_add"):
     return problem_from_data({
         "identifier": identifier, "description": "a + b",
-        "prompts": [{"prompt_id": "p", "prompt": "Return a + b."}],
+        "prompts": [{"prompt_id": "p", "prompt": "Return a + b.", "genericize": False,
+                 "sample_inputs_outputs": []}],
         "function_prototype": {"function_name": "add",
                                "parameters": [{"name": "a", "type": "int"},
                                               {"name": "b", "type": "int"}],

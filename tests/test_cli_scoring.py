@@ -295,3 +295,27 @@ def test_register_works_in_a_fresh_process(tmp_path):
     assert json.loads(proc.stdout)["per_task"]["aime_sample_ii_3"]["accuracy"] == 1.0
     proc = subprocess.run([sys.executable, "-c", code, "agreement"], capture_output=True, text=True, cwd=ROOT)
     assert proc.returncode == 2 and "usage" in proc.stderr
+
+
+# ---------------------------------------------------------------- issue 23 item 9: ground-truth errors name the file
+
+
+def test_ground_truth_errors_name_the_file_and_line(tmp_path, capsys):
+    spec = write(tmp_path / "spec.json", {"type": "deterministic", "dimensions": [
+        {"name": "acc", "weight": 0.5, "primitive": "numeric_tolerance", "field": "result",
+         "ground_truth_field": "expected_result", "tolerance": 0.5},
+        {"name": "same", "weight": 0.5, "primitive": "exact_match", "field": "x", "ground_truth_field": "expected_x"}]})
+    sub = write(tmp_path / "sub.json", {"result": 12, "x": 1})
+    gt = write(tmp_path / "gt.json", '{\n  "expected_x": 1,\n  "expected_result": "12"\n}\n')
+    assert run("score", spec, sub, "--ground-truth", gt) == 1
+    err = capsys.readouterr().err
+    assert f"{gt}:3: at expected_result: dimension 'acc'" in err and "must be a number" in err
+    missing = write(tmp_path / "missing.json", '{\n  "expected_x": 1\n}\n')
+    assert run("score", spec, sub, "--ground-truth", missing) == 1
+    assert f"{missing}:1: ground truth has no field 'expected_result'" in capsys.readouterr().err
+    arr = write(tmp_path / "arr.json", "\n\n[1]")
+    assert run("score", spec, sub, "--ground-truth", arr) == 1
+    assert f"{arr}:3: ground truth must be a JSON object" in capsys.readouterr().err
+    results = jsonl(tmp_path / "r.jsonl", [{"problem_id": "a", "verdict": "pass", "passed": 1, "total": 1}])
+    assert run("score", spec, results, "--ground-truth", missing) == 1   # results mode too
+    assert f"{missing}:1: ground truth has no field" in capsys.readouterr().err

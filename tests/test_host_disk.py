@@ -264,7 +264,8 @@ def test_cpp_candidates_leave_nothing_on_the_host(planted):
             .replace("MARKER", MARKER).replace("SHARED", planted["file"]))
     problem = problem_from_data({
         "identifier": "next_number", "description": "n + 1",
-        "prompts": [{"prompt_id": "plain", "prompt": "Return n + 1."}],
+        "prompts": [{"prompt_id": "plain", "prompt": "Return n + 1.", "genericize": False,
+                 "sample_inputs_outputs": []}],
         "function_prototype": {"function_name": "next_number",
                                "parameters": [{"name": "n", "type": "int"}],
                                "return_values": [{"type": "int"}]},

@@ -24,7 +24,8 @@ from judge.sandbox.base import Limits
 HOSTILE = json.loads((Path(__file__).parent / "data" / "langs" / "hostile.json").read_text())
 PROBLEM = {
     "identifier": "next_number", "description": "n + 1",
-    "prompts": [{"prompt_id": "plain", "prompt": "Return n + 1."}],
+    "prompts": [{"prompt_id": "plain", "prompt": "Return n + 1.", "genericize": False,
+                 "sample_inputs_outputs": []}],
     "function_prototype": {"function_name": "next_number",
                            "parameters": [{"name": "n", "type": "int"}],
                            "return_values": [{"type": "int"}]},

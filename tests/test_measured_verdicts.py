@@ -26,7 +26,8 @@ from judge.sandbox.base import Limits
 LIMITS = Limits(time_limit_s=1.0, memory_mb=256, output_kb=64)
 PROBLEM = problem_from_data({
     "identifier": "next_number", "description": "n + 1",
-    "prompts": [{"prompt_id": "plain", "prompt": "Return n + 1."}],
+    "prompts": [{"prompt_id": "plain", "prompt": "Return n + 1.", "genericize": False,
+                 "sample_inputs_outputs": []}],
     "function_prototype": {"function_name": "next_number",
                            "parameters": [{"name": "n", "type": "int"}],
                            "return_values": [{"type": "int"}]},

@@ -23,7 +23,8 @@ from judge.sandbox.base import Limits
 
 PROBLEM = problem_from_data({
     "identifier": "bomb_next", "description": "n + 1",
-    "prompts": [{"prompt_id": "p", "prompt": "n + 1"}],
+    "prompts": [{"prompt_id": "p", "prompt": "n + 1", "genericize": False,
+                 "sample_inputs_outputs": []}],
     "function_prototype": {"function_name": "next_number",
                            "parameters": [{"name": "n", "type": "int"}],
                            "return_values": [{"type": "int"}]},

@@ -290,13 +290,69 @@ def test_sample_with_wrong_parameter_name():
     assert locations(issues) == ["prompts[0].sample_inputs_outputs[0].input"]
 
 
-def test_zero_tests_is_an_error():
+def test_problem_without_tests_loads_and_says_no_tests_when_judged():
+    # seed, problem-definition-spec.md: "correctness_test_suite (Array of TestCase JSON
+    # Objects, Optional) ... If not provided, the default value is an empty array."
+    from judge.problem.model import NoTests, require_tests
+
     data = valid()
-    data["correctness_test_suite"] = []
-    issues = issues_of(data)
-    assert locations(issues) == ["correctness_test_suite"]
     data.pop("correctness_test_suite")
-    assert locations(issues_of(data)) == ["correctness_test_suite"]
+    problem = problem_from_data(data, "p.json")
+    assert problem.correctness_test_suite == [] and problem.tests == [] and not problem.has_tests
+    with pytest.raises(NoTests, match="no tests") as info:
+        require_tests(problem)
+    assert info.value.code == "no_tests"
+    data["correctness_test_suite"] = []
+    assert not problem_from_data(data, "p.json").has_tests
+    require_tests(load_problem(DATA / "valid.json"))  # a problem with tests: no error
+
+
+def test_empty_return_values_means_the_function_returns_nothing():
+    # the spec gives return_values as an array with no minimum: an empty one is accepted
+    data = valid()
+    data["function_prototype"]["return_values"] = []
+    for case in data["correctness_test_suite"]:
+        case["expected_output"] = []
+    data["correctness_test_suite"][0]["expected_output"] = {}
+    for prompt in data["prompts"]:
+        for case in prompt["sample_inputs_outputs"]:
+            case["expected_output"] = []
+    problem = problem_from_data(data, "p.json")
+    assert problem.return_spec == TypeSpec("none")
+    assert [t.expected for t in problem.tests] == [None, None, None]
+    data["correctness_test_suite"][1]["expected_output"] = [3]
+    assert locations(issues_of(data)) == ["correctness_test_suite[1].expected_output"]
+
+
+@pytest.mark.parametrize("missing", [["genericize"], ["sample_inputs_outputs"],
+                                     ["genericize", "sample_inputs_outputs"]])
+def test_prompt_without_its_required_fields_is_a_located_error(missing):
+    # the spec's Prompt has genericize and sample_inputs_outputs with no "(Optional)"
+    data = valid()
+    for name in missing:
+        data["prompts"][-1].pop(name)
+    issues = issues_of(data)
+    where = "prompts[%d]" % (len(data["prompts"]) - 1)
+    for name in missing:
+        issue = field_issue(issues, where, name)
+        assert "required" in issue.message and "missing" in issue.message
+    data["prompts"][-1].pop("input_code", None)  # input_code stays optional
+    data["prompts"][-1].update({"genericize": False, "sample_inputs_outputs": []})
+    problem_from_data(data, "p.json")
+
+
+def test_every_shipped_and_example_problem_file_still_loads():
+    files = [p for base in ("problems", "examples") for p in sorted((ROOT / base).rglob("*.json"))]
+    loaded = 0
+    for path in files:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except ValueError:
+            continue
+        if isinstance(data, dict) and "function_prototype" in data and "prompts" in data:
+            load_problem(path)  # raises with the located issues if it does not load
+            loaded += 1
+    assert loaded >= 30
 
 
 def test_zero_prompts_is_an_error():
@@ -353,10 +409,12 @@ def test_empty_optimal_solution_is_an_error():
     assert locations(issues_of(data)) == ["optimal_solution"]
 
 
-def test_no_return_values_is_an_error():
+def test_no_return_values_against_tests_that_expect_values_is_an_error():
     data = valid()
-    data["function_prototype"]["return_values"] = []
-    assert locations(issues_of(data)) == ["function_prototype.return_values"]
+    data["function_prototype"]["return_values"] = []  # allowed, but these tests expect two values
+    issues = issues_of(data)
+    assert "correctness_test_suite[0].expected_output" in locations(issues)
+    assert "2 expected values for 0 declared return values" in issues[0].message
 
 
 def test_negative_tolerance_is_an_error():
@@ -395,7 +453,7 @@ def test_suite_collects_issues_from_every_file(tmp_path):
     write(tmp_path / "good.json", valid())
     bad = valid()
     bad["identifier"] = "other"
-    bad["correctness_test_suite"] = []
+    bad["prompts"] = []
     write(tmp_path / "bad.json", bad)
     (tmp_path / "broken.json").write_text("{", encoding="utf-8")
     with pytest.raises(InputError) as info:

@@ -34,7 +34,8 @@ def generous_problem(identifier: str, **extra) -> dict:
     return {
         "identifier": identifier,
         "description": "Add two integers.",
-        "prompts": [{"prompt_id": "p", "prompt": "add"}],
+        "prompts": [{"prompt_id": "p", "prompt": "add", "genericize": False,
+                 "sample_inputs_outputs": []}],
         "function_prototype": {"function_name": "add",
                                "parameters": [{"name": "a", "type": "int"},
                                               {"name": "b", "type": "int"}],

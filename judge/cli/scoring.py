@@ -56,7 +56,8 @@ from judge.problem.model import load_suite
 from judge.scoring import agreement as agr
 from judge.scoring.math_answers import AIMEBenchmark, score_outputs
 from judge.scoring.primitives import InputError, ScoringError, read_json, read_jsonl
-from judge.scoring.specs import (ScoreReport, ground_truth_from_results, load_spec, score_submission,
+from judge.scoring.specs import (ScoreReport, ground_truth_from_results, load_spec,
+                                 locate_ground_truth_error, score_submission,
                                  submission_from_results, validate_result_row, zero_report)
 
 def _clip(text: str, limit: int = 80) -> str:
@@ -229,7 +230,15 @@ def cmd_score(args: argparse.Namespace) -> int:
                 _print_report(report)
             return EXIT_OK
         out, bad, empty = _score_results(args, spec, gt_file)
-    except (ScoringError, InputError, SuiteInputError) as exc:
+    except ScoringError as exc:  # a ground-truth error names the file and, where it can, the line
+        if args.ground_truth:
+            error("score", locate_ground_truth_error(exc, args.ground_truth))
+        elif getattr(exc, "ground_truth_field", None) is not None:
+            error("score", f"ground truth made from {args.suite or args.submission}: {exc}")
+        else:
+            error("score", str(exc))
+        return EXIT_INPUT
+    except (InputError, SuiteInputError) as exc:
         error("score", str(exc))
         return EXIT_INPUT
     if args.format == "json":

@@ -207,6 +207,14 @@ class BatchRunner:
         lang = languages.get(language)
         if getattr(problem, "kind", None) == "program":
             return problem  # a whole program: every language reads and writes text
+        if not problem.has_tests:  # allowed by the spec; no verdict without tests
+            if self._expressible.get((problem.identifier, "")) is None:
+                self._issue(outcome, Issue(problem.source, "%s: no tests (no "
+                                           "correctness_test_suite): its candidates are not "
+                                           "judged" % problem.identifier))
+            self._expressible[(problem.identifier, "")] = False
+            outcome.skipped += 1
+            return None
         known = self._judged.get((id(problem), lang.name))
         if known is not None and known[0] is problem:
             return known[1]

@@ -23,7 +23,7 @@ from judge.candidates.submission import Submission
 from judge.execution import classify
 from judge.execution.checkers import CheckerPool, CheckOutcome
 from judge.execution.compare import compare, python_equal
-from judge.problem.model import PreparedTest, Problem
+from judge.problem.model import PreparedTest, Problem, require_tests
 from judge.sandbox.base import Job, JobReport, Limits, Sandbox, TestInput
 from judge.problem.types import Tolerance, ValueTypeError, from_json, to_json
 from judge.execution.verdicts import CandidateResult, TestResult, Verdict, overall
@@ -224,6 +224,7 @@ class Executor:
         """Judge one submission. A sandbox_error is retried once, then reported as such."""
         if getattr(problem, "kind", None) == "program":
             return self.programs.judge(problem, submission, **meta)  # type: ignore[arg-type]
+        require_tests(problem)  # no tests: NoTests, never a made-up verdict
         limits, time_limits = self.test_limits(problem)
         digest = hashlib.sha256(submission.code.encode("utf-8", "surrogatepass")).hexdigest()[:16]
         job = self._job(problem, submission, limits, time_limits, digest)

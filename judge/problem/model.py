@@ -26,7 +26,7 @@ from typing import Any, Iterator, Literal
 from pydantic import (BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, ValidationInfo,
                       model_validator)
 
-from judge.errors import InputError, Issue, json_location
+from judge.errors import InputError, Issue, JudgeError, json_location
 from judge.problem.types import (ANY, Tolerance, TypeParseError, TypeSpec, ValueTypeError,
                                  from_json, parse_type, return_type)
 
@@ -47,7 +47,9 @@ class ReturnValue(_Strict):
 class FunctionPrototype(_Strict):
     function_name: str
     parameters: list[Parameter]
-    return_values: list[ReturnValue] = Field(min_length=1)
+    #: may be empty (the spec sets no minimum): a function that returns nothing, judged
+    #: against ``None`` with an empty ``expected_output`` (``[]`` or ``{}``)
+    return_values: list[ReturnValue]
 
 
 class TestCase(_Strict):
@@ -72,8 +74,9 @@ class TestCase(_Strict):
 class Prompt(_Strict):
     prompt_id: str = Field(min_length=1)
     prompt: str
-    genericize: bool = False
-    sample_inputs_outputs: list[TestCase] = []
+    #: required by the spec (no default there), as is ``sample_inputs_outputs``
+    genericize: bool
+    sample_inputs_outputs: list[TestCase]
     input_code: str | None = None
 
 
@@ -106,6 +109,8 @@ class Problem(_Strict):
     description: str
     prompts: list[Prompt]
     function_prototype: FunctionPrototype
+    #: optional in the spec ("If not provided, the default value is an empty array"): such a
+    #: problem loads and renders prompts, and judging it says "no tests" (:class:`NoTests`)
     correctness_test_suite: list[TestCase] = []
     optimal_solution: str | None = None
     additional_instructions: str | None = None
@@ -162,6 +167,12 @@ class Problem(_Strict):
         return self._tests
 
     @property
+    def has_tests(self) -> bool:
+        """False for a problem without correctness tests (allowed by the spec): its prompts
+        render, but there is nothing to judge a candidate by (:func:`require_tests`)."""
+        return bool(self.correctness_test_suite)
+
+    @property
     def float_tolerance(self) -> Tolerance:
         if self.tolerance is None:
             return Tolerance()
@@ -172,6 +183,21 @@ class Problem(_Strict):
             if prompt.prompt_id == prompt_id:
                 return prompt
         return None
+
+
+class NoTests(JudgeError, ValueError):
+    """A problem without correctness tests was to be judged: there is nothing to judge a
+    candidate by, so no verdict is given (neither ``pass`` nor a failure)."""
+
+    code = "no_tests"
+
+
+def require_tests(problem: Any) -> None:
+    """Raise :class:`NoTests` for a function problem without correctness tests."""
+    if getattr(problem, "kind", None) != "program" and not getattr(problem, "has_tests", True):
+        raise NoTests("%s: no tests: the problem has no correctness_test_suite, so its "
+                      "candidates cannot be judged (its prompts can still be rendered)"
+                      % problem.identifier)
 
 
 # ---- semantic checks --------------------------------------------------------------------------
@@ -237,7 +263,10 @@ def _prepare_case(case: TestCase, where: str, problem: Problem, index: int, file
             ok = False
     if not ok:
         return None
-    expected = converted[0] if len(converted) == 1 else tuple(converted)
+    if not declared:  # no return values: the function returns nothing (None)
+        expected = None
+    else:
+        expected = converted[0] if len(converted) == 1 else tuple(converted)
     return PreparedTest(index, tuple(args), expected, None, dict(zip(names, args)))
 
 
@@ -276,9 +305,6 @@ def _check_problem(problem: Problem, file: str) -> list[Issue]:
                                 "prompts[%d].prompt_id" % i))
     if not problem.prompts:
         issues.append(Issue(file, "a problem needs at least one prompt", "prompts"))
-    if not problem.correctness_test_suite:
-        issues.append(Issue(file, "no correctness tests: the judge could not give a verdict",
-                            "correctness_test_suite"))
     if problem.checker is not None:
         try:
             compile(problem.checker, "<checker>", "exec")
@@ -289,7 +315,7 @@ def _check_problem(problem: Problem, file: str) -> list[Issue]:
         issues.append(Issue(file, "optimal_solution is empty", "optimal_solution"))
     problem._param_specs = specs
     problem._return_specs = returns
-    problem._return_spec = return_type(returns)
+    problem._return_spec = return_type(returns) if returns else parse_type("None")
     tests = []
     for i, case in enumerate(problem.correctness_test_suite):
         prepared = _prepare_case(case, "correctness_test_suite[%d]" % i, problem, i, file, issues)

@@ -13,7 +13,9 @@ location.  Each dimension is scored by one primitive, found by name in
 
 from __future__ import annotations
 
+import json
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -195,9 +197,39 @@ class ScoreReport:
         return {"total": self.total, "dimensions": [d.__dict__.copy() for d in self.dimensions]}
 
 
+def ground_truth_error(message: str, field: str | None = None) -> ScoringError:
+    """A :class:`ScoringError` about the ground truth: ``ground_truth_field`` says which field
+    (``""``: the whole object), so a caller that read it from a file can name the file and line
+    (:func:`locate_ground_truth_error`)."""
+    exc = ScoringError(message)
+    exc.ground_truth_field = field or ""  # type: ignore[attr-defined]
+    return exc
+
+
+def locate_ground_truth_error(exc: ScoringError, path: str | Path) -> str:
+    """``exc``'s message prefixed with ``path`` and, where the field's key can be found in the
+    file's text, its line (``gt.json:3: ...``); other errors are returned as they are."""
+    field = getattr(exc, "ground_truth_field", None)
+    if field is None:
+        return str(exc)
+    line = None
+    try:
+        text = Path(path).read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError):
+        text = ""
+    if field:
+        m = re.search(re.escape(json.dumps(field)) + r"\s*:", text)
+        if m:
+            line = text.count("\n", 0, m.start()) + 1
+    elif text.strip():
+        line = text[:len(text) - len(text.lstrip())].count("\n") + 1
+    where = f"{path}:{line}" if line else str(path)
+    return f"{where}: at {field}: {exc}" if field else f"{where}: {exc}"
+
+
 def _ground_truth(gt: Mapping[str, Any], field: str, dim: str) -> Any:
     if field not in gt:
-        raise ScoringError(f"ground truth has no field {field!r} (needed by dimension {dim!r})")
+        raise ground_truth_error(f"ground truth has no field {field!r} (needed by dimension {dim!r})")
     return gt[field]
 
 
@@ -215,8 +247,9 @@ def score_dimension(dim: Dimension, submission: Mapping[str, Any],
     expected = _ground_truth(ground_truth, dim.ground_truth_field, dim.name)  # type: ignore[attr-defined]
     try:
         return dim.compare(value, expected)
-    except ScoringError as exc:
-        raise ScoringError(f"dimension {dim.name!r}: {exc}") from exc
+    except ScoringError as exc:  # the primitive refused the ground truth's value
+        raise ground_truth_error(f"dimension {dim.name!r}: {exc}",
+                                 dim.ground_truth_field) from exc  # type: ignore[attr-defined]
 
 
 def score_submission(spec: ScoringSpec, submission: Mapping[str, Any],
@@ -225,7 +258,7 @@ def score_submission(spec: ScoringSpec, submission: Mapping[str, Any],
     if not isinstance(submission, Mapping):
         raise InputError(f"submission must be a JSON object, got {_type_name(submission)}")
     if not isinstance(ground_truth, Mapping):
-        raise ScoringError(f"ground truth must be a JSON object, got {_type_name(ground_truth)}")
+        raise ground_truth_error(f"ground truth must be a JSON object, got {_type_name(ground_truth)}")
     rows = []
     for dim in spec.dimensions:
         ps = score_dimension(dim, submission, ground_truth)
