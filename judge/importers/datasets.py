@@ -294,7 +294,8 @@ def function_problem(ident: str, statement: str, fn_name: str,
              for i, (args, expected) in enumerate(calls)]
     data: dict[str, Any] = {
         "identifier": ident, "description": statement or fn_name,
-        "prompts": [{"prompt_id": "default", "prompt": prompt}],
+        "prompts": [{"prompt_id": "default", "prompt": prompt, "genericize": False,
+                     "sample_inputs_outputs": []}],
         "function_prototype": {"function_name": fn_name,
                                "parameters": [{"name": n, "type": "Any"} for n in names],
                                "return_values": [{"type": "Any"}]},
