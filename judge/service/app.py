@@ -11,7 +11,6 @@ evaluated outside the sandbox, so only the server's own suites may use them).
 from __future__ import annotations
 
 import asyncio
-import hmac
 import inspect
 import logging
 import threading
@@ -20,7 +19,7 @@ from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator, Awaitable, Callable
+from typing import Any, AsyncIterator, Callable
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -36,6 +35,9 @@ from judge.problem.model import Problem, problem_from_data
 from judge.sandbox.base import Limits, SandboxUnavailable
 from judge.service import fusion_routes
 from judge.service import limits as service_limits
+from judge.problem.program import is_program_data
+from judge.service.inline import inline_program
+from judge.service.middleware import BodyLimit, error_body
 from judge.service.scheduler import FairScheduler, QueueFull
 from judge.service.models import (
     BatchRequest,
@@ -75,15 +77,6 @@ class ApiError(JudgeError):
         self.status, self.message, self.field = status, message, field
         self.headers = headers or {}
         self.extra = extra
-
-
-def error_body(status: int, message: str, field: str | None = None, **extra: Any
-               ) -> dict[str, Any]:
-    body: dict[str, Any] = {"status": status, "message": message}
-    if field is not None:
-        body["field"] = field
-    body.update({k: v for k, v in extra.items() if v is not None})
-    return {"error": body}
 
 
 def _location(loc: tuple[Any, ...] | list[Any]) -> str:
@@ -262,7 +255,8 @@ class JudgeService:
         else:
             problem = self._inline(request.problem or {}, prefix + "problem")
             inline = True
-        if request.prompt_id is not None and problem.prompt(request.prompt_id) is None:
+        if request.prompt_id is not None and getattr(problem, "prompt", lambda _: None)(
+                request.prompt_id) is None:
             raise ApiError(400, "unknown prompt_id %r for %s" % (request.prompt_id,
                                                                 problem.identifier),
                            prefix + "prompt_id")
@@ -270,6 +264,8 @@ class JudgeService:
         return problem, inline, limits
 
     def _inline(self, data: dict[str, Any], where: str) -> Problem:
+        if is_program_data(data):  # data only: no files, no validator (judge.service.inline)
+            return self._validated(lambda: inline_program(data), where)
         if data.get("checker") is not None:
             raise ApiError(400, "an inline problem may not carry checker code (it would run "
                            "in the judge's process); load the suite on the server instead",
@@ -281,8 +277,12 @@ class JudgeService:
                     raise ApiError(400, "an inline problem may not carry check expressions "
                                    "(they run in the judge's process); use expected_output",
                                    "%s.correctness_test_suite[%d].check" % (where, index))
+        return self._validated(lambda: problem_from_data(data, "<request>"), where)
+
+    @staticmethod
+    def _validated(load: Callable[[], Any], where: str) -> Any:
         try:
-            return problem_from_data(data, "<request>")
+            return load()
         except InputError as exc:
             first = exc.issues[0]
             errors = [{"field": "%s.%s" % (where, i.location) if i.location else where,
@@ -344,100 +344,6 @@ class JudgeService:
             main, self._main = self._main, None
         if main is not None:
             main.close()
-
-
-def _bearer_ok(header: str | None, token: str) -> bool:
-    if not header:
-        return False
-    scheme, _, value = header.partition(" ")
-    return scheme.lower() == "bearer" and hmac.compare_digest(value.strip().encode(),
-                                                              token.encode())
-
-
-class BodyLimit:
-    """ASGI middleware: answers 413 for a body over ``max_bytes`` (by Content-Length before
-    reading it, and by counting for a chunked body), and 401 without the bearer token when
-    one is configured. Pure ASGI so the body is never buffered past the cap."""
-
-    def __init__(self, app: Any, max_bytes: int, token: str | None) -> None:
-        self.app, self.max_bytes, self.token = app, max_bytes, token
-
-    async def __call__(self, scope: dict[str, Any], receive: Callable[[], Awaitable[Any]],
-                       send: Callable[[Any], Awaitable[None]]) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        headers = {k.decode("latin-1").lower(): v.decode("latin-1")
-                   for k, v in scope.get("headers", [])}
-        if self.token is not None and not _bearer_ok(headers.get("authorization"), self.token):
-            await _send_json(send, 401, error_body(401, "missing or wrong bearer token "
-                                                   "(Authorization: Bearer <JUDGE_API_TOKEN>)",
-                                                   "Authorization"),
-                             {"WWW-Authenticate": 'Bearer realm="judge"'})
-            return
-        if scope.get("method") == "POST" and "json" not in headers.get("content-type", ""):
-            # a JSON API: a body is JSON whatever the client labelled it (curl -d says form)
-            scope = dict(scope)
-            scope["headers"] = [(k, v) for k, v in scope.get("headers", [])
-                                if k.lower() != b"content-type"]
-            scope["headers"].append((b"content-type", b"application/json"))
-        length = headers.get("content-length")
-        if length is not None:
-            try:
-                too_big = int(length) > self.max_bytes
-            except ValueError:
-                await _send_json(send, 400, error_body(400, "bad Content-Length header",
-                                                       "Content-Length"))
-                return
-            if too_big:
-                await _send_json(send, 413, self._too_large())
-                return
-        received = 0
-        sent_response = False
-        too_large = False
-
-        async def counting_receive() -> Any:
-            nonlocal received, too_large
-            message = await receive()
-            if message["type"] == "http.request":
-                received += len(message.get("body", b""))
-                if received > self.max_bytes:
-                    too_large = True
-                    raise _BodyTooLarge()
-            return message
-
-        async def tracking_send(message: Any) -> None:
-            nonlocal sent_response
-            if too_large:  # whatever the app made of the aborted read, the answer is 413
-                if message["type"] == "http.response.start" and not sent_response:
-                    sent_response = True
-                    await _send_json(send, 413, self._too_large())
-                return
-            if message["type"] == "http.response.start":
-                sent_response = True
-            await send(message)
-
-        try:
-            await self.app(scope, counting_receive, tracking_send)
-        except _BodyTooLarge:
-            if not sent_response:
-                await _send_json(send, 413, self._too_large())
-
-    def _too_large(self) -> dict[str, Any]:
-        return error_body(413, "request body larger than %d bytes (judge serve --max-body-mb)"
-                          % self.max_bytes, "body")
-
-
-class _BodyTooLarge(JudgeError):
-    code = "body_too_large"
-
-
-async def _send_json(send: Callable[[Any], Awaitable[None]], status: int, body: Any,
-                     headers: dict[str, str] | None = None) -> None:
-    response = JSONResponse(body, status_code=status, headers=headers)
-    await send({"type": "http.response.start", "status": status,
-                "headers": response.raw_headers})
-    await send({"type": "http.response.body", "body": response.body})
 
 
 def create_app(config: ServiceConfig) -> FastAPI:

@@ -21,7 +21,7 @@ import dataclasses
 from typing import Any
 
 from judge.errors import JudgeError
-from judge.problem.model import Problem, ProblemLimits
+from judge.problem.model import Problem
 from judge.sandbox.base import Limits
 
 #: request fields and the server limit each may not exceed
@@ -59,19 +59,26 @@ def request_limits(server: Limits, requested: dict[str, Any] | None) -> Limits:
 
 def clamp_problem(problem: Problem, limits: Limits) -> Problem:
     """An inline problem whose own ``limits`` are at most ``limits`` (a copy; the problem
-    itself when it sets none above them)."""
+    itself when it sets none above them). A program problem's memory and output limits are
+    set to the ceiling when it gives none (the judge's program default may be higher)."""
     own = problem.limits
     if own is None:
         return problem
     budget_ceiling = limits.budget_s if limits.budget_s is not None else limits.budget_cap_s
     ceilings = {"time_limit_s": limits.time_limit_s, "memory_mb": limits.memory_mb,
                 "output_kb": limits.output_kb, "budget_s": budget_ceiling}
+    program = getattr(problem, "kind", None) == "program"
     values = own.model_dump()
-    clamped = {name: (min(value, ceilings[name]) if value is not None else None)
-               for name, value in values.items()}
+    clamped = {}
+    for name, value in values.items():
+        if value is not None:
+            clamped[name] = min(value, ceilings[name])
+        else:
+            clamped[name] = ceilings[name] if program and name in ("memory_mb", "output_kb") \
+                else None
     if clamped == values:
         return problem
-    return problem.model_copy(update={"limits": ProblemLimits(**clamped)})
+    return problem.model_copy(update={"limits": type(own)(**clamped)})
 
 
 def effective(server: Limits, requested: dict[str, Any] | None, problem: Problem,
