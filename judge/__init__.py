@@ -33,6 +33,7 @@ _EXPORTS = {
     "CandidateResult": "judge.execution.verdicts",
     "TestResult": "judge.execution.verdicts",
     "InputError": "judge.errors",
+    "RecordError": "judge.importers.datasets",
     "Issue": "judge.errors",
     "grade_proof": "judge.grading.proofs.api",
     # the exception tree: every error the judge raises on purpose is a JudgeError with a

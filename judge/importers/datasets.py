@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, Callable, ClassVar, Iterable, Iterator
 
 from judge import jsonl
-from judge.errors import InputError, Issue
+from judge.errors import InputError, Issue, JudgeError
 from judge.importers.base import Importer, file_name
 from judge.importers.records import ImportReport, ProblemReport
 from judge.problem.model import Problem, problem_from_data
@@ -43,8 +43,10 @@ INLINE_BYTES = 64 * 1024
 ID_FIELDS = ("problem_id", "task_id", "question_id", "id", "name", "index")
 
 
-class RecordError(ValueError):
+class RecordError(JudgeError, ValueError):
     """A record that cannot become a problem: the message, and the field it is about."""
+
+    code = "invalid_record"
 
     def __init__(self, message: str, field: str = "") -> None:
         super().__init__(message)
