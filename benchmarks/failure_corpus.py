@@ -20,7 +20,11 @@ The loops and sleepers are put on every kind of problem, including the four with
 more converted tests (HumanEval/32, 38, 50, 53), where a per-test limit alone would cost
 100 limits. Written as JSON Lines (``task_id``, ``completion``, ``mutation``, ``run``).
 
+``--profile hangs`` builds the sleeper/looper corpus: the same, but its hangs are half
+sleepers, half loopers (4% hangs, a loop and a sleep in turn; the big problems' forced hangs included).
+
     .venv/bin/python benchmarks/failure_corpus.py OUT.jsonl [--samples FILE] [--every N]
+        [--profile failures|hangs]
 """
 
 from __future__ import annotations
@@ -38,6 +42,11 @@ SEED = 20261123
 #: (kind, share); the rest stays as the model wrote it
 MUTATIONS = (("loop", 0.02), ("sleep", 0.01), ("crash", 0.08), ("recursion", 0.04),
              ("truncated", 0.05), ("wrong_name", 0.02))
+#: ``--profile hangs``: the same failures, but the hangs half sleepers, half loopers (the
+#: loop share of the failure-heavy corpus, and as many sleepers)
+HANGS = (("loop", 0.02), ("sleep", 0.02), ("crash", 0.08), ("recursion", 0.04),
+         ("truncated", 0.05), ("wrong_name", 0.02))
+PROFILES = {"failures": MUTATIONS, "hangs": HANGS}
 #: problems with 100+ converted tests: each gets a looping candidate whatever the draw
 BIG_PROBLEMS = ("HumanEval/32", "HumanEval/38", "HumanEval/50", "HumanEval/53")
 
@@ -111,15 +120,18 @@ def mutate(code: str, kind: str, name: str, rng: random.Random) -> str | None:
     return "\n".join(lines)
 
 
-def build(rows: list[dict[str, Any]], every: int) -> list[dict[str, Any]]:
+def build(rows: list[dict[str, Any]], every: int, profile: str = "failures"
+          ) -> list[dict[str, Any]]:
     rng = random.Random(SEED)
+    mutations = PROFILES[profile]
     picked = rows[::every]
     out = []
     big_done: set[str] = set()
+    hangs = 0
     for row in picked:
         name = _problems()[row["task_id"]]["entry_point"]
         draw, kind, edge = rng.random(), None, 0.0
-        for candidate_kind, share in MUTATIONS:
+        for candidate_kind, share in mutations:
             edge += share
             if draw < edge:
                 kind = candidate_kind
@@ -127,6 +139,9 @@ def build(rows: list[dict[str, Any]], every: int) -> list[dict[str, Any]]:
         if row["task_id"] in BIG_PROBLEMS and row["task_id"] not in big_done:
             kind = "loop"
             big_done.add(row["task_id"])
+        if profile == "hangs" and kind in ("loop", "sleep"):
+            kind = ("loop", "sleep")[hangs % 2]  # in turn: exactly half of each
+            hangs += 1
         code = row["code"]
         mutated = mutate(code, kind, name, rng) if kind else None
         out.append({"task_id": row["task_id"], "completion": mutated or code,
@@ -139,8 +154,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("output", type=Path)
     parser.add_argument("--samples", type=Path, default=DEFAULT_SAMPLES)
     parser.add_argument("--every", type=int, default=2, help="take every Nth real sample (2)")
+    parser.add_argument("--profile", choices=sorted(PROFILES), default="failures",
+                        help="failures (the table above) or hangs (loop and sleep 2%% each)")
     args = parser.parse_args(argv)
-    rows = build(read_rows(args.samples), args.every)
+    rows = build(read_rows(args.samples), args.every, args.profile)
     with open(args.output, "w", encoding="utf-8") as out:
         for row in rows:
             out.write(json.dumps(row) + "\n")

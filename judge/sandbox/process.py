@@ -183,10 +183,10 @@ class ProcessSandbox(PooledSandbox):
     def __init__(self, size: int = 1, max_jobs_per_worker: int = 500, fresh: bool = False,
                  python: str | None = None, switch_user: bool | None = None,
                  allow_unisolated: bool = False, uid_base: int | None = None,
-                 lock_dir: str | None = None) -> None:
+                 lock_dir: str | None = None, overcommit: int | None = None) -> None:
         if not sys.platform.startswith("linux"):
             raise SandboxUnavailable("the process sandbox needs Linux (/proc, prctl)")
-        super().__init__(size, max_jobs_per_worker, fresh)
+        super().__init__(size, max_jobs_per_worker, fresh, overcommit)
         self.python = python or sys.executable
         self.uid_base = uid_base if uid_base is not None else _uid_base()
         self.lock_dir = lock_dir or LOCK_DIR
@@ -319,6 +319,7 @@ class ProcessSandbox(PooledSandbox):
                                  "/tmp: %s)" % (hello.get("network_isolated"),
                                                 hello.get("private_tmp")))
         session.uid = uid  # type: ignore[attr-defined]
+        session.pid = process.pid  # type: ignore[attr-defined]  (admission reads its tree)
         return session
 
     def _job_identity(self, session: WorkerSession) -> tuple[int | None, int | None]:

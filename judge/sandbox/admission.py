@@ -1,0 +1,155 @@
+"""Admission: how many jobs a pooled sandbox runs at once, by what they do with the CPU.
+
+A pool of ``cores`` workers (``--jobs``) idles a core whenever one of its candidates sleeps
+or waits: it holds its worker for its whole wall budget and uses no CPU. So the pool admits a
+job beyond ``cores`` (up to ``most`` in flight) when fewer than ``cores`` of the running
+jobs are *busy*: a job is busy when its worker's process tree (the worker, the candidate's
+child and everything below it, read from ``/proc``) used at least ``BUSY_SHARE`` of a CPU
+over the last ``WINDOW_S`` seconds, and a job not yet measured over a whole window counts as
+busy. A candidate that computes keeps its core; one that sleeps lends it.
+
+This changes how many candidates run at once, never a verdict: the worker decides a
+timeout by the candidate's CPU time (a looper), or by its wall-clock time *less the time it
+waited for a CPU* (a sleeper; the scheduler's run delay, ``/proc/PID/schedstat``), so more
+candidates in flight cost a candidate nothing it is judged by. When sleepers wake up and
+compute, more jobs than cores may be busy for a while: each then waits for a CPU, which the
+worker's wall backstop does not count (up to its hard cap, past which the test is a
+``sandbox_error``, never the candidate's verdict).
+
+A worker whose process tree cannot be read (a container on another host) counts as busy:
+no more than ``cores`` of those run at once, as before.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from typing import Callable
+
+#: a job using less than this share of a CPU over a window is blocked (sleeping, waiting)
+BUSY_SHARE = 0.5
+#: how long a job is watched before it may count as blocked, and how often it is read again
+WINDOW_S = 0.05
+#: jobs in flight per core at most, blocked ones included (``most = OVERCOMMIT * cores``)
+OVERCOMMIT = 4
+_TICK = os.sysconf("SC_CLK_TCK")
+_MAX_PROCESSES = 4096
+
+
+def _read(path: str) -> bytes:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read()
+    except OSError:
+        return b""
+
+
+def tree_cpu(pid: int) -> float | None:
+    """CPU seconds used so far by ``pid`` and every process below it, the children they
+    waited for included (each process's user, system and waited-for children's time); None
+    when ``pid`` cannot be read (gone, or not on this host)."""
+    total, todo, seen = 0, [pid], 0
+    while todo and seen < _MAX_PROCESSES:
+        current = todo.pop()
+        seen += 1
+        stat = _read("/proc/%d/stat" % current)
+        if not stat:
+            if current == pid:
+                return None
+            continue
+        try:
+            fields = stat.rsplit(b")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12]) + int(fields[13]) + int(fields[14])
+        except (IndexError, ValueError):
+            continue
+        try:
+            tids = os.listdir("/proc/%d/task" % current)
+        except OSError:
+            continue
+        for tid in tids:
+            todo.extend(int(p) for p in _read("/proc/%d/task/%s/children"
+                                               % (current, tid)).split())
+    return total / _TICK
+
+
+class Ticket:
+    """One admitted job: its worker's pid once known, and what it used when last read."""
+
+    __slots__ = ("pid", "cpu", "at", "busy")
+
+    def __init__(self) -> None:
+        self.pid: int | None = None
+        self.cpu = 0.0
+        self.at = 0.0
+        self.busy = True
+
+
+class Admission:
+    """Admits jobs: any while fewer than ``cores`` run, more (up to ``most``) while fewer
+    than ``cores`` of the running ones are busy (see the module's docstring)."""
+
+    def __init__(self, cores: int, most: int | None = None, window: float = WINDOW_S,
+                 probe: Callable[[int], float | None] = tree_cpu) -> None:
+        self.cores = max(1, cores)
+        self.most = max(self.cores, most if most is not None else OVERCOMMIT * self.cores)
+        self.window = window
+        self.probe = probe
+        self._running: list[Ticket] = []
+        self._changed = threading.Condition()
+        #: most jobs in flight at once so far, and how many were admitted beyond ``cores``
+        self.peak = 0
+        self.lent = 0
+
+    def _busy(self, now: float) -> int:
+        """How many running jobs are busy, reading those last read a window ago or more."""
+        count = 0
+        for ticket in self._running:
+            if ticket.pid is not None and now - ticket.at >= self.window:
+                cpu = self.probe(ticket.pid)
+                if cpu is None:
+                    ticket.busy = True
+                else:
+                    ticket.busy = (cpu - ticket.cpu) >= BUSY_SHARE * (now - ticket.at)
+                    ticket.cpu, ticket.at = cpu, now
+            count += ticket.busy
+        return count
+
+    def enter(self) -> Ticket:
+        """Wait until a job may start; the ticket counts as busy until :meth:`watch` and a
+        window after it."""
+        ticket = Ticket()
+        with self._changed:
+            while True:
+                running = len(self._running)
+                if running < self.cores or (running < self.most
+                                            and self._busy(time.monotonic()) < self.cores):
+                    self._running.append(ticket)
+                    self.peak = max(self.peak, running + 1)
+                    self.lent += running >= self.cores
+                    return ticket
+                self._changed.wait(self.window)
+
+    def watch(self, ticket: Ticket, pid: int | None) -> None:
+        """The job's worker: its process tree is what the job uses (None: always busy)."""
+        with self._changed:
+            ticket.pid = pid
+            ticket.at = time.monotonic()
+            cpu = self.probe(pid) if pid is not None else None
+            ticket.cpu = cpu or 0.0
+            if cpu is None:
+                ticket.pid = None
+            ticket.busy = True
+
+    def leave(self, ticket: Ticket) -> None:
+        with self._changed:
+            try:
+                self._running.remove(ticket)
+            except ValueError:
+                pass
+            self._changed.notify()
+
+    @property
+    def running(self) -> int:
+        with self._changed:
+            return len(self._running)

@@ -1,0 +1,93 @@
+"""Blocked candidates lend their core (judge.sandbox.admission): more candidates than cores
+run while the running ones sleep, and a sleeper's verdict does not depend on how many others
+sleep beside it, nor a looper's on how many sleepers it shares the machine with."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+
+import judge
+from judge.sandbox.admission import Admission, tree_cpu
+from judge.sandbox.process import ProcessSandbox
+
+SLEEPER = "import time\n\ndef digital_root(n):\n    time.sleep(30)\n# %d\n"
+LOOPER = "def digital_root(n):\n    while True:\n        pass\n# %d\n"
+LIMITS = dict(time_limit_s=0.5, budget_s=0.5)
+
+
+def _problem():
+    return judge.load_suite("problems/basics")["basics_digital_root"]
+
+
+def _summary(result):
+    """What a verdict is: the candidate's verdict and each test's verdict and message."""
+    return result.verdict.value, [(t.verdict.value, t.message) for t in result.tests]
+
+
+def test_tree_cpu_reads_a_process_and_its_children():
+    child = subprocess.Popen([sys.executable, "-c", "import subprocess, sys, time;"
+                              "p = subprocess.Popen([sys.executable, '-c', 'import time; "
+                              "time.sleep(30)']); time.sleep(30)"])
+    try:
+        assert tree_cpu(child.pid) is not None
+        assert tree_cpu(2 ** 22 + 7) is None  # no such process: not readable, so busy
+    finally:
+        child.kill()
+        child.wait()
+
+
+def test_a_sleeping_job_lends_its_core_and_an_unreadable_one_never_does():
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        gate = Admission(cores=1, most=3, window=0.02)
+        first = gate.enter()
+        gate.watch(first, sleeper.pid)
+        second = gate.enter()  # returns once the first is seen using no CPU
+        assert gate.running == 2 and gate.lent == 1
+        gate.watch(second, None)  # a worker whose tree cannot be read counts as busy
+        blocked = threading.Event()
+
+        def third() -> None:
+            gate.leave(gate.enter())
+            blocked.set()
+
+        waiter = threading.Thread(target=third)
+        waiter.start()
+        gate.leave(second)  # now the sleeping one is alone again: the third may run
+        waiter.join()
+        assert blocked.is_set()
+        gate.leave(first)
+        assert gate.running == 0 and gate.peak == 2
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+
+
+def test_the_pool_runs_no_more_than_its_capacity():
+    with ProcessSandbox(size=1, overcommit=0) as box:
+        assert box.capacity == 1
+    with ProcessSandbox(size=2) as box:
+        assert box.capacity > 2
+
+
+def test_a_sleepers_verdict_does_not_depend_on_how_many_others_sleep():
+    problem = _problem()
+    with judge.Judge(sandbox=ProcessSandbox(size=1, overcommit=0), jobs=1, **LIMITS) as alone:
+        single = list(alone.judge_many([(problem, SLEEPER % 0), (problem, LOOPER % 0)]))
+        assert alone.sandbox.admission.peak == 1
+    box = ProcessSandbox(size=1)
+    try:
+        with judge.Judge(sandbox=box, jobs=1, **LIMITS) as crowded:
+            items = [(problem, SLEEPER % i) for i in range(6)] + [(problem, LOOPER % 0)]
+            many = list(crowded.judge_many(items))
+        assert box.admission.lent > 0  # sleepers ran beside each other, beyond the one core
+        assert box.admission.peak > 1
+    finally:
+        box.close()
+    assert _summary(single[0])[0] == "timeout"
+    assert _summary(single[1])[0] == "timeout"
+    for result in many[:-1]:
+        assert _summary(result) == _summary(single[0])
+    assert _summary(many[-1]) == _summary(single[1])
