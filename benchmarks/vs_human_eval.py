@@ -83,11 +83,12 @@ def prepare_corpus(name: str, path: Path, workdir: Path) -> dict[str, Any]:
     return {"name": name, "source": str(path), "file": plain, "rows": rows}
 
 
-def timed(command: list[str], env: dict[str, str] | None = None) -> float:
+def timed(command: list[str], env: dict[str, str] | None = None,
+          ok: tuple[int, ...] = (0,)) -> float:
     started = time.perf_counter()
     done = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
     seconds = time.perf_counter() - started
-    if done.returncode != 0:
+    if done.returncode not in ok:
         raise RuntimeError("%s exited %d: %s" % (command[0], done.returncode,
                                                  done.stderr.decode(errors="replace")[-800:]))
     return seconds
@@ -108,8 +109,13 @@ def run_judge(corpus: dict[str, Any], suite: Path, jobs: int, mode: str,
                "--jobs", str(jobs), "--output", str(output), "--format", "json"]
     if "--sandbox" not in MODES[mode]:
         command += ["--sandbox", "process"]
-    seconds = timed(command + MODES[mode])
+    # exit 1: the run completed but reported input issues (an empty sample is one); every
+    # line is still judged and written, which the count below checks
+    seconds = timed(command + MODES[mode], ok=(0, 1))
     results = sorted(read_jsonl(output), key=lambda r: r.get("line", 0))
+    if len(results) != len(corpus["rows"]):
+        raise RuntimeError("judge wrote %d results for %d samples"
+                           % (len(results), len(corpus["rows"])))
     verdicts: dict[str, int] = {}
     for r in results:
         verdicts[r["verdict"]] = verdicts.get(r["verdict"], 0) + 1

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import os
 import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -24,6 +25,7 @@ from typing import Any, Callable, Iterable, Iterator, Union
 from judge.candidates.extract import Candidate
 from judge.errors import Issue
 from judge.execution.batch import BatchRunner, Progress, RunOutcome, WorkItem, submission_for
+from judge.execution.cache import VerdictCache
 from judge.execution.executor import TEST_ISOLATION, Executor
 from judge.execution.verdicts import CandidateResult
 from judge import languages
@@ -78,6 +80,10 @@ class Judge:
     candidate with the same code, function, language, problem and limits as an earlier one
     of the same call gets its result, with ``duplicate_of`` naming that one. ``dedup=False``
     runs every candidate.
+
+    ``cache=DIR`` remembers verdicts across runs and processes (content-addressed: the judge's
+    code, the problem, the limits, the options and the candidate's code; never a
+    ``sandbox_error``): a candidate judged before gets the stored result, ``cached: true``.
     """
 
     def __init__(self, sandbox: str | Sandbox = "auto", jobs: int = 1, *,
@@ -87,6 +93,7 @@ class Judge:
                  isolation: str = "warm", allow_unisolated: bool = False,
                  dedup: bool = True, executor: str = "local", ray_address: str | None = None,
                  notice: Callable[[str], None] | None = None, suite: Any = None,
+                 cache: "str | os.PathLike[str] | VerdictCache | None" = None,
                  **limit_overrides: Any) -> None:
         if isinstance(sandbox, str) and sandbox != "auto" and sandbox not in BACKENDS:
             raise ValueError("sandbox must be one of %s or a Sandbox" % ", ".join(kinds()))
@@ -109,6 +116,9 @@ class Judge:
         self.isolation = isolation
         self.allow_unisolated = allow_unisolated
         self.dedup = dedup
+        #: verdicts remembered across runs (opt-in; judge.execution.cache)
+        self.cache = (cache if isinstance(cache, VerdictCache) or cache is None
+                      else VerdictCache(cache))
         # problems given by identifier are looked up here (default: the shipped suites)
         self.suites = suites_of(suite)
         self._notice = notice or (lambda message: print(message, file=sys.stderr))
@@ -202,7 +212,7 @@ class Judge:
         candidate = Candidate(problem.identifier, solution, model, prompt_id, sample,
                               language=language)
         lang = languages.get(language)
-        if not solution.strip() or not lang.default:
+        if not solution.strip() or not lang.default or self.cache is not None:
             # through the batch path: the problem as judged in that language (typed, or
             # not expressible), the empty solution's compile_error
             for result in self._runner(executor).results([(problem, candidate, None)]):
@@ -267,7 +277,7 @@ class Judge:
             output = Stamped(output, metadata if isinstance(metadata, dict)
                              else self.run_metadata())
         runner = BatchRunner(executor, self._slots(executor), output, previous, progress,
-                             on_issue, dedup=self.dedup)
+                             on_issue, dedup=self.dedup, cache=self.cache)
         runner.on_note = on_note
         return runner.run(items, source)
 
@@ -282,7 +292,8 @@ class Judge:
         return for_judge(self, suite=suite, problems=problems, command=command)
 
     def _runner(self, executor: Executor, progress: Progress | None = None) -> BatchRunner:
-        return BatchRunner(executor, self._slots(executor), progress=progress, dedup=self.dedup)
+        return BatchRunner(executor, self._slots(executor), progress=progress, dedup=self.dedup,
+                           cache=self.cache)
 
     def _slots(self, executor: Executor) -> int:
         """Candidates judged at once: ``jobs`` locally; every node's jobs with Ray."""

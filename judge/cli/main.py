@@ -232,7 +232,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             test_isolation=args.test_isolation, fail_fast=args.fail_fast,
             all_tests=args.all_tests, reference_timing=not args.no_reference_timing, notice=err,
             allow_unisolated=args.allow_unisolated, dedup=not args.no_dedup,
-            executor=args.executor,
+            executor=args.executor, cache=args.cache,
             ray_address=args.ray_address))
         err(isolation_line(judge.isolation_facts()))
         err("judging %s with the %s sandbox (%d job%s%s)" % (
@@ -391,6 +391,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="judge every candidate, also one whose code, problem, language and "
                         "limits equal an earlier one's (by default such a duplicate gets "
                         "that one's result, with duplicate_of naming it)")
+    p.add_argument("--cache", metavar="DIR",
+                   help="remember verdicts across runs in DIR (content-addressed: judge code, "
+                        "problem, limits, options and candidate code; never a sandbox_error): "
+                        "a candidate judged before takes its stored result (cached: true)")
     add_executor(p, help="ray: judge on a Ray cluster, one warm sandbox per node (needs the "
                         "'ray' extra); --jobs is then per node")
     p.add_argument("--ray-address", metavar="ADDR", help="an existing cluster (e.g. "

@@ -13,6 +13,10 @@ Sampled LLM output repeats itself (the shared gpt-3.5 HumanEval corpus: 1,640 sa
 distinct), and running the same code against the same tests again only re-measures noise.
 A ``sandbox_error`` (our failure, not the code's) is never passed on: its duplicates are
 judged themselves.
+
+With a ``cache`` (:mod:`judge.execution.cache`, opt-in) results are also remembered across
+runs, by content: a candidate judged before with the same judge, problem, limits and options
+takes the stored result (``cached: true``), and every new verdict is stored.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from judge import languages
 from judge.candidates.extract import Candidate
 from judge.candidates.submission import Submission, function_names, problem_prefix  # noqa: F401 (re-exported)
 from judge.errors import Issue
+from judge.execution.cache import VerdictCache
 from judge.execution.executor import Executor
 from judge.execution.progress import Progress
 from judge.problem.model import Problem, Suite
@@ -175,8 +180,16 @@ class BatchRunner:
     def __init__(self, executor: Executor, jobs: int,
                  output: Any | None = None, previous: dict[str, dict[str, Any]] | None = None,
                  progress: Progress | None = None,
-                 on_issue: Callable[[Issue], None] | None = None, dedup: bool = True) -> None:
+                 on_issue: Callable[[Issue], None] | None = None, dedup: bool = True,
+                 cache: "VerdictCache | None" = None) -> None:
         self.executor = executor
+        self.cache = cache
+        self._how = {"executor": type(executor).__name__,
+                     "sandbox": getattr(getattr(executor, "sandbox", None), "name", None),
+                     "test_isolation": getattr(executor, "test_isolation", None),
+                     "fail_fast": getattr(executor, "stop_on_failure", None),
+                     "all_tests": getattr(getattr(executor, "programs", None), "all_tests", None),
+                     "reference_timing": getattr(executor, "reference_timing", None)}
         self.jobs = max(1, jobs)
         self.dedup = dedup
         self._leaders: OrderedDict[str, Future[CandidateResult] | CandidateResult] = \
@@ -234,12 +247,15 @@ class BatchRunner:
         self._judged[(id(problem), lang.name)] = (problem, judged)  # held: its id stays its own
         return judged
 
-    def _judged_with(self, problem: Problem) -> str:
+    def _problem_fp(self, problem: Problem) -> str:
         # per problem, not per candidate: serialising a problem is the costly part of a key
         fp = self._problem_fps.get(id(problem))
         if fp is None:
             fp = self._problem_fps.setdefault(id(problem), problem_fingerprint(problem))
-        return judged_with(fp, self._limits_fp)
+        return fp
+
+    def _judged_with(self, problem: Problem) -> str:
+        return judged_with(self._problem_fp(problem), self._limits_fp)
 
     def _prepare(self, problem: Problem, candidate: Candidate, outcome: RunOutcome
                  ) -> tuple[Submission, dict[str, Any]] | CandidateResult | None:
@@ -281,9 +297,11 @@ class BatchRunner:
         return result
 
     def _judge(self, problem: Problem, submission: Submission, candidate: Candidate,
-               stamp: dict[str, Any]) -> CandidateResult:
+               stamp: dict[str, Any], cache_key: str | None = None) -> CandidateResult:
         result = self.executor.judge(problem, submission, model=candidate.model,
                                      prompt_id=candidate.prompt_id, sample=candidate.sample)
+        if cache_key is not None and self.cache is not None:
+            self.cache.put(cache_key, result)
         result.extra.update(stamp)
         result.extra["language"] = candidate.language or languages.DEFAULT
         return result
@@ -349,15 +367,24 @@ class BatchRunner:
                 submission: Submission, stamp: dict[str, Any]
                 ) -> "Future[CandidateResult] | _Duplicate":
         """Start judging a candidate, or, when an identical one is already judged or on its
-        way, wait for that one's result."""
+        way, wait for that one's result; or take it from the cache."""
+        cache_key = None
+        if self.cache is not None:
+            cache_key = self.cache.key(problem_fp=self._problem_fp(problem),
+                                       limits_fp=self._limits_fp, how=self._how,
+                                       language=submission.language,
+                                       function=submission.function, code=submission.code)
+            stored = self.cache.get(cache_key)
+            if stored is not None:
+                return self._identity(stored, submission, candidate, stamp, cached=True)
         if not self.dedup:
-            return pool.submit(self._judge, problem, submission, candidate, stamp)
+            return pool.submit(self._judge, problem, submission, candidate, stamp, cache_key)
         key = same_code_key(stamp["judged_with"], submission)
         leader = self._leaders.get(key)
         if leader is not None:
             self._leaders.move_to_end(key)
             return _Duplicate(leader, problem, submission, candidate, stamp)
-        future = pool.submit(self._judge, problem, submission, candidate, stamp)
+        future = pool.submit(self._judge, problem, submission, candidate, stamp, cache_key)
         self._leaders[key] = future
         if len(self._leaders) > DEDUP_MEMORY:
             self._leaders.popitem(last=False)
@@ -377,20 +404,29 @@ class BatchRunner:
             return result
         return self._duplicate(leader, item)
 
-    @staticmethod
-    def _duplicate(leader: CandidateResult, item: _Duplicate) -> CandidateResult:
+    @classmethod
+    def _duplicate(cls, leader: CandidateResult, item: _Duplicate) -> CandidateResult:
         """The leader's result under the duplicate's own identity."""
-        candidate = item.candidate
-        result = dataclasses.replace(leader, tests=list(leader.tests), model=candidate.model,
+        result = cls._identity(leader, item.submission, item.candidate, item.stamp)
+        result.extra["duplicate_of"] = leader.extra.get("line", leader.extra.get("key"))
+        return result
+
+    @staticmethod
+    def _identity(judged: CandidateResult, submission: Submission, candidate: Candidate,
+                  stamp: dict[str, Any], cached: bool = False) -> CandidateResult:
+        """A result judged for other code of the same content, under this candidate's own
+        identity (a duplicate's, or one from the cache)."""
+        result = dataclasses.replace(judged, tests=list(judged.tests), model=candidate.model,
                                      prompt_id=candidate.prompt_id, sample=candidate.sample,
-                                     extra=dict(leader.extra))
+                                     extra=dict(judged.extra))
         result.extra.pop("note", None)
         result.extra.pop("line", None)
-        if item.submission.note:
-            result.extra["note"] = item.submission.note
-        result.extra.update(item.stamp)
+        if submission.note:
+            result.extra["note"] = submission.note
+        result.extra.update(stamp)
         result.extra["language"] = candidate.language or languages.DEFAULT
-        result.extra["duplicate_of"] = leader.extra.get("line", leader.extra.get("key"))
+        if cached:
+            result.extra["cached"] = True
         return result
 
     def run(self, items: Iterable[WorkItem], source: str = "<solutions>") -> RunOutcome:

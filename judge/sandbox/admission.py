@@ -4,8 +4,10 @@ A pool of ``cores`` workers (``--jobs``) idles a core whenever one of its candid
 or waits: it holds its worker for its whole wall budget and uses no CPU. So the pool admits a
 job beyond ``cores`` (up to ``most`` in flight) when fewer than ``cores`` of the running
 jobs are *busy*: a job is busy when its worker's process tree (the worker, the candidate's
-child and everything below it, read from ``/proc``) used at least ``BUSY_SHARE`` of a CPU
-over the last ``WINDOW_S`` seconds, and a job not yet measured over a whole window counts as
+child and everything below it, read from ``/proc``) used or waited for at least
+``BUSY_SHARE`` of a CPU over the last ``WINDOW_S`` seconds (time spent runnable in the run
+queue counts as wanting the CPU: a machine loaded by others does not make a looper look
+blocked), and a job not yet measured over a whole window counts as
 busy. A candidate that computes keeps its core; one that sleeps lends it.
 
 This changes how many candidates run at once, never a verdict: the worker decides a
@@ -47,9 +49,12 @@ def _read(path: str) -> bytes:
 
 def tree_cpu(pid: int) -> float | None:
     """CPU seconds used so far by ``pid`` and every process below it, the children they
-    waited for included (each process's user, system and waited-for children's time); None
-    when ``pid`` cannot be read (gone, or not on this host)."""
-    total, todo, seen = 0, [pid], 0
+    waited for included (each process's user, system and waited-for children's time), plus
+    the time its live processes spent runnable but waiting for a CPU (the scheduler's run
+    delay): what the tree *wanted* of the CPU, so a candidate that computes on a machine
+    loaded by others still counts as busy. None when ``pid`` cannot be read (gone, or not on
+    this host)."""
+    total, todo, seen, waited = 0, [pid], 0, 0
     while todo and seen < _MAX_PROCESSES:
         current = todo.pop()
         seen += 1
@@ -61,8 +66,9 @@ def tree_cpu(pid: int) -> float | None:
         try:
             fields = stat.rsplit(b")", 1)[1].split()
             total += int(fields[11]) + int(fields[12]) + int(fields[13]) + int(fields[14])
+            waited += int(_read("/proc/%d/schedstat" % current).split()[1])
         except (IndexError, ValueError):
-            continue
+            pass
         try:
             tids = os.listdir("/proc/%d/task" % current)
         except OSError:
@@ -70,7 +76,7 @@ def tree_cpu(pid: int) -> float | None:
         for tid in tids:
             todo.extend(int(p) for p in _read("/proc/%d/task/%s/children"
                                                % (current, tid)).split())
-    return total / _TICK
+    return total / _TICK + waited / 1e9
 
 
 class Ticket:
@@ -110,7 +116,10 @@ class Admission:
                 if cpu is None:
                     ticket.busy = True
                 else:
-                    ticket.busy = (cpu - ticket.cpu) >= BUSY_SHARE * (now - ticket.at)
+                    # a process that exited took its run delay with it: a drop is not
+                    # known to be idle, so it counts as busy
+                    used = cpu - ticket.cpu
+                    ticket.busy = used < 0 or used >= BUSY_SHARE * (now - ticket.at)
                     ticket.cpu, ticket.at = cpu, now
             count += ticket.busy
         return count
