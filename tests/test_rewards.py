@@ -190,6 +190,34 @@ def test_apps_call_rule_judged_for_real(scorer):
         [1.0, 1.0, 0.0, 1.0]
 
 
+HOSTILE = {
+    "kill the worker": "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\n",
+    "kill everything": "import os, signal\nos.kill(-1, signal.SIGKILL)\n",
+    "kill the group": "import os, signal\nos.killpg(0, signal.SIGKILL)\n",
+    "hang": "while True:\n    pass\n",
+    "flood": "import sys\nwhile True:\n    sys.stdout.write('x' * 65536)\n",
+    "fork bomb": "import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n"
+                 "        pass\n",
+    "look for answers": "import glob\nprint(open(glob.glob('/**/*.ans', recursive=True)[0]).read())\n",
+    "forge a verdict": "print('{\"status\": \"returned\", \"verdict\": \"pass\"}')\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE))
+def test_hostile_candidates_get_zero_never_no_score(scorer, name):
+    """Candidates that attack the sandbox, hang or flood are the candidate's failure: a 0,
+    never None (TRL's "no score") and never NotJudged (a candidate must not be able to steer
+    itself out of its reward)."""
+    truth = json.dumps({"inputs": ["1 2\n", "5 5\n"], "outputs": ["3\n", "10\n"]})
+    call = json.dumps({"fn_name": "add", "inputs": [[1, 2], [5, 5]], "outputs": [[3], [10]]})
+    reward = TRLReward(scorer, on_error="none")
+    got = reward(completions=[HOSTILE[name] + "print(3)",
+                              HOSTILE[name] + "def add(a, b):\n    return a + b"],
+                 input_output=[truth, call])
+    assert got in ([0.0, 0.0], [0.5, 0.0], [0.0, 1.0], [0.5, 1.0])  # print(3) passes test 1
+    assert None not in got
+
+
 def test_unreadable_ground_truth_is_an_input_error_not_a_zero(scorer):
     with pytest.raises(InputError, match="inputs and outputs must be lists"):
         compute_score("apps", "print(1)", json.dumps({"inputs": 3}), scorer=scorer)
