@@ -33,10 +33,10 @@ from collections import OrderedDict
 from typing import Any, Iterable, Sequence
 
 from judge.api import Judge
-from judge.errors import InputError, Issue, JudgeError
+from judge.errors import InputError, Issue, JudgeError, ServiceError
 from judge.execution.verdicts import CandidateResult, Verdict
 from judge.importers import IMPORTERS
-from judge.importers.datasets import RecordError
+from judge.importers.datasets import CALL_COMPARISON, RecordError
 from judge.integrations.common import NotJudged
 
 #: the dataset readers TRL columns are matched against, in this order
@@ -85,19 +85,22 @@ class Scorer:
     ``judge``: a :class:`judge.Judge` to use (the caller keeps it); else one is opened on
     first use with ``sandbox``, ``jobs`` and ``judge_options`` (limits such as
     ``time_limit_s``) and reused for every call; or ``url`` (+ ``token``): a ``judge
-    serve`` through :class:`judge.client.JudgeClient`. ``partial_credit``: fraction of
+    serve`` through :class:`judge.client.JudgeClient` (``client_options``: its retries,
+    timeouts...; a 4xx answer is the caller's mistake and raises its ServiceError as is).
+    ``partial_credit``: fraction of
     tests passed, else binary. ``language``: the candidates' language when the dataset
     does not say it (open-r1's ``verification_info.language`` does)."""
 
     def __init__(self, *, judge: Judge | None = None, url: str | None = None,
                  token: str | None = None, sandbox: str = "auto", jobs: int = 2,
                  partial_credit: bool = True, language: str | None = None,
-                 **judge_options: Any) -> None:
+                 client_options: dict[str, Any] | None = None, **judge_options: Any) -> None:
         if judge is not None and url is not None:
             raise ValueError("give a judge or a url, not both")
         self.partial_credit = partial_credit
         self.language = language
         self.url, self.token = url, token
+        self.client_options = dict(client_options or {})
         self._judge = judge
         self._owns = judge is None and url is None
         self._client: Any = None
@@ -123,7 +126,7 @@ class Scorer:
             if self._client is None:
                 from judge.client import JudgeClient  # the service's client (httpx)
 
-                self._client = JudgeClient(self.url, token=self.token)
+                self._client = JudgeClient(self.url, token=self.token, **self.client_options)
             return self._client
 
     def close(self) -> None:
@@ -158,11 +161,14 @@ class Scorer:
             if hit is not None:
                 self._problems.move_to_end(key)
                 return hit
+        token = CALL_COMPARISON.set("equality" if self.url is not None else "check")
         try:
             problem = importer.problem(record, index)
         except RecordError as exc:
             raise InputError([Issue("<%s record %d>" % (kind, index), str(exc), exc.field)]
                              ) from None
+        finally:
+            CALL_COMPARISON.reset(token)
         language = None
         info = record.get("verification_info")
         if kind == "open-r1":
@@ -203,7 +209,7 @@ class Scorer:
                 return list(self._remote().judge_many(items))
             return list(self.judge.judge_many(items))
         except (JudgeError, RuntimeError, OSError) as exc:
-            if isinstance(exc, (NotJudged, InputError)):
+            if isinstance(exc, (NotJudged, InputError, ServiceError)):
                 raise
             raise NotJudged("the judge failed (%s: %s): no score" % (type(exc).__name__, exc)
                             ) from exc
@@ -221,7 +227,7 @@ class Scorer:
             return list(await asyncio.gather(*(
                 judge.ajudge(problem, code, **meta) for problem, code, meta in items)))
         except (JudgeError, RuntimeError, OSError) as exc:
-            if isinstance(exc, (NotJudged, InputError)):
+            if isinstance(exc, (NotJudged, InputError, ServiceError)):
                 raise
             raise NotJudged("the judge failed (%s: %s): no score" % (type(exc).__name__, exc)
                             ) from exc

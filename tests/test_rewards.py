@@ -337,3 +337,43 @@ def test_docker_rewards_and_a_stopped_container():
         finally:
             stop.set()
             thread.join()
+
+
+# ---- a remote judge serve ----------------------------------------------------------------------
+
+def _server():
+    from tests.test_client import Server
+
+    return Server.start([str(Path(__file__).resolve().parent.parent / "problems" / "basics"),
+                         "--sandbox", "process", "--jobs", "2", "--queue", "32"],
+                        env={"JUDGE_API_TOKEN": "rewards-token-0123456789"})
+
+
+def test_remote_judge_serve_scores_like_the_local_judge_and_a_dead_server_raises(scorer):
+    server = _server()
+    try:
+        remote = Scorer(url=server.url, token="rewards-token-0123456789",
+                        client_options={"retries": 2, "max_wait_s": 1, "backoff_s": 0.1})
+        rows = [json.loads(line) for line in
+                __import__("gzip").open(DATA / "verl.jsonl.gz", "rt").read().splitlines()][:2]
+        problems = IMPORTERS.get("verl").from_records(rows).problems
+        replies, truths, expected = [], [], []
+        for row, problem in zip(rows, problems):
+            for reply, partial, _ in candidates(problem, 20):
+                replies.append(reply)
+                truths.append(row["reward_model"]["ground_truth"])
+                expected.append(partial)
+        got = compute_score_batch(["x"] * len(replies), replies, truths, scorer=remote)
+        assert got == pytest.approx(expected)
+        assert got == compute_score_batch(["x"] * len(replies), replies, truths, scorer=scorer)
+        reward = TRLReward(remote, on_error="none")
+        assert reward(completions=replies[:5], reward_model=[
+            {"ground_truth": t} for t in truths[:5]]) == pytest.approx(expected[:5])
+    finally:
+        server.stop()
+    # the service is gone: no score, never 0
+    with pytest.raises(NotJudged):
+        compute_score("x", replies[0], truths[0], scorer=remote)
+    assert reward(completions=replies[:3], reward_model=[
+        {"ground_truth": t} for t in truths[:3]]) == [None, None, None]
+    remote.close()

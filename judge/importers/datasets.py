@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, ClassVar, Iterable, Iterator
@@ -270,6 +271,19 @@ def _literal(value: Any, where: str) -> str:
         raise RecordError(str(exc), where) from None
 
 
+#: how call-based tests compare: ``"check"`` (the benchmark's own rule, :data:`CALL_CHECKER`,
+#: the default) or ``"equality"`` (the unwrapped expected value and Python's ``==`` on data:
+#: a returned tuple is not an expected list), for a remote ``judge serve``, which refuses
+#: inline checker code
+CALL_COMPARISON: ContextVar[str] = ContextVar("call_comparison", default="check")
+
+
+def _expected_case(expected: Any, wrapped: bool) -> list[Any]:
+    if wrapped and isinstance(expected, list) and len(expected) == 1:
+        expected = expected[0]  # APPS' one-element wrapping
+    return [expected]
+
+
 def function_problem(ident: str, statement: str, fn_name: str,
                      calls: list[tuple[list[Any], Any]], *, wrapped: bool = True,
                      time_limit_s: float | None = None, tags: list[str] | None = None,
@@ -290,9 +304,12 @@ def function_problem(ident: str, statement: str, fn_name: str,
     prompt = statement or "Write a Python function %s." % fn_name
     if starter_code and starter_code.strip():
         prompt += "\n\n```python\n%s\n```" % starter_code.strip()
+    by_check = CALL_COMPARISON.get() == "check"
     cases = [{"input": dict(zip(names, args)),
               "check": "benchmark_equal(output, %s%s)" % (
                   _literal(expected, "%s[%d]" % (where, i)), "" if wrapped else ", False")}
+             if by_check else {"input": dict(zip(names, args)),
+                               "expected_output": _expected_case(expected, wrapped)}
              for i, (args, expected) in enumerate(calls)]
     data: dict[str, Any] = {
         "identifier": ident, "description": statement or fn_name,
@@ -301,8 +318,10 @@ def function_problem(ident: str, statement: str, fn_name: str,
         "function_prototype": {"function_name": fn_name,
                                "parameters": [{"name": n, "type": "Any"} for n in names],
                                "return_values": [{"type": "Any"}]},
-        "correctness_test_suite": cases, "checker": CALL_CHECKER, "equality": "python",
+        "correctness_test_suite": cases, "equality": "python",
     }
+    if by_check:
+        data["checker"] = CALL_CHECKER
     if time_limit_s is not None:
         data["limits"] = {"time_limit_s": time_limit_s}
     if tags:
@@ -422,4 +441,4 @@ def _externalize(data: dict[str, Any], output: Path, stem: str) -> None:
 
 __all__ = ["DatasetImporter", "DatasetRead", "Record", "RecordError", "function_problem",
            "identifier", "json_field", "problem_data", "program_problem", "read_dataset",
-           "seconds", "text", "CALL_CHECKER"]
+           "seconds", "text", "CALL_CHECKER", "CALL_COMPARISON"]
