@@ -1,18 +1,23 @@
-"""Load test of `judge serve` on 127.0.0.1: N requests from C concurrent clients.
+"""Load test of `judge serve` on 127.0.0.1, as RL training makes it: N requests from C
+concurrent clients, ~40% of them failing, looping or crashing, programs and functions.
 
-Starts a real server (`judge serve SUITE --port 0`), judges the same candidates once with
-`judge run` (the reference verdicts), then sends every candidate as one `POST /v1/judge` from
-C concurrent clients (httpx, one connection each) and checks:
+Judges every candidate first in one process (`judge.Judge.judge_many`, warm, the same jobs
+and limits: the reference verdicts and the in-process throughput), then starts a real server
+(`judge serve SUITES --port 0`) and sends every candidate as one `POST /v1/judge` from C
+concurrent clients (httpx, one connection each), and reports:
 
-- every request answered (no transport error; 429s are retried after Retry-After and counted);
-- each answer's verdict and per-test verdicts equal the CLI's for that candidate;
-- the server's resident memory is flat (sampled during the run; growth after warm-up);
-- after SIGTERM the server exits and nothing it started is left running.
+- lost requests (no answer, a transport error) and `sandbox_error` verdicts: both must be 0;
+- every answer's verdict and per-test verdicts against the in-process ones;
+- p50 / p99 latency (send to final answer, 429 waits included) and candidates/s, and the
+  service / in-process throughput ratio (target >= 0.8);
+- the server's resident memory after warm-up, and that SIGTERM leaves nothing running.
 
-Bounded: a fixed number of requests, and a time budget after which the run is a failure.
+The mix (per 10 candidates; each candidate's code is unique, so nothing is deduplicated):
+3 right functions, 3 right programs, 1 wrong function, 1 crashing program or function,
+1 looping function or program, 1 program that does not compile.
 
-    .venv/bin/python benchmarks/service_load.py                      # 1,000 requests, 32 clients
-    .venv/bin/python benchmarks/service_load.py --requests 200 --sandbox docker
+    .venv/bin/python benchmarks/service_load.py --requests 200 --clients 32    # smoke run
+    .venv/bin/python benchmarks/service_load.py --requests 10000 --clients 128 # full run
 """
 
 from __future__ import annotations
@@ -100,6 +105,85 @@ def api_rate(suite: str, rows: list[dict[str, Any]], sandbox: str, jobs: int) ->
         started = time.monotonic()
         done = sum(1 for _ in judge.judge_many(items))
         return done / (time.monotonic() - started)
+
+
+PROGRAMS = {
+    "load_sum": ("Print the sum of the integers on standard input.",
+                 [("1 2\n", "3\n"), ("40 2\n", "42\n"), ("-5 5 7\n", "7\n")],
+                 "print(sum(map(int, open(0).read().split())))\n"),
+    "load_reverse": ("Print each line reversed.",
+                     [("abc\n", "cba\n"), ("hello\nxy\n", "olleh\nyx\n")],
+                     "import sys\nfor line in sys.stdin.read().split('\\n'):\n"
+                     "    if line:\n        print(line[::-1])\n"),
+    "load_count": ("Print the number of words.",
+                   [("a b c\n", "3\n"), ("\n", "0\n"), ("x\n", "1\n")],
+                   "print(len(open(0).read().split()))\n"),
+}
+
+
+def program_suite(folder: Path) -> Path:
+    """Three small program problems (stdin/stdout), written as problem files."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, (statement, tests, _) in PROGRAMS.items():
+        (folder / (name + ".json")).write_text(json.dumps({
+            "kind": "program", "identifier": name, "statement": statement,
+            "tests": [{"stdin": i, "expected": o} for i, o in tests]}))
+    return folder
+
+
+def rl_candidates(suite: str, count: int) -> list[dict[str, Any]]:
+    """``count`` requests as RL makes them (see the module doc for the mix)."""
+    sys.path.insert(0, str(ROOT))
+    from judge.problem.model import load_suite
+
+    functions = [p for p in load_suite(suite).problems if p.optimal_solution]
+    rows = []
+    for index in range(count):
+        kind = index % 10
+        tag = "# candidate %d\n" % index  # unique code: no deduplication on either side
+        function = functions[index % len(functions)]
+        name, params = function.function_name, ", ".join(function.parameter_names)
+        program = list(PROGRAMS)[index % len(PROGRAMS)]
+        if kind < 3:
+            row = (function.identifier, tag + function.optimal_solution)
+        elif kind < 6:
+            row = (program, tag + PROGRAMS[program][2])
+        elif kind == 6:
+            row = (function.identifier, tag + "def %s(%s):\n    return None\n" % (name, params))
+        elif kind == 7:
+            row = ((function.identifier, tag + "def %s(%s):\n    raise ValueError('no')\n"
+                    % (name, params)) if index % 20 < 10 else
+                   (program, tag + "import sys\nsys.stdout.write('1')\nsys.exit(3)\n"))
+        elif kind == 8:
+            row = ((function.identifier, tag + "def %s(%s):\n    while True:\n        pass\n"
+                    % (name, params)) if index % 20 < 10 else
+                   (program, tag + "while True:\n    pass\n"))
+        else:
+            row = (program, tag + "print(sum(map(int, open(0).read().split()))\n")
+        rows.append({"problem_id": row[0], "solution": row[1], "model": "load",
+                     "sample": index})
+    return rows
+
+
+def in_process(suites: list[str], rows: list[dict[str, Any]], sandbox: str, jobs: int,
+               options: dict[str, Any]) -> tuple[dict[int, tuple[str, list[str]]], float]:
+    """Verdicts and candidates/s of ``judge.Judge.judge_many`` on the same candidates (warm
+    before the clock starts)."""
+    sys.path.insert(0, str(ROOT))
+    from judge.api import Judge
+    from judge.problem.model import load_suite
+
+    by_id = {p.identifier: p for suite in suites for p in load_suite(suite).problems}
+    items = [(by_id[r["problem_id"]], r["solution"], {"model": r["model"],
+                                                     "sample": r["sample"]}) for r in rows]
+    warm = [(by_id[r["problem_id"]], r["solution"] + "# warm\n", {"sample": -1})
+            for r in rows[:jobs * 10]]
+    with Judge(sandbox, jobs, **options) as judge:
+        list(judge.judge_many(warm))  # workers up, references timed
+        started = time.monotonic()
+        found = {r.sample: (r.verdict.value, [t.verdict.value for t in r.tests])
+                 for r in judge.judge_many(items)}
+        return found, len(items) / (time.monotonic() - started)
 
 
 # ---- the server ---------------------------------------------------------------------------
@@ -195,6 +279,8 @@ class LoadResult:
     retries_429: int
     errors: list[str]
     seconds: float
+    #: request index -> seconds from first send to the final answer (429 waits included)
+    latencies: dict[int, float] = field(default_factory=dict)
 
 
 async def load(url: str, rows: list[dict[str, Any]], clients: int, budget_s: float,
@@ -215,6 +301,7 @@ async def load(url: str, rows: list[dict[str, Any]], clients: int, budget_s: flo
                                      limits=httpx.Limits(max_connections=1)) as http:
             while not queue.empty() and time.monotonic() - started < budget_s:
                 index = queue.get_nowait()
+                sent = time.monotonic()
                 for _ in range(50):  # bounded retries on 429
                     try:
                         response = await http.post("/v1/judge", json=rows[index])
@@ -227,10 +314,13 @@ async def load(url: str, rows: list[dict[str, Any]], clients: int, budget_s: flo
                         continue
                     statuses[index] = response.status_code
                     answers[index] = response.json()
+                    latencies[index] = time.monotonic() - sent
                     break
 
+    latencies: dict[int, float] = {}
     await asyncio.gather(*(client() for _ in range(clients)))
-    return LoadResult(answers, statuses, retries, errors, time.monotonic() - started)
+    return LoadResult(answers, statuses, retries, errors, time.monotonic() - started,
+                      latencies)
 
 
 def compare(rows: list[dict[str, Any]], result: LoadResult,
@@ -261,50 +351,70 @@ def memory_growth(rss: list[tuple[float, int]], warmup_fraction: float = 0.2) ->
     return start, max(r for _, r in rss[int(len(rss) * warmup_fraction):])
 
 
+def percentile(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--suite", default=str(ROOT / "problems" / "basics"))
-    parser.add_argument("--requests", type=int, default=1000)
-    parser.add_argument("--clients", type=int, default=32)
+    parser.add_argument("--requests", type=int, default=10000)
+    parser.add_argument("--clients", type=int, default=128)
     parser.add_argument("--sandbox", default="process", choices=("process", "docker"))
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
-    parser.add_argument("--queue", type=int, default=64)
-    parser.add_argument("--budget", type=float, default=900.0, help="seconds for the load")
+    parser.add_argument("--queue", type=int, default=256)
+    parser.add_argument("--time-limit", type=float, default=0.5,
+                        help="per-test CPU limit, both sides (a looping candidate's cost)")
+    parser.add_argument("--time-floor", type=float, default=0.25)
+    parser.add_argument("--budget", type=float, default=3600.0, help="seconds for the load")
     args = parser.parse_args()
 
-    rows = candidates(args.suite, args.requests)
     with tempfile.TemporaryDirectory() as tmp:
-        t0 = time.monotonic()
-        reference = cli_verdicts(args.suite, rows, args.sandbox, args.jobs, Path(tmp))
-        cli_seconds = time.monotonic() - t0
-    in_process = api_rate(args.suite, rows, args.sandbox, args.jobs)
-    server = Server.start([args.suite, "--sandbox", args.sandbox, "--jobs", str(args.jobs),
-                           "--queue", str(args.queue)])
-    server.sample_memory()
-    try:
-        result = asyncio.run(load(server.url, rows, args.clients, args.budget))
-    finally:
-        code, log, alive = server.stop()
+        programs = str(program_suite(Path(tmp) / "programs"))
+        suites = [args.suite, programs]
+        rows = rl_candidates(args.suite, args.requests)
+        options = dict(time_limit_s=args.time_limit, time_floor_s=args.time_floor)
+        reference, api = in_process(suites, rows, args.sandbox, args.jobs, options)
+        server = Server.start([*suites, "--sandbox", args.sandbox, "--jobs", str(args.jobs),
+                               "--queue", str(args.queue), "--test-isolation", "on-failure",
+                               "--time-limit", str(args.time_limit),
+                               "--time-floor", str(args.time_floor)])
+        server.sample_memory()
+        try:
+            result = asyncio.run(load(server.url, rows, args.clients, args.budget))
+        finally:
+            code, log, alive = server.stop()
     problems = compare(rows, result, reference)
-    start, peak = memory_growth(server.rss)
-    print("service load: %d requests, %d clients, %s sandbox, jobs %d, queue %d" % (
-        len(rows), args.clients, args.sandbox, args.jobs, args.queue))
-    print("  answered %d/%d in %.1fs (%.1f req/s); 429 retries %d; transport errors %d" % (
-        len(result.answers), len(rows), result.seconds, len(result.answers) / result.seconds,
-        result.retries_429, len(result.errors)))
-    print("  `judge run` on the same candidates: %.1fs (%.1f/s, includes start-up)" % (
-        cli_seconds, len(rows) / cli_seconds))
+    lost = len(rows) - len(result.answers) + len(result.errors)
+    sandbox_errors = sum(1 for a in result.answers.values()
+                         if a.get("verdict") == "sandbox_error"
+                         or (a.get("error") or {}).get("result"))
+    failing = sum(1 for v, _ in reference.values() if v != "pass")
+    latencies = list(result.latencies.values())
     rate = len(result.answers) / result.seconds
-    print("  in-process API (judge.Judge.judge_many, warm, same jobs): %.1f/s; service / API "
-          "= %.2f" % (in_process, rate / in_process))
-    print("  verdicts equal to `judge run`: %d/%d" % (len(rows) - len(problems), len(rows)))
-    print("  server RSS after warm-up %.1f MiB, peak afterwards %.1f MiB (growth %.1f MiB)" % (
-        start / 2**20, peak / 2**20, (peak - start) / 2**20))
+    start, peak = memory_growth(server.rss)
+    print("service load: %d requests (%d%% failing in-process), %d clients, %s sandbox, "
+          "jobs %d, queue %d, time limit %gs" % (
+              len(rows), round(100 * failing / max(1, len(rows))), args.clients, args.sandbox,
+              args.jobs, args.queue, args.time_limit))
+    print("  answered %d/%d in %.1fs; lost %d; sandbox_error %d; 429 retries %d" % (
+        len(result.answers), len(rows), result.seconds, lost, sandbox_errors,
+        result.retries_429))
+    print("  latency p50 %.3fs, p99 %.3fs" % (percentile(latencies, 0.5),
+                                             percentile(latencies, 0.99)))
+    print("  service %.1f candidates/s; in-process Judge.judge_many %.1f candidates/s; "
+          "service / in-process = %.2f" % (rate, api, rate / api))
+    print("  verdicts equal to in-process: %d/%d" % (len(rows) - len(problems), len(rows)))
+    print("  server RSS after warm-up %.1f MiB, peak afterwards %.1f MiB" % (
+        start / 2**20, peak / 2**20))
     print("  shutdown: exit %s, %d process(es) left, log says closed: %s" % (
         code, len(alive), "sandbox closed" in log))
     for line in problems[:10]:
         print("  DIFF " + line)
-    ok = not problems and not result.errors and not alive and "sandbox closed" in log
+    ok = lost == 0 and sandbox_errors == 0 and not alive and "sandbox closed" in log
     print("PASS" if ok else "FAIL")
     return 0 if ok else 1
 
