@@ -31,7 +31,9 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--ensemble", help="comma list of workflows whose grades are averaged (e.g. ref3,ref5-plain)")
     p.add_argument("--samples", type=int, default=1, help="grading calls per solution, averaged (default 1)")
     p.add_argument("--temperature", type=float, default=None,
-                   help="sampling temperature (default 0, or 0.7 with --samples > 1)")
+                   help="the grading step's temperature (default 0, or 0.7 with --samples > 1); "
+                        "clustering, matching, analysis and rubric always ask at 0, so their "
+                        "cached replies are reused whatever --samples is")
     p.add_argument("--model", help="model name (else $JUDGE_LLM_MODEL, else the cache's only model with --offline)")
     p.add_argument("--base-url", help="OpenAI-compatible base URL (else $JUDGE_LLM_BASE_URL)")
     p.add_argument("--api-key", help="API key (else $JUDGE_LLM_API_KEY or $OPENAI_API_KEY; the environment "
@@ -137,12 +139,11 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_INPUT
     print_issues(issues, prefix="")
 
-    temperature = args.temperature if args.temperature is not None else (0.7 if args.samples > 1 else 0.0)
     # default trace beside the cache; none for --offline (no calls are made, and a shipped
     # cache may be read-only)
     trace = Path(args.trace) if args.trace else (None if args.offline else cache / "trace.jsonl")
     engine = Engine(EngineSettings(cfg, cache_dir=cache, offline=args.offline, max_reasks=args.max_reasks,
-                                   temperature=temperature, max_tokens=args.max_tokens,
+                                   temperature=0.0, max_tokens=args.max_tokens,
                                    response_format=not args.no_response_format, trace_path=trace))
     out_fh = open(args.output, "w", encoding="utf-8") if args.output else None
 
@@ -151,7 +152,7 @@ def run(args: argparse.Namespace) -> int:
             out_fh.write(json.dumps(g.to_dict(), ensure_ascii=False) + "\n")
             out_fh.flush()
 
-    grader = Grader(engine, samples=args.samples)
+    grader = Grader(engine, samples=args.samples, grade_temperature=args.temperature)
     try:
         results = grade_many(grader, problems, solutions, workflows, ens,
                              concurrency=args.concurrency, on_result=write)

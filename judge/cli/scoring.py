@@ -24,8 +24,9 @@ Usage::
     judge match REFERENCE SOLUTION [--judge offline|llm] [--threshold T] [--llm-model M] [--llm-base-url URL]
                 [--llm-timeout S] [--llm-retries N] [--llm-temperature T] [--llm-max-tokens N]
                 [--llm-concurrency N] [--llm-reasks N] [--no-cache] [--format table|json]
-    judge agreement HUMAN PRED [--scale 1-4] [--map 2x-1] [--target-scale 0-7] [--ac2 gwet|paper]
-                    [--format table|json]
+    judge agreement HUMAN PRED [--scale 1-4] [--pred-scale 0-7] [--map [human=|pred=]2x-1]
+                    [--map-human EXPR] [--map-pred EXPR] [--target-scale 0-7] [--ac2 gwet|paper]
+                    [--rounding half-up|none] [--format table|json]
 
 ``score`` treats its second argument as a ``judge run`` results file (JSON Lines) when
 ``--suite`` is given or the file name ends in ``.jsonl``; otherwise it is a JSON submission
@@ -124,17 +125,28 @@ def register(subparsers: Any) -> None:
     p.set_defaults(func=cmd_match)
 
     p = subparsers.add_parser("agreement", help="agreement metrics between human and predicted grades",
-                              description="Pearson, Spearman, MAE, RMSE, QWK, Off-by-1/2 and Gwet's AC2 "
-                                          "between two files of id, grade (JSON Lines or CSV).")
+                              description="Pearson, Spearman, MAE, RMSE, QWK, Off-by-1/2, Gwet's AC2 and "
+                                          "the RefGrader paper's 1 - D_o/D_e between two files of id, grade "
+                                          "(JSON Lines or CSV), with the majority-grade baseline.")
     p.add_argument("human", help="human grades: JSON Lines {\"id\", \"grade\"} or CSV with header id,grade")
-    p.add_argument("pred", help="predicted grades, same formats")
-    p.add_argument("--scale", help="grade scale such as 1-4 (default: the range of the grades seen)")
-    p.add_argument("--map", dest="mapping", help="linear map applied to both sides first, such as 2x-1")
-    p.add_argument("--target-scale", help="scale after --map (default: 0-7 for the paper's 2x-1 on 1-4, "
-                                          "else the mapped end points), e.g. 0-7")
+    p.add_argument("pred", help="predicted grades, same formats; averaged grades (3.5) are accepted")
+    p.add_argument("--scale", help="scale of the human grades, and of the predicted ones unless --pred-scale, "
+                                   "such as 1-4 (default: the range of the grades seen)")
+    p.add_argument("--pred-scale", help="scale of the predicted grades (default: --scale; 0-7 when only the "
+                                        "human side is mapped by the paper's 2x-1)")
+    p.add_argument("--map", dest="mapping", action="append", default=[], metavar="[human=|pred=]EXPR",
+                   help="linear map such as 2x-1: bare, it maps both files; human=2x-1 or pred=2x-1 maps "
+                        "one file only (the paper's IMO setting: --map human=2x-1)")
+    p.add_argument("--map-human", help="map the human grades only (same as --map human=EXPR)")
+    p.add_argument("--map-pred", help="map the predicted grades only (same as --map pred=EXPR)")
+    p.add_argument("--target-scale", help="scale the grades are compared on (default: 0-7 for the paper's 2x-1 "
+                                          "on 1-4, else the mapped end points of both sides), e.g. 0-7")
     p.add_argument("--ac2", choices=["gwet", "paper"], default="gwet",
-                   help="AC2 formula: gwet (Gwet 2014, default) or paper (RefGrader section 4: "
-                        "1 - D_o/D_e with pooled marginals)")
+                   help="formula of the AC2 column: gwet (Gwet 2014, default) or paper (RefGrader section 4: "
+                        "1 - D_o/D_e with pooled marginals); the 1-Do/De column always has the paper's")
+    p.add_argument("--rounding", choices=list(agr.ROUNDINGS), default="half-up",
+                   help="how averaged grades become categories for QWK and AC2: half-up (3.5 -> 4, default) "
+                        "or none (those metrics are then undefined)")
     p.add_argument("--format", **fmt)
     p.set_defaults(func=cmd_agreement)
 
@@ -360,29 +372,61 @@ def cmd_match(args: argparse.Namespace) -> int:
 # --------------------------------------------------------------------------------------
 
 
+def _maps(args: argparse.Namespace) -> tuple[Any, Any, Any]:
+    """``(both, human, pred)`` maps from ``--map [human=|pred=]EXPR``, ``--map-human``, ``--map-pred``."""
+    both = human = pred = None
+    for text in args.mapping:
+        side, sep, expr = text.partition("=")
+        side = side.strip().lower() if sep else ""
+        if sep and side not in ("human", "pred"):
+            raise ValueError(f"--map {text!r}: the side before '=' must be human or pred")
+        m = agr.parse_map(expr if sep else text)
+        if side == "human":
+            human = m
+        elif side == "pred":
+            pred = m
+        else:
+            both = m
+    if args.map_human:
+        human = agr.parse_map(args.map_human)
+    if args.map_pred:
+        pred = agr.parse_map(args.map_pred)
+    if both is not None and (human is not None or pred is not None):
+        raise ValueError("give --map EXPR (both files) or per-file maps (human=/pred=), not both")
+    return both, human, pred
+
+
 def cmd_agreement(args: argparse.Namespace) -> int:
     """``judge agreement``: the paper's Table 1 metrics for two grade files."""
     try:
         scale = agr.parse_scale(args.scale) if args.scale else None
-        mapping = agr.parse_map(args.mapping) if args.mapping else None
+        pred_scale = agr.parse_scale(args.pred_scale) if args.pred_scale else None
+        both, human_map, pred_map = _maps(args)
         target = agr.parse_scale(args.target_scale) if args.target_scale else None
-        if mapping and scale is None and agr.is_paper_map(mapping):
+        hmap, pmap = human_map or both, pred_map or both
+        if scale is None and hmap is not None and agr.is_paper_map(hmap):
             scale = agr.PAPER_SOURCE
-            warn("agreement", f"--map {mapping.text} without --scale: using the paper's source scale "
+            warn("agreement", f"map {hmap.text} without --scale: using the paper's source scale "
                                f"{scale} (section 4: IMO Shortlist 1-4 -> 0-7)")
-        if mapping and scale:
-            mapping.target(scale)  # rejects maps that do not give integers
+        if both is None and human_map is not None and pred_map is None and pred_scale is None \
+                and agr.is_paper_map(human_map) and scale == agr.PAPER_SOURCE:
+            pred_scale = agr.PAPER_TARGET  # the paper: human 1-4 mapped, the grader on 0-7
+        for m, sc in ((hmap, scale), (pmap, pred_scale or scale)):
+            if m is not None and sc is not None:
+                m.target(sc)  # rejects maps that do not give integers
     except ValueError as exc:
         error("agreement", str(exc))
         return EXIT_USAGE
-    if target and not mapping:
-        error("agreement", "--target-scale needs --map")
+    if target and not (both or human_map or pred_map):
+        error("agreement", "--target-scale needs a map")
         return EXIT_USAGE
     try:
-        human = agr.read_grades(args.human, scale)
-        pred = agr.read_grades(args.pred, scale)
+        human = agr.read_grades(args.human, scale, fractional=True)
+        pred = agr.read_grades(args.pred, pred_scale or scale, fractional=True)
     except InputError as exc:
-        error("agreement", str(exc))
+        hint = ("\n(a bare --map maps both files; to map one, use --map human=EXPR or --map pred=EXPR)"
+                if both is not None and "outside the scale" in str(exc) else "")
+        error("agreement", str(exc) + hint)
         return EXIT_INPUT
     ids, h, p, missing_pred, missing_human = agr.join_grades(human, pred)
     if missing_pred:
@@ -396,9 +440,14 @@ def cmd_agreement(args: argparse.Namespace) -> int:
         return EXIT_INPUT
     try:
         if scale is None:
-            scale = agr.infer_scale(h + p)
+            one_side = pred_scale is not None or (hmap is not pmap)
+            scale = agr.infer_scale(h if one_side else h + p)
             warn("agreement", f"no --scale: using {scale} (the grades seen); pass --scale to include unseen end grades")
-        report = agr.compute_agreement(h, p, scale, mapping, target, ac2_formula=args.ac2)
+        if pred_scale is None and hmap is not pmap:
+            pred_scale = agr.infer_scale(p)
+            warn("agreement", f"no --pred-scale: using {pred_scale} for the predicted grades (the grades seen)")
+        report = agr.compute_agreement(h, p, scale, both, target, ac2_formula=args.ac2, pred_scale=pred_scale,
+                                       human_map=human_map, pred_map=pred_map, rounding=args.rounding)
     except ValueError as exc:
         error("agreement", str(exc))
         return EXIT_INPUT
@@ -406,11 +455,19 @@ def cmd_agreement(args: argparse.Namespace) -> int:
     if args.format == "json":
         dump_json(report.to_dict())
         return EXIT_OK
-    headers = ["n"] + [label for _, label in agr.METRICS]
-    row = [report.n] + [_fmt(report.metrics[k].value) for k, _ in agr.METRICS]
-    print(table([row], headers))
-    mapped = f", map {report.mapping}" if report.mapping else ""
-    print(f"scale {report.scale}{mapped}, AC2 formula: {report.ac2_formula}")
+    headers = ["", "n"] + [label for _, label in agr.METRICS]
+    rows = [["grader", report.n] + [_fmt(report.metrics[k].value) for k, _ in agr.METRICS]]
+    if report.majority is not None:
+        rows.append([f"majority {agr._plain(report.majority)}", report.n]
+                    + [_fmt(report.baseline[k].value) for k, _ in agr.METRICS])
+    print(table(rows, headers))
+    maps = ", ".join(f"{side} mapped by {m}" for side, m in
+                     (("both", report.mapping), ("human", None if report.mapping else report.human_map),
+                      ("predicted", None if report.mapping else report.pred_map)) if m)
+    print(f"compared on {report.scale}{', ' + maps if maps else ''}; AC2: {report.ac2_formula}; "
+          "1-Do/De: the paper's formula; majority: always the most frequent human grade")
+    if report.rounded:
+        print(f"{report.rounded} averaged grade(s) rounded half up for QWK and AC2 (the others use them as they are)")
     for key, label in agr.METRICS:
         m = report.metrics[key]
         if m.value is None:

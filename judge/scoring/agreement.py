@@ -44,17 +44,14 @@ are an error asking for a scale, not a silent 10**9-category table.
 
 from __future__ import annotations
 
-import csv
 import math
 import re
 from dataclasses import dataclass, field
 from fractions import Fraction
-from pathlib import Path
 from typing import Any, Sequence
 
 from judge.errors import JudgeError
-from judge import jsonl
-from judge.scoring.primitives import InputError, num_text, read_jsonl
+from judge.scoring.primitives import InputError, num_text  # noqa: F401 (InputError re-exported)
 
 Number = int | float | Fraction
 
@@ -102,11 +99,11 @@ def parse_scale(text: str) -> Scale:
     return Scale(int(m.group(1)), int(m.group(2)))
 
 
-def infer_scale(grades: Sequence[int]) -> Scale:
+def infer_scale(grades: Sequence[Number]) -> Scale:
     """The range of the grades seen (one grade seen: that grade and the next), or a
     ``ValueError`` asking for an explicit scale when it would have more than
     :data:`MAX_INFERRED_CATEGORIES` categories."""
-    lo, hi = min(grades), max(grades)
+    lo, hi = math.floor(min(grades)), math.ceil(max(grades))  # averaged grades: whole ends
     if hi - lo + 1 > MAX_INFERRED_CATEGORIES:
         raise ValueError(f"the grades range from {_short(lo)} to {_short(hi)} "
                          f"({_short(hi - lo + 1)} categories, more than {MAX_INFERRED_CATEGORIES}): "
@@ -127,11 +124,14 @@ class LinearMap:
     b: Fraction
     text: str
 
-    def __call__(self, x: int) -> int:
-        y = self.a * x + self.b
-        if y.denominator != 1:
+    def __call__(self, x: Number) -> Number:
+        """A whole grade must map to a whole grade; an averaged one (3.5) maps exactly."""
+        y = self.a * Fraction(x) + self.b
+        if y.denominator == 1:
+            return int(y)
+        if Fraction(x).denominator == 1:
             raise ValueError(f"map {self.text!r} sends {x} to {y}, not an integer grade")
-        return int(y)
+        return y
 
     def target(self, scale: Scale) -> Scale:
         """The scale spanned by the mapped end points."""
@@ -320,7 +320,11 @@ AC2_FORMULAS = {"gwet": gwet_ac2, "paper": paper_ac2}
 METRICS: tuple[tuple[str, str], ...] = (
     ("pearson", "Pearson"), ("spearman", "Spearman"), ("mae", "MAE"), ("rmse", "RMSE"),
     ("qwk", "QWK"), ("off_by_1", "Off1"), ("off_by_2", "Off2"), ("ac2", "AC2"),
+    ("ac2_paper", "1-Do/De"),
 )
+#: how averaged grades (3.5) become categories for QWK and AC2: ``half-up`` (3.5 -> 4), or
+#: ``none`` (those metrics are then undefined for such grades)
+ROUNDINGS = ("half-up", "none")
 
 
 @dataclass(frozen=True)
@@ -331,9 +335,16 @@ class MetricResult:
     reason: str | None = None
 
 
+def _plain(v: Number) -> int | float:
+    """A grade for JSON: an int, or a float for an averaged grade."""
+    return int(v) if Fraction(v).denominator == 1 else float(v)
+
+
 @dataclass
 class AgreementReport:
-    """All eight metrics over the paired grades, with the scale and map used."""
+    """Every metric over the paired grades, with the scale and maps used and the
+    majority-grade baseline (the paper's reference point: always predicting the most
+    frequent human grade)."""
 
     n: int
     scale: str
@@ -342,19 +353,33 @@ class AgreementReport:
     missing_in_pred: list[str] = field(default_factory=list)
     missing_in_human: list[str] = field(default_factory=list)
     ac2_formula: str = "gwet"
+    human_map: str | None = None
+    pred_map: str | None = None
+    rounded: int = 0
+    majority: Number | None = None
+    baseline: dict[str, MetricResult] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form (undefined metrics: ``null`` plus ``<name>_reason``)."""
         out: dict[str, Any] = {"n": self.n, "scale": self.scale, "map": self.mapping,
-                               "ac2_formula": self.ac2_formula}
-        for key, _ in METRICS:
-            m = self.metrics[key]
-            out[key] = m.value
-            if m.reason:
-                out[f"{key}_reason"] = m.reason
+                               "human_map": self.human_map, "pred_map": self.pred_map,
+                               "ac2_formula": self.ac2_formula, "rounded_grades": self.rounded}
+        out.update(_metric_dict(self.metrics))
+        if self.majority is not None:
+            out["majority_baseline"] = {"grade": _plain(self.majority), **_metric_dict(self.baseline)}
         out["missing_in_pred"] = self.missing_in_pred
         out["missing_in_human"] = self.missing_in_human
         return out
+
+
+def _metric_dict(metrics: dict[str, MetricResult]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, _ in METRICS:
+        m = metrics[key]
+        out[key] = m.value
+        if m.reason:
+            out[f"{key}_reason"] = m.reason
+    return out
 
 
 def _metric(fn: Any, *args: Any) -> MetricResult:
@@ -364,59 +389,59 @@ def _metric(fn: Any, *args: Any) -> MetricResult:
         return MetricResult(None, str(exc))
 
 
-def compute_agreement(human: Sequence[int], pred: Sequence[int], scale: Scale,
-                      mapping: LinearMap | None = None, target: Scale | None = None,
-                      ac2_formula: str = "gwet") -> AgreementReport:
-    """Every metric for paired grades on ``scale`` (mapped first when ``mapping`` is given;
-    the target defaults to :func:`default_target`). ``ac2_formula``: ``gwet`` (default) or
-    ``paper`` (see the module docstring)."""
+def _whole(v: Number) -> bool:
+    return Fraction(v).denominator == 1
+
+
+def round_half_up(v: Number) -> int:
+    """3.5 -> 4, 2.4999 -> 2, -0.5 -> 0 (exactly, never through binary rounding)."""
+    return math.floor(Fraction(v) + Fraction(1, 2))
+
+
+def metric_set(human: Sequence[Number], pred: Sequence[Number], target: Scale,
+               rounding: str = "half-up", ac2_formula: str = "gwet") -> tuple[dict[str, MetricResult], int]:
+    """Every metric of :data:`METRICS` and the number of averaged grades rounded for QWK and
+    AC2.  Pearson, Spearman, MAE, RMSE and Off-by-k use the grades as they are (3.5 stays
+    3.5); QWK and both AC2 formulas need categories, so averaged grades are rounded half up
+    (``rounding="none"``: those metrics are undefined, with the reason)."""
+    if rounding not in ROUNDINGS:
+        raise ValueError(f"rounding must be one of {', '.join(ROUNDINGS)}, got {rounding!r}")
     if ac2_formula not in AC2_FORMULAS:
         raise ValueError(f"AC2 formula must be one of {', '.join(AC2_FORMULAS)}, got {ac2_formula!r}")
-    _check_categories(human, pred, scale)
-    if mapping is not None:
-        target = target or default_target(mapping, scale)
-        human, pred = [mapping(v) for v in human], [mapping(v) for v in pred]
-    else:
-        target = target or scale
-    _check_categories(human, pred, target)
+    rounded = sum(1 for v in list(human) + list(pred) if not _whole(v))
     metrics = {
-        "pearson": _metric(pearson, human, pred),
-        "spearman": _metric(spearman, human, pred),
-        "mae": _metric(mae, human, pred),
-        "rmse": _metric(rmse, human, pred),
-        "qwk": _metric(quadratic_weighted_kappa, human, pred, target),
-        "off_by_1": _metric(off_by, human, pred, 1),
-        "off_by_2": _metric(off_by, human, pred, 2),
-        "ac2": _metric(AC2_FORMULAS[ac2_formula], human, pred, target),
+        "pearson": _metric(pearson, human, pred), "spearman": _metric(spearman, human, pred),
+        "mae": _metric(mae, human, pred), "rmse": _metric(rmse, human, pred),
+        "off_by_1": _metric(off_by, human, pred, 1), "off_by_2": _metric(off_by, human, pred, 2),
     }
-    return AgreementReport(len(human), str(target), mapping.text if mapping else None, metrics,
-                           ac2_formula=ac2_formula)
+    if rounded and rounding == "none":
+        why = (f"{rounded} grade(s) are not whole (averaged) and QWK/AC2 need categories: "
+               "round them (--rounding half-up)")
+        for key in ("qwk", "ac2", "ac2_paper"):
+            metrics[key] = MetricResult(None, why)
+    else:
+        h, g = [round_half_up(v) for v in human], [round_half_up(v) for v in pred]
+        metrics["qwk"] = _metric(quadratic_weighted_kappa, h, g, target)
+        metrics["ac2"] = _metric(AC2_FORMULAS[ac2_formula], h, g, target)
+        metrics["ac2_paper"] = _metric(paper_ac2, h, g, target)
+    return {key: metrics[key] for key, _ in METRICS}, (rounded if rounding != "none" else 0)
 
 
-# --------------------------------------------------------------------------------------
-# Grade files
-# --------------------------------------------------------------------------------------
+def majority_grade(grades: Sequence[Number]) -> Number:
+    """The most frequent grade (ties: the lowest of them)."""
+    counts: dict[Number, int] = {}
+    for v in grades:
+        counts[v] = counts.get(v, 0) + 1
+    top = max(counts.values())
+    return min(v for v, c in counts.items() if c == top)
 
 
-def _grade(value: Any, where: str, scale: Scale | None) -> int:
-    if isinstance(value, str):
-        text = value.strip()
-        if len(text) > 40:
-            raise InputError(f"{where}: grade {text[:20]!r}... ({len(text)} characters) is not a grade")
-        try:
-            value = Fraction(text)
-        except (ValueError, ZeroDivisionError):
-            raise InputError(f"{where}: grade {value!r} is not a number") from None
-    if isinstance(value, bool) or not isinstance(value, (int, float, Fraction)):
-        raise InputError(f"{where}: grade must be a number, got {_clip(value)}")
-    if isinstance(value, float) and not math.isfinite(value):
-        raise InputError(f"{where}: grade {value!r} is not finite")
-    if Fraction(value).denominator != 1:
-        raise InputError(f"{where}: grade {value} is not an integer (grades are ordinal categories)")
-    g = int(value)
-    if scale is not None and not scale.lo <= g <= scale.hi:
-        raise InputError(f"{where}: grade {_short(g)} is outside the scale {scale}")
-    return g
+def majority_baseline(human: Sequence[Number], target: Scale, rounding: str = "half-up",
+                      ac2_formula: str = "gwet") -> tuple[Number, dict[str, MetricResult]]:
+    """The metrics of always predicting the majority human grade (the paper's baseline for
+    Off-by-1/2: "If we always predict the majority grade, Off-by-one and Off-by-two are ...")."""
+    m = majority_grade(human)
+    return m, metric_set(human, [m] * len(human), target, rounding, ac2_formula)[0]
 
 
 def _clip(value: Any) -> str:
@@ -424,97 +449,51 @@ def _clip(value: Any) -> str:
     return text if len(text) <= 60 else text[:50] + "..."
 
 
-def _read_text(p: Path) -> str:
-    """The whole file as text; bad bytes are a located error (line and column), like JSON."""
-    try:
-        raw = p.read_bytes()
-    except OSError as exc:
-        raise InputError(f"{p}: cannot read: {exc.strerror or exc}") from None
-    if len(raw) > jsonl.MAX_JSON_BYTES:
-        raise InputError(f"{p}: larger than the limit of {jsonl.MAX_JSON_BYTES} bytes")
-    try:
-        return raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = raw[:exc.start].count(b"\n") + 1
-        column = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
-        raise InputError(f"{p}:{line}: not UTF-8 (byte 0x{raw[exc.start]:02x} at column {column})") from None
+def _side_scale(mapping: LinearMap | None, scale: Scale) -> Scale:
+    return default_target(mapping, scale) if mapping is not None else scale
 
 
-def read_grades(path: str | Path, scale: Scale | None = None) -> dict[str, int]:
-    """Read ``id, grade`` pairs from JSON Lines (``{"id", "grade"}``) or CSV (header ``id,grade``).
+def compute_agreement(human: Sequence[Number], pred: Sequence[Number], scale: Scale,
+                      mapping: LinearMap | None = None, target: Scale | None = None,
+                      ac2_formula: str = "gwet", *, pred_scale: Scale | None = None,
+                      human_map: LinearMap | None = None, pred_map: LinearMap | None = None,
+                      rounding: str = "half-up") -> AgreementReport:
+    """Every metric for paired grades.
 
-    The format is CSV for a ``.csv`` file, or when the first non-blank line does not start
-    with ``{``; JSON Lines go through :func:`judge.jsonl.read_lines`.  Every problem is
-    collected and raised together, each naming ``file:line``."""
-    p = Path(path)
-    first = _first_line(p)
-    rows: list[tuple[str, Any, Any]] = []
-    errors: list[str] = []
-    if p.suffix.lower() == ".csv" or (first and not first.startswith(b"{")):
-        text = _read_text(p)
-        reader = csv.reader(text.splitlines())
-        try:
-            header = next(reader, None)
-            cols = [h.strip().lower() for h in header] if header else []
-            if "id" not in cols or "grade" not in cols:
-                raise InputError(f"{p}:1: CSV header must contain the columns id and grade, got {_clip(header)}")
-            i_id, i_grade = cols.index("id"), cols.index("grade")
-            for lineno, rec in enumerate(reader, start=2):
-                if not any(c.strip() for c in rec):
-                    continue
-                if len(rec) <= max(i_id, i_grade):
-                    errors.append(f"{p}:{lineno}: expected at least {max(i_id, i_grade) + 1} columns, got {len(rec)}")
-                    continue
-                rows.append((f"{p}:{lineno}", rec[i_id].strip(), rec[i_grade]))
-        except csv.Error as exc:
-            raise InputError(f"{p}:{reader.line_num}: invalid CSV: {exc}") from None
-    else:
-        for line in read_jsonl(p):
-            where = f"{p}:{line.number}"
-            obj = line.value
-            if line.issue is not None:
-                errors.append(str(line.issue))
-            elif "id" not in obj or "grade" not in obj:
-                errors.append(f"{where}: expected an object with keys id and grade")
-            elif isinstance(obj["id"], bool) or not isinstance(obj["id"], (str, int)):
-                errors.append(f"{where}: id must be a string or an integer")
-            else:
-                rows.append((where, obj["id"] if isinstance(obj["id"], str) else _short(obj["id"]), obj["grade"]))
-    grades: dict[str, int] = {}
-    seen: dict[str, str] = {}
-    for where, gid, raw in rows:
-        if not gid:
-            errors.append(f"{where}: empty id")
-            continue
-        if gid in seen:
-            errors.append(f"{where}: id {gid[:60]!r} already given at {seen[gid]}")
-            continue
-        try:
-            grades[gid] = _grade(raw, where, scale)
-            seen[gid] = where
-        except InputError as exc:
-            errors.append(str(exc))
-    if errors:
-        raise InputError("\n".join(errors))
-    if not grades:
-        raise InputError(f"{p}: no grades")
-    return grades
+    ``scale`` is the human grades' scale (and the predictions' unless ``pred_scale``).
+    ``mapping`` maps both sides; ``human_map`` / ``pred_map`` one side each (the paper's IMO
+    setting: human 1-4 mapped by ``2x-1`` against a grader already on 0-7).  The scale the
+    grades are compared on (``target``) defaults to each mapped side's :func:`default_target`
+    (0-7 for ``2x-1`` on 1-4), spanning both sides.  ``ac2_formula`` picks the ``ac2`` column
+    (``gwet`` by default); ``ac2_paper`` is always the paper's ``1 - D_o/D_e``."""
+    pred_scale = pred_scale or scale
+    human_map = human_map or mapping
+    pred_map = pred_map or mapping
+    _check(human, pred)
+    for side, values, sc in (("human", human, scale), ("predicted", pred, pred_scale)):
+        for v in values:
+            if isinstance(v, bool) or not isinstance(v, (int, float, Fraction)) or not sc.lo <= v <= sc.hi:
+                raise ValueError(f"{side} grade {_clip(v)} is not on the scale {sc}")
+    if target is None:
+        hs, ps = _side_scale(human_map, scale), _side_scale(pred_map, pred_scale)
+        target = hs if hs == ps else Scale(min(hs.lo, ps.lo), max(hs.hi, ps.hi))
+    if human_map is not None:
+        human = [human_map(v) for v in human]
+    if pred_map is not None:
+        pred = [pred_map(v) for v in pred]
+    for side, values in (("human", human), ("predicted", pred)):
+        for v in values:
+            if not target.lo <= v <= target.hi:
+                raise ValueError(f"{side} grade {_clip(_plain(v))} is not on the scale {target}")
+    metrics, rounded = metric_set(human, pred, target, rounding, ac2_formula)
+    majority, baseline = majority_baseline(human, target, rounding, ac2_formula)
+    both = mapping is not None and human_map is mapping and pred_map is mapping
+    return AgreementReport(len(human), str(target), mapping.text if both else None, metrics,
+                           ac2_formula=ac2_formula,
+                           human_map=human_map.text if human_map else None,
+                           pred_map=pred_map.text if pred_map else None,
+                           rounded=rounded, majority=majority, baseline=baseline)
 
 
-def _first_line(p: Path) -> bytes:
-    """The first non-blank line's start (stripped bytes), to tell JSON Lines from CSV."""
-    try:
-        with open(p, "rb") as fh:
-            for raw in iter(lambda: fh.readline(4096), b""):
-                if raw.strip():
-                    return raw.strip().lstrip(b"\xef\xbb\xbf")
-    except OSError as exc:
-        raise InputError(f"{p}: cannot read: {exc.strerror or exc}") from None
-    return b""
-
-
-def join_grades(human: dict[str, int], pred: dict[str, int]) -> tuple[list[str], list[int], list[int], list[str], list[str]]:
-    """Pair grades by id: ``(ids, human, pred, missing_in_pred, missing_in_human)``, ids sorted."""
-    ids = sorted(set(human) & set(pred))
-    return (ids, [human[i] for i in ids], [pred[i] for i in ids],
-            sorted(set(human) - set(pred)), sorted(set(pred) - set(human)))
+# the grade files' readers, re-exported (they were defined here)
+from judge.scoring.grade_files import join_grades, read_grades  # noqa: E402,F401

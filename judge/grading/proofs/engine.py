@@ -221,9 +221,11 @@ class Engine:
     # ------------------------------------------------------------------ one call
 
     def _call(self, step: str, messages: list[dict[str, str]], fmt: dict[str, Any] | None, seed: int | None,
-              where: dict[str, Any], attempt: int, template: str = "") -> tuple[str, str]:
+              where: dict[str, Any], attempt: int, template: str = "",
+              temperature: float | None = None) -> tuple[str, str]:
         s = self.settings
-        body: dict[str, Any] = {"model": s.llm.model, "messages": messages, "temperature": s.temperature}
+        temp = s.temperature if temperature is None else temperature
+        body: dict[str, Any] = {"model": s.llm.model, "messages": messages, "temperature": temp}
         if fmt is not None:
             body["response_format"] = fmt
         if seed is not None:
@@ -266,14 +268,17 @@ class Engine:
         return text, key
 
     def ask(self, step: str, template: str, schema: type[BaseModel], *, where: dict[str, Any],
-            check: Callable[[Any], None] | None = None, seed: int | None = None, **ctx: Any) -> Any:
-        """Render ``template``, ask, validate against ``schema`` (and ``check``), re-ask on failure."""
+            check: Callable[[Any], None] | None = None, seed: int | None = None,
+            temperature: float | None = None, **ctx: Any) -> Any:
+        """Render ``template``, ask, validate against ``schema`` (and ``check``), re-ask on
+        failure. ``temperature`` overrides the settings' for this step (the grading step's
+        sampling temperature; every other step asks at the settings' one)."""
         messages = render(template, **ctx)
         fmt = json_schema_format(schema, step.replace("-", "_")) if self.settings.response_format else None
         last = ""
         keys: list[str] = []
         for attempt in range(1 + max(0, self.settings.max_reasks)):
-            text, key = self._call(step, messages, fmt, seed, where, attempt, template)
+            text, key = self._call(step, messages, fmt, seed, where, attempt, template, temperature)
             keys.append(key)
             try:
                 obj = parse_reply(text, schema)

@@ -2,8 +2,11 @@
 
 Predicted grades may be averages (``--samples``, ``--ensemble``).  Pearson, Spearman, MAE,
 RMSE and Off-by-1/2 use them as they are; QWK and AC2 need categories, so they use the
-average rounded half up to a whole grade (the confusion matrix too).  Human grades on 1-4
-are mapped by ``2x-1`` to 0-7 before anything is compared.  Solutions that could not be
+average rounded half up to a whole grade (the confusion matrix too).  AC2 is Gwet's (2014);
+the column ``1-Do/De`` is the paper's own formula (section 4: pooled marginals), reported
+beside it.  The majority-grade baseline (always the most frequent human grade, the paper's
+reference point for Off-by-1/2) follows the workflows.  Human grades on 1-4 are mapped by
+``2x-1`` to 0-7 before anything is compared (the human side only: grades are on 0-7).  Solutions that could not be
 graded are left out of the agreement and counted apart.
 """
 
@@ -13,14 +16,11 @@ import html
 import json
 import math
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from tabulate import tabulate
 
-from judge.scoring.agreement import (
-    METRICS, MetricResult, Scale, UndefinedMetric, gwet_ac2, mae, off_by, pearson, quadratic_weighted_kappa, rmse,
-    spearman,
-)
+from judge.scoring.agreement import METRICS, MetricResult, Scale, majority_baseline, metric_set
 from judge.grading.proofs.workflows import SolutionGrade
 
 TARGET = Scale(0, 7)
@@ -43,6 +43,8 @@ class WorkflowAgreement:
     missing_human: int
     metrics: dict[str, MetricResult]
     confusion: list[list[int]]   # [human 0..7][predicted 0..7]
+    majority: int | None = None
+    baseline: dict[str, MetricResult] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"workflow": self.workflow, "n": self.n, "errors": self.errors,
@@ -51,19 +53,17 @@ class WorkflowAgreement:
             out[key] = self.metrics[key].value
             if self.metrics[key].reason:
                 out[f"{key}_reason"] = self.metrics[key].reason
+        if self.baseline is not None:
+            out["majority_baseline"] = {"grade": self.majority,
+                                        **{k: self.baseline[k].value for k, _ in METRICS}}
         out["confusion"] = self.confusion
         return out
 
 
-def _m(fn: Callable[..., float], *args: Any) -> MetricResult:
-    try:
-        return MetricResult(fn(*args))
-    except UndefinedMetric as exc:
-        return MetricResult(None, str(exc))
-
-
 def agreement(results: list[SolutionGrade], human: dict[str, int], scale: str) -> WorkflowAgreement | None:
-    """Metrics of one workflow's results against human grades (None when nothing pairs up)."""
+    """Metrics of one workflow's results against human grades (None when nothing pairs up):
+    the same numbers as ``judge agreement`` (:func:`judge.scoring.agreement.metric_set`), with
+    Gwet's AC2 and the paper's ``1 - D_o/D_e`` side by side and the majority-grade baseline."""
     wf = results[0].workflow if results else "?"
     errors = sum(1 for r in results if not r.ok)
     missing = sum(1 for r in results if r.ok and r.solution_id not in human)
@@ -74,15 +74,12 @@ def agreement(results: list[SolutionGrade], human: dict[str, int], scale: str) -
     h = [p[0] for p in pairs]
     g = [p[1] for p in pairs]
     gi = [round_half_up(x) for x in g]
-    metrics = {
-        "pearson": _m(pearson, h, g), "spearman": _m(spearman, h, g), "mae": _m(mae, h, g),
-        "rmse": _m(rmse, h, g), "qwk": _m(quadratic_weighted_kappa, h, gi, TARGET),
-        "off_by_1": _m(off_by, h, g, 1), "off_by_2": _m(off_by, h, g, 2), "ac2": _m(gwet_ac2, h, gi, TARGET),
-    }
+    metrics, _ = metric_set(h, g, TARGET)
+    majority, baseline = majority_baseline(h, TARGET)
     conf = [[0] * 8 for _ in range(8)]
     for a, b in zip(h, gi):
         conf[a][b] += 1
-    return WorkflowAgreement(wf, len(pairs), errors, missing, metrics, conf)
+    return WorkflowAgreement(wf, len(pairs), errors, missing, metrics, conf, int(majority), baseline)
 
 
 def _fmt(m: MetricResult) -> str:
@@ -90,9 +87,21 @@ def _fmt(m: MetricResult) -> str:
 
 
 def agreement_rows(table: list[WorkflowAgreement]) -> tuple[list[str], list[list[Any]]]:
+    """One row per workflow, then the majority-grade baseline (one row when every workflow
+    was scored on the same grades, else one per workflow)."""
     headers = ["workflow", "n"] + [label for _, label in METRICS] + ["errors"]
     rows = [[a.workflow, a.n] + [_fmt(a.metrics[k]) for k, _ in METRICS] + [a.errors] for a in table]
-    return headers, rows
+    baselines: list[list[Any]] = []
+    for a in table:
+        if a.baseline is None:
+            continue
+        row = [f"majority ({a.majority})", a.n] + [_fmt(a.baseline[k]) for k, _ in METRICS] + [""]
+        if row not in baselines:
+            baselines.append(row)
+    if len(baselines) > 1:
+        baselines = [[f"{a.workflow}: majority ({a.majority})"] + r[1:]
+                     for a, r in zip([a for a in table if a.baseline is not None], baselines)]
+    return headers, rows + baselines
 
 
 def confusion_rows(a: WorkflowAgreement) -> tuple[list[str], list[list[Any]]]:
@@ -117,7 +126,8 @@ def render_text(summary: dict[str, Any], table: list[WorkflowAgreement], fmt: st
                + f"; bad input lines: {summary['input_issues']}")
     if table:
         out.append("")
-        out.append("Agreement with human grades (0-7" + (", human 1-4 mapped by 2x-1" if summary.get("scale") == "1-4" else "") + "):")
+        out.append("Agreement with human grades (0-7" + (", human 1-4 mapped by 2x-1" if summary.get("scale") == "1-4" else "")
+                   + "; AC2: Gwet's; 1-Do/De: the paper's formula; majority: always the most frequent human grade):")
         out.append(tabulate(agreement_rows(table)[1], headers=agreement_rows(table)[0], tablefmt=tf, disable_numparse=True))
         for a in table:
             out.append("")

@@ -15,8 +15,11 @@ ref5-hybrid            approachability analysis, milestone rubric
 ``*`` marks per-problem steps.  Analysis and rubric are per (problem, matched cluster): they
 are built the first time a solution matches that cluster and reused (memory, then disk cache).
 Matching is skipped when clustering found a single strategy (there is nothing to choose).
-``samples=K`` asks the final grading step K times (seeds 1..K-1 after the unseeded first) and
-averages; any failed sample makes the solution a grading error (no partial average).
+``samples=K`` asks the final grading step K times (seeds 1..K-1 after the unseeded first, at
+temperature 0.7 unless another is given) and averages; any failed sample makes the solution a
+grading error (no partial average).  Only the grading step is sampled, as in the paper (section
+5.4, "sampling and averaging the grader steps"): clustering, matching, analysis and rubric ask
+at temperature 0 whatever K is, so their cached replies serve every K.
 
 Workflows are found by name in :data:`WORKFLOWS` (aliases: ``ref5`` is ``ref5-plain``,
 ``no-reference`` is ``single``); a package adds one through the ``judge.workflows`` entry
@@ -179,11 +182,21 @@ class _Once:
 class Grader:
     """Grades solutions with one or more workflows, sharing per-problem artefacts across them."""
 
-    def __init__(self, engine: Engine, samples: int = 1) -> None:
+    #: the paper's sampling temperature (section 5.4), used for the grading step only
+    SAMPLE_TEMPERATURE = 0.7
+
+    def __init__(self, engine: Engine, samples: int = 1, grade_temperature: float | None = None) -> None:
+        """``grade_temperature``: the grading step's temperature (default
+        :data:`SAMPLE_TEMPERATURE` with ``samples > 1``, else the engine's). Only the grading
+        step is sampled, as in the paper: clustering, matching, analysis and rubric always ask
+        at the engine's temperature, so their cached replies are reused whatever ``samples``."""
         if samples < 1:
             raise ValueError("samples must be at least 1")
         self.engine = engine
         self.samples = samples
+        if grade_temperature is None and samples > 1:
+            grade_temperature = self.SAMPLE_TEMPERATURE
+        self.grade_temperature = grade_temperature
         self._memo: dict[tuple, _Once] = {}
         self._lock = threading.Lock()
 
@@ -295,7 +308,7 @@ class Grader:
             reports: list[GradeReport] = []
             for k in range(self.samples):
                 reports.append(self.engine.ask(
-                    step, template, GradeReport, seed=(k if k else None),
+                    step, template, GradeReport, seed=(k if k else None), temperature=self.grade_temperature,
                     where={"problem_id": problem.problem_id, "solution_id": sol.solution_id, "sample": k},
                     problem=problem, solution=sol.solution, **ctx))
         except StepError as exc:
