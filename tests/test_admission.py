@@ -8,9 +8,12 @@ import subprocess
 import sys
 import threading
 
+import pytest
+
 import judge
 from judge.sandbox.admission import Admission, tree_cpu
 from judge.sandbox.process import ProcessSandbox
+from tests.conftest import docker_or_skip
 
 SLEEPER = "import time\n\ndef digital_root(n):\n    time.sleep(30)\n# %d\n"
 LOOPER = "def digital_root(n):\n    while True:\n        pass\n# %d\n"
@@ -91,3 +94,20 @@ def test_a_sleepers_verdict_does_not_depend_on_how_many_others_sleep():
     for result in many[:-1]:
         assert _summary(result) == _summary(single[0])
     assert _summary(many[-1]) == _summary(single[1])
+
+
+@pytest.mark.docker
+def test_docker_sleepers_lend_their_core_too():
+    from judge.sandbox.docker import DockerSandbox
+
+    docker_or_skip()
+    problem = _problem()
+    box = DockerSandbox(size=1)
+    try:
+        with judge.Judge(sandbox=box, jobs=1, **LIMITS) as crowded:
+            many = list(crowded.judge_many([(problem, SLEEPER % i) for i in range(3)]))
+        assert box.admission.lent > 0  # the containers' process trees were read: lent
+    finally:
+        box.close()
+    assert {_summary(r)[0] for r in many} == {"timeout"}
+    assert len({str(_summary(r)) for r in many}) == 1

@@ -265,8 +265,9 @@ class DockerSandbox(PooledSandbox):
                  cpus: float = 1.0, pids_limit: int = 64, tmpfs_mb: int = 64,
                  nofile: int = 1024, fsize_mb: int = 64, grow_memory: bool = True,
                  prewarm: bool = False, exec_work: bool = False,
-                 run_id: str | None = None, client: Any = None) -> None:
-        super().__init__(size, max_jobs_per_worker, fresh)
+                 run_id: str | None = None, client: Any = None,
+                 overcommit: int | None = None) -> None:
+        super().__init__(size, max_jobs_per_worker, fresh, overcommit)
         self.fresh = fresh
         self.language = language
         self.memory_headroom_mb = memory_headroom_mb
@@ -378,7 +379,17 @@ class DockerSandbox(PooledSandbox):
         except TransportError:
             transport.close()
             raise
+        session.pid = self._host_pid(cid)  # type: ignore[attr-defined]
         return session
+
+    def _host_pid(self, cid: str) -> int | None:
+        """The container's first process as this host sees it, when the engine runs on this
+        host (its tree is what a job uses: judge.sandbox.admission); else None (busy)."""
+        try:
+            pid = int(self.api.inspect_container(cid)["State"]["Pid"])
+        except Exception:  # noqa: BLE001 - no answer: the job counts as busy
+            return None
+        return pid if pid > 0 and os.path.exists("/proc/%d/stat" % pid) else None
 
     def _kill_container(self, cid: str) -> None:
         """Kill and remove one container; gone already is fine."""
