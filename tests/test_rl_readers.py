@@ -270,3 +270,19 @@ def test_a_compressed_blob_that_expands_too_far_is_refused(monkeypatch):
                                                  "private_test_cases": blob}])
     [issue] = result.issues
     assert "expand past" in issue.message and issue.location == "[0].private_test_cases"
+
+
+def test_open_r1_columnar_test_cases():
+    reader = IMPORTERS.get("verification-info")
+    stdin = reader.problem({"problem_id": "c", "verification_info": {"language": "python",
+                            "test_cases": {"type": "stdin_stdout", "input": ["3", "7"],
+                                           "output": ["1 2", "3 4"], "fn_name": None}}})
+    assert [(t.stdin, t.expected) for t in stdin.tests] == [("3", "1 2"), ("7", "3 4")]
+    call = reader.problem({"problem_id": "d", "verification_info": json.dumps({
+        "test_cases": {"type": "function_call", "fn_name": "f", "input": [[1], [2]],
+                       "output": [[2], [4]]}})})
+    assert call.function_name == "f" and [t.args for t in call.tests] == [(1,), (2,)]
+    result = reader.from_records([{"verification_info": {"test_cases": {
+        "input": ["1"], "output": []}}}])
+    assert [str(i) for i in result.issues] == [
+        "<records>: [0].verification_info.test_cases: 1 inputs but 0 outputs"]

@@ -270,6 +270,20 @@ def _languages(record: dict[str, Any]) -> list[str] | None:
 
 # ---- open-r1 / PrimeIntellect -----------------------------------------------------------------
 
+def _columns_to_cases(block: dict[str, Any]) -> list[dict[str, Any]]:
+    """``{"type", "input": [...], "output": [...], "fn_name"}`` as one test case per pair."""
+    inputs, outputs = block.get("input"), block.get("output")
+    where = "verification_info.test_cases"
+    if not isinstance(inputs, list) or not isinstance(outputs, list):
+        raise RecordError("input and output must be lists", where)
+    if len(inputs) != len(outputs):
+        raise RecordError("%d inputs but %d outputs" % (len(inputs), len(outputs)), where)
+    fn_name = block.get("fn_name")
+    kind = "function_call" if fn_name else block.get("type", "stdin_stdout")
+    return [{"type": kind, "fn_name": fn_name, "input": i, "output": o}
+            for i, o in zip(inputs, outputs)]
+
+
 class VerificationInfo(DatasetImporter):
     """open-r1 / PrimeIntellect records with ``verification_info``."""
 
@@ -282,6 +296,8 @@ class VerificationInfo(DatasetImporter):
         if not isinstance(info, dict):
             raise RecordError("expected an object", "verification_info")
         cases = info.get("test_cases")
+        if isinstance(cases, dict):  # the columnar form: one object with input/output lists
+            cases = _columns_to_cases(cases)
         if not isinstance(cases, list) or not cases:
             raise RecordError("no test_cases", "verification_info.test_cases")
         language = info.get("language") or "python"
