@@ -44,6 +44,11 @@ def test_cli_validates_renders_and_reports_no_tests(tmp_path):
     (tmp_path / "p.json").write_text(json.dumps(PROBLEM))
     done = cli("validate", "p.json", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
+    assert "no correctness tests" in done.stderr and "1 problem valid" in done.stdout
+    with_optimal = dict(PROBLEM, optimal_solution=CODE, correctness_test_suite=None)  # null: not provided
+    (tmp_path / "q.json").write_text(json.dumps(with_optimal))
+    done = cli("validate", "q.json", "--run", "--sandbox", "process", cwd=tmp_path)
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
     done = cli("prompts", "p.json", "--genericize", cwd=tmp_path)
     assert done.returncode == 0 and "func(arg1: int, arg2: int)" in done.stdout
     (tmp_path / "s.jsonl").write_text(json.dumps({"problem_id": "no_tests_add", "solution": CODE}) + "\n")

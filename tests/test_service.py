@@ -215,6 +215,9 @@ def test_400_names_the_field(server):
         ({"problem": {**hostile_problem(), "function_prototype": {
             "function_name": "add", "parameters": [], "return_values": [{"type": "integer"}]}},
           "solution": "x"}, "problem.function_prototype.return_values[0].type"),
+        # a problem without tests (valid by the spec) cannot judge a candidate: "no tests"
+        ({"problem": {**hostile_problem(), "correctness_test_suite": []}, "solution": "x"},
+         "problem.correctness_test_suite"),
     ]
     for body, field in cases:
         error = error_of(post(server, "/v1/judge", body), 400)

@@ -72,6 +72,9 @@ def cmd_validate(args: argparse.Namespace) -> int:
                                     % (problem.identifier, seen[problem.identifier]),
                                     "identifier"))
             seen.setdefault(problem.identifier, problem.source)
+            if not getattr(problem, "has_tests", True):  # valid (the spec's default), but say so
+                err("note: %s: %s has no correctness tests: its prompts render, its candidates "
+                    "cannot be judged (no tests)" % (problem.source, problem.identifier))
     if not issues and args.run:
         issues.extend(_run_references(args, suites))
     print_issues(issues)
@@ -95,8 +98,8 @@ def _run_references(args: argparse.Namespace, suites: list[Any]) -> list[Issue]:
         for suite in suites:
             for problem in suite.problems:
                 code = get_language(None).reference_solution(problem)
-                if not code:
-                    continue
+                if not code or not getattr(problem, "has_tests", True):
+                    continue  # no optimal_solution, or no tests to run it on
                 result = executor.judge(problem, Submission(
                     code, getattr(problem, "function_name", "")))
                 if result.verdict.value != "pass":

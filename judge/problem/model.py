@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Iterator, Literal
 
 from pydantic import (BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, ValidationInfo,
-                      model_validator)
+                      field_validator, model_validator)
 
 from judge.errors import InputError, Issue, JudgeError, json_location
 from judge.problem.types import (ANY, Tolerance, TypeParseError, TypeSpec, ValueTypeError,
@@ -113,6 +113,11 @@ class Problem(_Strict):
     #: problem loads and renders prompts, and judging it says "no tests" (:class:`NoTests`)
     correctness_test_suite: list[TestCase] = []
     optimal_solution: str | None = None
+
+    @field_validator("correctness_test_suite", mode="before")
+    @classmethod
+    def _null_is_not_provided(cls, value: Any) -> Any:
+        return [] if value is None else value  # ``null``: not provided, the spec's default []
     additional_instructions: str | None = None
     tags: list[str] | None = None
     tolerance: ToleranceSpec | None = None

@@ -260,6 +260,10 @@ class JudgeService:
             raise ApiError(400, "unknown prompt_id %r for %s" % (request.prompt_id,
                                                                 problem.identifier),
                            prefix + "prompt_id")
+        if getattr(problem, "kind", None) != "program" and not getattr(problem, "has_tests", True):
+            raise ApiError(400, "no tests: problem %s has no correctness_test_suite, so a candidate "
+                           "cannot be judged" % problem.identifier,
+                           prefix + ("problem.correctness_test_suite" if inline else "problem_id"))
         problem, limits = self._limits(request.limits, problem, inline, prefix + "limits")
         return problem, inline, limits
 
