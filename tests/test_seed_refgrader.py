@@ -45,10 +45,11 @@ def agreement_json(capsys, *argv) -> tuple[int, dict]:
 
 # ------------------------------------------------------------------ maps per file, averaged predictions
 
-@pytest.mark.parametrize("flags", [["--map", "human=2x-1"], ["--map-human", "2x-1"],
+@pytest.mark.parametrize("flags", [["--map", "human=2x-1"], ["--map-human", "2x-1"], ["--map", "FILE=2x-1"],
                                    ["--map-human", "2*x - 1", "--scale", "1-4", "--pred-scale", "0-7"]])
 def test_paper_imo_setting_maps_the_human_side_only(tmp_path, capsys, flags):
     h, p = grades_files(tmp_path)
+    flags = [str(h) + "=2x-1" if f == "FILE=2x-1" else f for f in flags]   # the human file's own path
     code, rep = agreement_json(capsys, h, p, *flags)
     assert code == 0, rep
     ids = sorted(HUMAN14)

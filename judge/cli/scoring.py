@@ -134,9 +134,10 @@ def register(subparsers: Any) -> None:
                                    "such as 1-4 (default: the range of the grades seen)")
     p.add_argument("--pred-scale", help="scale of the predicted grades (default: --scale; 0-7 when only the "
                                         "human side is mapped by the paper's 2x-1)")
-    p.add_argument("--map", dest="mapping", action="append", default=[], metavar="[human=|pred=]EXPR",
-                   help="linear map such as 2x-1: bare, it maps both files; human=2x-1 or pred=2x-1 maps "
-                        "one file only (the paper's IMO setting: --map human=2x-1)")
+    p.add_argument("--map", dest="mapping", action="append", default=[], metavar="[human=|pred=|FILE=]EXPR",
+                   help="linear map such as 2x-1: bare, it maps both files; human=2x-1, pred=2x-1 or "
+                        "FILE=2x-1 (one of the two paths) maps that file only (the paper's IMO setting: "
+                        "--map human=2x-1)")
     p.add_argument("--map-human", help="map the human grades only (same as --map human=EXPR)")
     p.add_argument("--map-pred", help="map the predicted grades only (same as --map pred=EXPR)")
     p.add_argument("--target-scale", help="scale the grades are compared on (default: 0-7 for the paper's 2x-1 "
@@ -376,10 +377,11 @@ def _maps(args: argparse.Namespace) -> tuple[Any, Any, Any]:
     """``(both, human, pred)`` maps from ``--map [human=|pred=]EXPR``, ``--map-human``, ``--map-pred``."""
     both = human = pred = None
     for text in args.mapping:
-        side, sep, expr = text.partition("=")
-        side = side.strip().lower() if sep else ""
-        if sep and side not in ("human", "pred"):
-            raise ValueError(f"--map {text!r}: the side before '=' must be human or pred")
+        left, sep, expr = text.rpartition("=")  # a map has no '=': the last one splits
+        side = _map_side(left, args) if sep else ""
+        if side is None:
+            raise ValueError(f"--map {text!r}: before '=' name the file to map: human or pred "
+                             f"(or its path, {args.human} or {args.pred})")
         m = agr.parse_map(expr if sep else text)
         if side == "human":
             human = m
@@ -394,6 +396,23 @@ def _maps(args: argparse.Namespace) -> tuple[Any, Any, Any]:
     if both is not None and (human is not None or pred is not None):
         raise ValueError("give --map EXPR (both files) or per-file maps (human=/pred=), not both")
     return both, human, pred
+
+
+def _map_side(left: str, args: argparse.Namespace) -> str | None:
+    """``human`` / ``pred`` for ``--map SIDE=EXPR``: the side's name or its file's path."""
+    from pathlib import Path
+
+    name = left.strip().lower()
+    if name in ("human", "pred", "predicted", "prediction", "predictions"):
+        return "human" if name == "human" else "pred"
+    try:
+        target = Path(left).resolve()
+        for side, path in (("human", args.human), ("pred", args.pred)):
+            if Path(path).resolve() == target:
+                return side
+    except (OSError, ValueError):
+        pass
+    return None
 
 
 def cmd_agreement(args: argparse.Namespace) -> int:
