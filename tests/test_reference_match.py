@@ -345,6 +345,22 @@ def test_score_entry_never_raises_on_odd_answers(raw, answer, want):
         assert "need an equivalence judge" in result.error
 
 
+def test_score_entry_survives_hostile_answer_objects():
+    deep: list = []
+    for _ in range(100_000):
+        deep = [deep]
+
+    class Nasty:
+        def __str__(self):
+            raise RuntimeError("no")
+        __repr__ = __str__
+
+    for answer in (deep, [deep], Nasty(), [Nasty()], {"a": Nasty()}, float("inf"), -0.0):
+        result = score_entry(entry("x"), answer)
+        assert result.score == 0.0
+    assert score_entry(entry("<select1,1,1>x"), [Nasty()]).score == 0.0
+
+
 def test_score_entry_reports_a_judge_that_raises():
     class Broken:
         def judge(self, q):

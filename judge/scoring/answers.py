@@ -92,8 +92,11 @@ def answer_text(value: Any) -> str:
         return repr(value)
     try:
         return json.dumps(value, ensure_ascii=False, default=str)
-    except (TypeError, ValueError, RecursionError):
-        return str(value)
+    except Exception:  # noqa: BLE001 - nested too deep, a failing __str__: still text
+        try:
+            return str(value)
+        except Exception:  # noqa: BLE001
+            return f"<{type(value).__name__}>"
 
 
 def coerce_answer(value: Any) -> str | list[str] | None:
