@@ -153,9 +153,12 @@ def test_trl_reward_as_grpo_calls_it(scorer, kind, name, column_names):
     got = []
     for start in range(0, len(completions), 64):  # TRL's batches
         end = start + 64
+        # what GRPOTrainer (TRL 1.x) passes besides the columns: callables and the state
         got += reward(prompts=["p"] * len(completions[start:end]),
                       completions=completions[start:end],
                       completion_ids=[[1]] * len(completions[start:end]),
+                      trainer_state=object(), log_extra=lambda *a, **k: None,
+                      log_metric=lambda *a, **k: None,
                       **{k: v[start:end] for k, v in columns.items()})
     assert got == pytest.approx(partial)
     strict = TRLReward(Scorer(judge=scorer.judge, partial_credit=False), format=kind)
@@ -178,6 +181,12 @@ def test_async_variants(scorer):
 
     one, many = asyncio.run(main())
     assert one == 1.0 and many == [1.0] * 6 + [0.5] * 6
+    # how TRL tells an async reward callable (trl.trainer.utils.is_async_callable) and names it
+    import inspect
+
+    assert inspect.iscoroutinefunction(AsyncTRLReward(scorer).__call__)
+    assert not inspect.iscoroutinefunction(TRLReward(scorer).__call__)
+    assert getattr(AsyncTRLReward(scorer, name="code"), "__name__") == "code"
 
 
 def test_apps_call_rule_judged_for_real(scorer):

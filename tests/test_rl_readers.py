@@ -286,3 +286,16 @@ def test_open_r1_columnar_test_cases():
         "input": ["1"], "output": []}}}])
     assert [str(i) for i in result.issues] == [
         "<records>: [0].verification_info.test_cases: 1 inputs but 0 outputs"]
+
+
+def test_verl_ground_truth_as_a_list_of_tests():
+    """DeepCoder-style ground truth: a JSON list of LiveCodeBench-style tests."""
+    from judge.importers.rl_apps import verl_ground_truth
+
+    stdin = verl_ground_truth(json.dumps([{"input": "1\n", "output": "2\n", "testtype": "stdin"},
+                                          {"input": "3\n", "output": "6\n"}]))
+    assert [(t.stdin, t.expected) for t in stdin.tests] == [("1\n", "2\n"), ("3\n", "6\n")]
+    call = verl_ground_truth([{"input": "1\n2", "output": "3", "testtype": "functional",
+                               "metadata": {"func_name": "add"}}])
+    assert call.function_name == "add" and call.tests[0].args == (1, 2)
+    assert call.tests[0].check == "benchmark_equal(output, 3, False)"
