@@ -320,6 +320,10 @@ def test_empty_return_values_means_the_function_returns_nothing():
     problem = problem_from_data(data, "p.json")
     assert problem.return_spec == TypeSpec("none")
     assert [t.expected for t in problem.tests] == [None, None, None]
+    from judge.prompts.render import render_prompt
+
+    text = render_prompt(problem, problem.prompts[0]).prompt
+    assert "-> None:" in text and "Tuple[]" not in text and "returns `()`" not in text
     data["correctness_test_suite"][1]["expected_output"] = [3]
     assert locations(issues_of(data)) == ["correctness_test_suite[1].expected_output"]
 

@@ -39,7 +39,8 @@ def _signature(problem: Problem, function: str, names: list[str]) -> str:
     params = ", ".join("%s: %s" % (name, p.type) for name, p in
                        zip(names, problem.function_prototype.parameters))
     returns = [r.type for r in problem.function_prototype.return_values]
-    result = returns[0] if len(returns) == 1 else "Tuple[%s]" % ", ".join(returns)
+    result = ("None" if not returns  # no return values: the function returns nothing
+              else returns[0] if len(returns) == 1 else "Tuple[%s]" % ", ".join(returns))
     return "def %s(%s) -> %s:" % (function, params, result)
 
 
@@ -53,7 +54,8 @@ def _sample_lines(problem: Problem, prompt: Prompt, function: str) -> list[dict[
                                                           problem.return_spec.args
                                                           if len(case.expected_values()) > 1
                                                           else [problem.return_spec])]
-        result = repr(values[0] if len(values) == 1 else tuple(values))
+        result = repr(None if not problem.function_prototype.return_values
+                      else values[0] if len(values) == 1 else tuple(values))
         lines.append({"call": "%s(%s)" % (function, ", ".join(args)), "result": result})
     return lines
 
