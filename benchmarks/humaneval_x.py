@@ -4,9 +4,10 @@ one that does not, with its verdict and message.
 
 Sources, per language (``--source``):
 
-- ``corpus`` (default): ``tests/data/humaneval-x/<lang>.jsonl`` and
-  ``tests/data/langs/humaneval_human.jsonl`` (solutions written in HumanEval-X's style, each
-  marked with the verdict it should get; a mismatch is listed as a judge bug);
+- ``corpus`` (default): ``tests/data/humaneval-x/<lang>.jsonl`` (written in HumanEval-X's
+  style), ``tests/data/humaneval-x/humanevalpack.jsonl`` (HumanEval-X's own solutions as
+  HumanEvalPack ships them) and ``tests/data/langs/humaneval_human.jsonl``, each marked with
+  the verdict it should get (a mismatch is listed as a judge bug);
 - a folder holding HumanEval-X's release files (``humaneval_cpp.jsonl.gz``, ``humaneval_go...``,
   or unpacked ``.jsonl``; Apache-2.0, THUDM/CodeGeeX): each problem's ``declaration`` +
   ``canonical_solution`` is one candidate, as HumanEval-X's own evaluator builds it.
@@ -41,7 +42,8 @@ PREFIX = {"cpp": "CPP", "js": "JavaScript", "go": "Go", "rust": "Rust", "java": 
 
 def corpus_rows(languages: list[str]) -> list[dict]:
     rows = []
-    for path in [OLDER] + [CORPUS / ("%s.jsonl" % lang) for lang in languages]:
+    for path in [OLDER, CORPUS / "humanevalpack.jsonl"] + [CORPUS / ("%s.jsonl" % lang)
+                                                         for lang in languages]:
         if path.is_file():
             rows += [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
     return [r for r in rows if r["language"] in languages]

@@ -141,6 +141,12 @@ class Language:
             for form in self.function_names(name):
                 if self.defines(code, form):
                     return form
+        # the name in another case or spacing (HumanEval-X's Go ``Minpath`` for min_path)
+        for name in names:
+            key = name.replace("_", "").lower()
+            for ident in dict.fromkeys(re.findall(r"\b[A-Za-z_]\w*\b", code)):
+                if ident.replace("_", "").lower() == key and self.defines(code, ident):
+                    return ident
         return None
 
     # ---- candidates ----------------------------------------------------------------------

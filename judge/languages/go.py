@@ -18,6 +18,7 @@ _ERROR = re.compile(r"^(?:\./)?(?P<file>[^\s:]+\.go):(?P<line>\d+):(?:\d+:)? (?P
 _MAIN = re.compile(r"^func\s+main\s*\(\s*\)", re.M)
 
 
+_PACKAGE = re.compile(r"^([ \t]*)package[ \t]+\w+[ \t]*;?", re.M)
 _IMPORT_BLOCK = re.compile(r"^[ \t]*import[ \t]*\(([^)]*)\)[ \t]*;?", re.M)
 _IMPORT_ONE = re.compile(r"^[ \t]*import[ \t]+((?:[\w.]+[ \t]+)?\"[^\"\n]+\")[ \t]*;?", re.M)
 _SPEC = re.compile(r"(?:([\w.]+)\s+)?\"([^\"\n]+)\"")
@@ -30,10 +31,11 @@ STANDARD = ("math", "strings", "strconv", "sort", "fmt", "bytes", "regexp", "mat
 
 
 def merge_imports(code: str) -> str:
-    """The candidate's import declarations made one that compiles: those it uses (by the
-    package's name before a dot, outside strings and comments) and the standard packages it
-    uses without importing them; blank (``_``) and dot imports stay. The removed lines stay
-    as empty lines and the import goes on the package line, so line numbers do not move."""
+    """The candidate's file as ``package main`` with its import declarations made one that
+    compiles: those it uses (by the package's name before a dot, outside strings and
+    comments) and the standard packages it uses without importing them; blank (``_``) and
+    dot imports stay. The removed lines stay as empty lines and the import goes on the
+    package line (the first line where there is none), so line numbers do not move."""
     specs: list[tuple[str, str]] = []
 
     def take(match: re.Match[str]) -> str:
@@ -60,12 +62,12 @@ def merge_imports(code: str) -> str:
                 r"\b(?:var|const|func|type)\s+%s\b|\b%s\s*:?=" % (name, name), plain):
             kept.append(("", path))
             names.add(name)
-    if not specs and len(kept) == 0:
-        return code
     clause = "; import (%s)" % "; ".join(
         ("%s %s" % (alias, json_string(path))).strip() for alias, path in kept) if kept else ""
-    return re.sub(r"^(\s*package\s+\w+)[ \t]*;?", lambda m: m.group(1) + clause, body,
-                  count=1, flags=re.M)
+    if _PACKAGE.search(body):
+        return _PACKAGE.sub(lambda m: "%spackage main%s" % (m.group(1), clause), body, count=1)
+    # no package clause (HumanEval-X's solutions start at their imports): one on the first line
+    return "package main%s; %s" % (clause, body)
 
 
 def _ty(desc: tuple[str, list[Any]]) -> str:
@@ -169,10 +171,8 @@ class Go(Language):
         return self.literal(value, spec)
 
     def prepare_code(self, code: str) -> str:
-        if not re.search(r"^\s*package\s+\w+", code, re.M):
-            code = "package main; " + code  # on the candidate's first line: lines stay
-        else:
-            code = re.sub(r"^(\s*)package\s+\w+", r"\1package main", code, count=1, flags=re.M)
+        # package main (on the candidate's first line where it has none: lines stay), with
+        # the imports merged
         code = merge_imports(code)
         # a main of the candidate's own gives way to the harness's
         return _MAIN.sub("func judgeCandidateOwnMain()", code)
