@@ -285,10 +285,11 @@ def configure(**options: Any) -> Scorer:
 
 
 def compute_score(data_source: Any, solution_str: str, ground_truth: Any,
-                  extra_info: Any = None, *, scorer: Scorer | None = None) -> float:
+                  extra_info: Any = None, *, scorer: Scorer | None = None, **_: Any) -> float:
     """verl's reward function signature (``custom_reward_function.path`` = this module,
     ``name`` = ``compute_score``): the score of one reply against verl's/PRIME's ground
-    truth. Raises NotJudged on an infrastructure failure (verl has no "no score" value)."""
+    truth. Raises NotJudged on an infrastructure failure (verl has no "no score" value).
+    Other keyword arguments (what newer verl reward loops pass besides) are ignored."""
     scorer = scorer or default_scorer()
     problem = scorer.ground_truth_problem(ground_truth, _name(data_source, extra_info))
     [result] = scorer.results(scorer._items([problem], [solution_str], [None]))
@@ -310,7 +311,8 @@ def compute_score_batch(data_sources: Sequence[Any], solution_strs: Sequence[str
 
 
 async def acompute_score(data_source: Any, solution_str: str, ground_truth: Any,
-                         extra_info: Any = None, *, scorer: Scorer | None = None) -> float:
+                         extra_info: Any = None, *, scorer: Scorer | None = None, **_: Any
+                         ) -> float:
     """:func:`compute_score` as a coroutine (verl's async reward loop)."""
     scorer = scorer or default_scorer()
     problem = scorer.ground_truth_problem(ground_truth, _name(data_source, extra_info))

@@ -166,6 +166,26 @@ def test_trl_reward_as_grpo_calls_it(scorer, kind, name, column_names):
         pytest.approx(binary[:40])
 
 
+def test_module_level_compute_score_exactly_as_verl_calls_it():
+    """verl imports the module's ``compute_score`` and calls it with keywords only, no
+    scorer: the shared warm Judge (configure()) is created once and reused."""
+    from judge import rewards
+
+    shared = rewards.configure(sandbox="process", jobs=1)
+    try:
+        truth = json.dumps({"inputs": ["2\n"], "outputs": ["4\n"]})
+        assert rewards.compute_score(data_source="codecontests", solution_str=(
+            "```python\nprint(int(input()) * 2)\n```"), ground_truth=truth,
+            extra_info={"index": 3, "split": "train"}) == 1.0
+        judge = shared.judge
+        assert rewards.compute_score(data_source="codecontests", solution_str="print(0)",
+                                     ground_truth=truth, extra_info=None,
+                                     reward_router_address=None) == 0.0
+        assert rewards.default_scorer() is shared and shared.judge is judge  # reused, warm
+    finally:
+        rewards.configure().close()  # leave no Judge open (the new default opens lazily)
+
+
 def test_async_variants(scorer):
     import asyncio
 
