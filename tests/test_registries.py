@@ -31,7 +31,7 @@ MBPP_SAMPLE = ROOT / "tests" / "data" / "mbpp_sample.jsonl"
 def test_importers_by_name_and_alias():
     assert IMPORTERS.names()[:2] == ["humaneval", "mbpp"]
     assert isinstance(IMPORTERS.get("humaneval"), HumanEval)
-    assert IMPORTERS.get("mbpp") is IMPORTERS.get("MBPP+") is IMPORTERS.get("mbppplus")
+    assert IMPORTERS.get("evalplus") is IMPORTERS.get("MBPP+") is IMPORTERS.get("mbppplus")
     assert isinstance(IMPORTERS.get("mbpp"), Mbpp) and isinstance(IMPORTERS.get("mbpp"), RecordImporter)
     assert issubclass(RecordImporter, Importer)
     assert IMPORTERS.canonical("human-eval") == "humaneval"

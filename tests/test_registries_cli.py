@@ -119,7 +119,7 @@ def run(site: Path, *args: str, cwd: Path | None = None) -> subprocess.Completed
 
 def test_import_through_an_alias_writes_the_same_suite(tmp_path):
     by_name = import_suite("mbpp", MBPP_SAMPLE, tmp_path / "a")
-    by_alias = import_suite("mbpp+", MBPP_SAMPLE, tmp_path / "b")
+    by_alias = import_suite("MBPP", MBPP_SAMPLE, tmp_path / "b")
     assert by_alias.kind == "mbpp"
     names = sorted(p.name for p in (tmp_path / "a").glob("*.json"))
     assert names and names == sorted(p.name for p in (tmp_path / "b").glob("*.json"))
@@ -151,7 +151,7 @@ def test_an_installed_package_adds_an_importer(site, tmp_path):
     rows = [json.loads(line) for line in results.read_text().splitlines()]
     assert [(r["problem_id"], r["verdict"], r["passed"]) for r in rows] == [("7", "pass", 2)]
     listed = run(site, "-c", "from judge.importers import IMPORTERS; print(IMPORTERS.names())")
-    assert listed.stdout.strip() == ("['humaneval', 'mbpp', 'kattis', 'apps', 'verl', "
+    assert listed.stdout.strip() == ("['humaneval', 'mbpp', 'evalplus', 'kattis', 'apps', 'verl', "
                                      "'codecontests', 'livecodebench', 'open-r1', 'tinyeval']")
     typo = run(site, "-m", "judge", "import", "tinyevl", str(data), "-o", str(tmp_path / "x"))
     assert typo.returncode == 2 and "did you mean 'tinyeval'?" in typo.stderr

@@ -252,3 +252,29 @@ def read_solutions(path: str | Path, max_line_bytes: int = MAX_LINE_BYTES
             yield None, line.issue
             continue
         yield _candidate_from(line.value, file, line.number)
+
+
+def _sample_number(path: Path) -> tuple[int, str]:
+    return (int(path.stem), "") if path.stem.isdigit() else (1 << 62, path.stem)
+
+
+def read_sample_dir(path: str | Path) -> Iterator[tuple[Candidate | None, Issue | None]]:
+    """EvalPlus's samples folder: one sub-folder per task, named by its task_id with ``/``
+    as ``_`` (``HumanEval_0``; every ``_`` is read back as ``/``, as EvalPlus's
+    ``load_solutions`` does), holding ``0.py``, ``1.py``... each a complete solution (the
+    sample number is the file's). Folders and files in natural order; a file that is not
+    UTF-8 text is reported and skipped."""
+    root = Path(path)
+    tasks = sorted((p for p in root.iterdir() if p.is_dir()),
+                   key=lambda p: [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", p.name)])
+    for folder in tasks:
+        task_id = folder.name.replace("_", "/")
+        for file in sorted(folder.glob("*.py"), key=_sample_number):
+            try:
+                text = file.read_bytes().decode("utf-8")
+            except (OSError, UnicodeDecodeError) as exc:
+                yield None, Issue(str(file), "cannot read the sample: %s" % (
+                    exc.reason if isinstance(exc, UnicodeDecodeError) else exc))
+                continue
+            number = int(file.stem) if file.stem.isdigit() else None
+            yield Candidate(task_id, text, sample=number), None

@@ -193,5 +193,8 @@ def benchmark_output(kind: str, samples: Path, rows: list[dict[str, Any]],
                      notice: Callable[[str], None] = err) -> None:
     """``judge run --output-format humaneval|evalplus``: the benchmark's own result files."""
     if kind == "evalplus":
-        raise InputError([Issue(str(samples), "--output-format evalplus is not available yet")])
+        from judge.cli.evalplus import evalplus_output
+
+        evalplus_output(samples, rows, suite, notice)
+        return
     humaneval_output(samples, rows, issues, notice)

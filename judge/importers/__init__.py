@@ -31,7 +31,8 @@ memory and process limits; JSON comes back), never in the judge's process.
 Importers are found by name in :data:`IMPORTERS` (``base``); a package adds one through the
 ``judge.importers`` entry point group. Modules: ``records`` (reports, input files), ``values`` (literals, inferred types),
 ``ast_tools`` and ``tracer`` (running the test code), ``convert`` (building a problem),
-``humaneval`` and ``mbpp`` (one per benchmark).
+``humaneval``, ``mbpp`` and ``evalplus`` (HumanEval+/MBPP+ release files, with their
+extra tests; a release record given to the humaneval or mbpp importer is read as one).
 """
 
 from __future__ import annotations
@@ -52,6 +53,9 @@ __all__ = ["IMPORTERS", "KINDS", "HumanEval", "ImportReport", "Importer", "Mbpp"
            "mbpp_source", "read_records"]
 
 #: Kattis / ICPC problem packages (program problems; several paths at once: ``import_paths``)
+IMPORTERS.add("evalplus", "judge.importers.evalplus:EvalPlus",
+              ("humaneval+", "humanevalplus", "mbpp+", "mbppplus", "evalplus-humaneval",
+               "evalplus-mbpp"))
 IMPORTERS.add("kattis", "judge.importers.kattis:KattisImporter", ("icpc", "problemtools"))
 
 #: RL and eval datasets (judge.importers.datasets): problems in memory or a suite folder
@@ -64,7 +68,7 @@ IMPORTERS.add("open-r1", "judge.importers.rl_contests:VerificationInfo",
               ("open_r1", "verification-info", "primeintellect"))
 
 #: the built-in importers (``IMPORTERS.names()`` also lists those of installed packages)
-KINDS = ("humaneval", "mbpp", "kattis", "apps", "verl", "codecontests", "livecodebench",
+KINDS = ("humaneval", "mbpp", "evalplus", "kattis", "apps", "verl", "codecontests", "livecodebench",
          "open-r1")
 
 

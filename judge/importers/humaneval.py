@@ -60,7 +60,13 @@ def _check_function(tree: ast.Module, file_hint: str) -> tuple[ast.FunctionDef, 
 
 
 def humaneval_source(record: dict[str, Any]) -> Source:
-    """A HumanEval(-style) record as a conversion source. Raises ValueError when unusable."""
+    """A HumanEval(-style) record as a conversion source. Raises ValueError when unusable.
+    An EvalPlus release record (HumanEval+: ``base_input``, ``plus_input``, ``atol``) is read
+    with its extra tests (:mod:`judge.importers.evalplus`), never with them dropped."""
+    from judge.importers.evalplus import evalplus_source, is_release_record
+
+    if is_release_record(record):
+        return evalplus_source(record)
     for name in HUMANEVAL_FIELDS:
         if not isinstance(record.get(name), str) or not record[name].strip():
             raise ValueError("missing field %r (a HumanEval line needs %s)" % (

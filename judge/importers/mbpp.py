@@ -16,7 +16,13 @@ from judge.importers.convert import Source
 
 def mbpp_source(record: dict[str, Any]) -> Source:
     """An MBPP / MBPP+ record (``task_id``, ``text`` or ``prompt``, ``code``, ``test_list``,
-    ``test_imports``, optional ``test_setup_code``; MBPP+'s ``test`` script when present)."""
+    ``test_imports``, optional ``test_setup_code``; MBPP+'s ``test`` script when present).
+    An EvalPlus release record (``base_input``, ``plus_input``, no ``code``) is read by
+    :func:`judge.importers.evalplus.evalplus_source`, with its extra tests."""
+    from judge.importers.evalplus import evalplus_source, is_release_record
+
+    if is_release_record(record):
+        return evalplus_source(record)
     task = record.get("task_id")
     if isinstance(task, bool) or not isinstance(task, (int, str)) or task == "":
         raise ValueError("missing field 'task_id' (a string or an integer)")
@@ -79,9 +85,9 @@ def mbpp_source(record: dict[str, Any]) -> Source:
         reference_names={d.name for d in defs} - {entry})
 
 
-@IMPORTERS.register("mbpp", aliases=("mbpp+", "mbppplus"))
+@IMPORTERS.register("mbpp")
 class Mbpp(RecordImporter):
-    """MBPP and MBPP+ (``judge import mbpp FILE``)."""
+    """MBPP (``judge import mbpp FILE``); EvalPlus's MBPP+ release records too."""
 
     label = "MBPP"
     file_prefix = "mbpp_"
