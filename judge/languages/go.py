@@ -30,6 +30,42 @@ STANDARD = ("math", "strings", "strconv", "sort", "fmt", "bytes", "regexp", "mat
             "unicode/utf8", "encoding/hex", "math/bits", "slices", "maps", "reflect")
 
 
+_TEST_FUNC = re.compile(r"^func\s+(?:Test|Benchmark|Example|Fuzz)\w*\s*\(\s*\w*\s*\*?\s*testing\.[TBF]?\s*\)"
+                        r"|^func\s+Example\w*\s*\(\s*\)", re.M)
+
+
+def _block_end(code: str, start: int) -> int:
+    """The offset just past the ``}`` closing the first ``{`` at or after ``start``
+    (strings, runes and comments skipped); len(code) when unbalanced."""
+    depth, index = 0, start
+    while index < len(code):
+        match = _NOT_CODE.match(code, index)
+        if match:
+            index = match.end()
+            continue
+        char = code[index]
+        if char == "{":
+            depth += 1
+        elif char == "}":
+            depth -= 1
+            if depth == 0:
+                return index + 1
+        index += 1
+    return len(code)
+
+
+def drop_tests(code: str) -> str:
+    """The candidate's own Go tests (``func TestX(t *testing.T)``, HumanEval-X's test code
+    pasted after a solution) left out, as ``go build`` leaves out ``_test.go`` files: their
+    lines stay, empty. Their imports (``testing``, testify) then go unused and are dropped."""
+    while True:
+        match = _TEST_FUNC.search(code)
+        if match is None:
+            return code
+        end = _block_end(code, match.end())
+        code = code[: match.start()] + "\n" * code.count("\n", match.start(), end) + code[end:]
+
+
 def merge_imports(code: str) -> str:
     """The candidate's file as ``package main`` with its import declarations made one that
     compiles: those it uses (by the package's name before a dot, outside strings and
@@ -173,7 +209,7 @@ class Go(Language):
     def prepare_code(self, code: str) -> str:
         # package main (on the candidate's first line where it has none: lines stay), with
         # the imports merged
-        code = merge_imports(code)
+        code = merge_imports(drop_tests(code))
         # a main of the candidate's own gives way to the harness's
         return _MAIN.sub("func judgeCandidateOwnMain()", code)
 
