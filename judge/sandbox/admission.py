@@ -50,8 +50,9 @@ def _read(path: str) -> bytes:
 def tree_cpu(pid: int) -> float | None:
     """CPU seconds used so far by ``pid`` and every process below it, the children they
     waited for included (each process's user, system and waited-for children's time), plus
-    the time its live processes spent runnable but waiting for a CPU (the scheduler's run
-    delay): what the tree *wanted* of the CPU, so a candidate that computes on a machine
+    the time its live processes below ``pid`` spent runnable but waiting for a CPU (the
+    scheduler's run delay; not the worker's own, which wakes to poll its child): what the
+    candidate *wanted* of the CPU, so a candidate that computes on a machine
     loaded by others still counts as busy. None when ``pid`` cannot be read (gone, or not on
     this host)."""
     total, todo, seen, waited = 0, [pid], 0, 0
@@ -66,7 +67,8 @@ def tree_cpu(pid: int) -> float | None:
         try:
             fields = stat.rsplit(b")", 1)[1].split()
             total += int(fields[11]) + int(fields[12]) + int(fields[13]) + int(fields[14])
-            waited += int(_read("/proc/%d/schedstat" % current).split()[1])
+            if current != pid:  # the worker's own polls wait too on a loaded machine
+                waited += int(_read("/proc/%d/schedstat" % current).split()[1])
         except (IndexError, ValueError):
             pass
         try:
