@@ -401,3 +401,35 @@ def test_a_client_cap():
         assert other.status_code == 200 and other.json()["status"] == "Success"
     finally:
         srv.stop()
+
+
+@pytest.mark.docker
+def test_run_code_and_evaluation_in_docker():
+    """The same surface over the Docker sandbox (Python image and the native image of the
+    other languages): stdin, a compile error, a time limit, a fork bomb, an evaluation."""
+    from tests.conftest import docker_or_skip
+
+    docker_or_skip()
+    srv = Server.start(["--sandbox", "docker", "--jobs", "2", "--time-limit", "1",
+                        "--memory-mb", "256"], timeout=300)
+    try:
+        for language in ("python", "cpp", "java", "go"):
+            result = call(srv, code=ECHO_SUM[language], stdin="40 2\n", language=language,
+                          compile_timeout=60)
+            assert result.status == RunStatus.Success, (language, result)
+            assert result.run_result.stdout.strip() == "42"
+        broken = call(srv, code=BROKEN["rust"], language="rust", compile_timeout=60)
+        assert broken.status == RunStatus.Failed and broken.compile_result.return_code != 0
+        loop = raw(srv, {"code": "while True:\n    pass\n", "language": "python",
+                         "run_timeout": 100}).json()
+        assert loop["run_result"]["status"] == "TimeLimitExceeded"
+        assert loop["judge"]["run_timeout"] == 1.0
+        bomb = raw(srv, {"code": HOSTILE["c_fork_bomb"][1], "language": "c"}).json()
+        assert bomb["status"] == "Failed", bomb
+        evaluated = raw(srv, {"id": 1, "completion": ECHO_SUM["python"], "config": {
+            "language": "python", "provided_data": STDIO_CASES}}, "/common_evaluate_batch")
+        assert evaluated.json()["accepted"], evaluated.text
+        assert call(srv, code="print('alive')").run_result.stdout == "alive\n"
+    finally:
+        code, log, alive = srv.stop()
+        assert alive == [] and "Traceback" not in log, log

@@ -31,7 +31,7 @@ from judge.execution.program_verdicts import output_verdict
 from judge.execution.programs import (DEFAULT_OUTPUT_KB, finish_compile, run_verdict,
                                       sandbox_job)
 from judge.execution.verdicts import Verdict
-from judge.languages.jobs import COMPILE_CPU_S, COMPILE_WALL_S
+from judge.languages.jobs import COMPILE_CPU_S
 from judge.problem.program import OutputChecker
 from judge.sandbox import records
 from judge.sandbox.base import JobReport, Limits
@@ -157,8 +157,9 @@ class FusionRunner:
             job, build, key = sandbox_job("fusion", lang, sources, specs, limits, time_s,
                                           self.cache, self.sandbox.name, False, budget_s)
             if job.build is not None and job.build.get("compile"):
+                # the compiler's CPU limit tightens; its wall backstop (and so the job's
+                # deadline, which also covers cleaning up after a fork bomb) stays the judge's
                 job.build["compile_cpu_s"] = applied.compile_timeout
-                job.build["compile_wall_s"] = min(COMPILE_WALL_S, 2 * applied.compile_timeout)
             report = finish_compile(lang, build, key, self.sandbox.run(job), self.cache)
             if report.infra_error is None:
                 break
