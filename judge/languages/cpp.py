@@ -57,18 +57,20 @@ def definitions(code: str, name: str) -> list[tuple[str, list[str]]]:
 
 
 def entry_point(code: str, name: str, arity: int) -> str:
-    """How the harness names the candidate's function: ``&name``, or, where ``name`` is
-    overloaded, the address cast to the prototype with the test's number of arguments (a
-    function type may keep its parameters' names)."""
-    found = definitions(code, name)
-    prototypes = {(r, tuple(p)) for r, p in found}
-    if len(prototypes) <= 1:
-        return "&" + name
-    fitting = [(r, p) for r, p in prototypes if len(p) == arity]
+    """How the harness names the candidate's function: its address cast to the prototype the
+    candidate wrote with the test's number of arguments (a function type may keep its
+    parameters' names), so that overloads of its own (helpers of the same name), the C
+    library's (``int strlen(string)``) and, through ``using namespace std``, the standard
+    library's (``max_element``, ``unique``, ``search``, ``is_sorted``, ``exchange``) never
+    make an unresolved overload set; ``&::name`` (the global one: names a using-directive
+    brings in are not looked up where the global namespace declares the name itself) where
+    the prototype cannot be read."""
+    fitting = {(r, tuple(p)) for r, p in definitions(code, name) if len(p) == arity
+               and not re.search(r"\b(auto|decltype)\b", r)}
     if len(fitting) != 1:
-        return "&" + name  # the compiler names the ambiguity
-    returns, params = fitting[0]
-    return "static_cast<%s (*)(%s)>(&%s)" % (returns, ", ".join(params), name)
+        return "&::" + name
+    returns, params = fitting.pop()
+    return "static_cast<%s (*)(%s)>(&::%s)" % (returns, ", ".join(params), name)
 
 
 #: what a prompt says of ``Any`` (the harness's tagged values, as HumanEval-X takes them)
