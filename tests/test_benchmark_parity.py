@@ -100,6 +100,9 @@ def test_every_summary_counts_extraction_and_coverage(mbpp, tmp_path, capsys):
     report = json.loads(capsys.readouterr().out)
     assert report["extracted"] == 1
     assert report["coverage"] == {"problems_with_candidates": 2, "suite_problems": 8}
+    assert main(["report", str(results), "--format", "html"]) == 0
+    page = capsys.readouterr().out
+    assert "extracted: 1 of 2 candidates" in page and "coverage: 2 of 8 problems" in page
     # and full coverage can be required
     code, out, err = _run(capsys, mbpp, "--solutions", samples, "--require-full-coverage",
                           "--no-output")

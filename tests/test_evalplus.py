@@ -15,6 +15,7 @@ code generators at module level.)"""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -240,3 +241,37 @@ def test_mbpp_plus_sample_folder_matches_evalplus(suites, tmp_path, capsys):
     assert _by_solution(results) == reference["statuses"]
     for name in ("base", "plus"):
         assert results["pass_at_k"][name] == pytest.approx(reference["pass_at_k"][name])
+
+
+def test_hostile_canonical_solutions_are_contained(tmp_path, capsys, monkeypatch):
+    """A release file is input like any other: its canonical solution runs in the import
+    sandbox. One that hangs, one that floods stdout and one that writes outside its folder
+    are each reported (or harmless), and the rest of the file is imported."""
+    from judge.importers import sandboxed
+
+    monkeypatch.setattr(sandboxed, "TIME_S", 4.0)
+    sandboxed._close_shared()  # a converter with the short limit
+    record = records(HE_PLUS)["HumanEval/0"]
+    target = tmp_path / "pwned"
+    hostile = [
+        {**record, "task_id": "HumanEval/900", "canonical_solution": "    while True:\n"
+         "        pass\n"},
+        {**record, "task_id": "HumanEval/901", "canonical_solution": "    print('x' * 10**7)\n"
+         "    return False\n"},
+        {**record, "task_id": "HumanEval/902", "canonical_solution":
+         "    open(%r, 'w').write('x')\n    return False\n" % str(target)},
+        record,
+    ]
+    source = tmp_path / "hostile.jsonl"
+    source.write_text("".join(json.dumps(r) + "\n" for r in hostile))
+    try:
+        code = main(["import", "evalplus", str(source), "-o", str(tmp_path / "o")])
+    finally:
+        sandboxed._close_shared()
+    _, err = capsys.readouterr()
+    assert code == 1
+    assert "hostile.jsonl:1: task HumanEval/900" in err and "Traceback" not in err
+    if os.geteuid() == 0:  # isolated: the conversion's files stay in its own private /tmp
+        assert not target.exists()
+    suite = load_suite(tmp_path / "o")
+    assert "HumanEval/0" in suite.by_id and "HumanEval/900" not in suite.by_id

@@ -24,7 +24,8 @@ import jinja2
 import judge
 from judge.reports import charts
 from judge.reports.runs import Run
-from judge.reports.tables import INTERVALS, Summary, model_of, natural_key
+from judge.reports.tables import (INTERVALS, Summary, coverage_line, extraction_line, model_of,
+                                  natural_key)
 from judge.scoring.passk import ks_for, pass_at_k
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
@@ -212,6 +213,7 @@ def render_html(runs: list[Run], summary: Summary,
         "version": judge.__version__,
         "run_names": run_names, "metadata": metadata, "unrecorded": unrecorded, "intervals": INTERVALS,
         "summary": summary, "models": models,
+        "extraction_line": extraction_line(summary), "coverage_line": coverage_line(summary),
         "charts": {
             "rates": charts.pass_rates(rated),
             "verdicts": charts.verdict_bars(models),
