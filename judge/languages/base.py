@@ -75,6 +75,11 @@ def snake_to_pascal(name: str) -> str:
     return camel[:1].upper() + camel[1:]
 
 
+#: words never taken for a candidate's function when its name is not found
+_NOT_FUNCTIONS = frozenset({"main", "if", "for", "while", "switch", "return", "sizeof", "catch",
+                            "else", "new", "delete", "throw", "function", "fn", "func"})
+
+
 @dataclass
 class Build:
     """What the worker needs to compile and run a candidate (sent with the job)."""
@@ -142,12 +147,17 @@ class Language:
                 if self.defines(code, form):
                     return form
         # the name in another case or spacing (HumanEval-X's Go ``Minpath`` for min_path)
+        idents = list(dict.fromkeys(re.findall(r"\b[A-Za-z_]\w*(?=\s*[(=<])", code)))
         for name in names:
             key = name.replace("_", "").lower()
-            for ident in dict.fromkeys(re.findall(r"\b[A-Za-z_]\w*\b", code)):
+            for ident in idents:
                 if ident.replace("_", "").lower() == key and self.defines(code, ident):
                     return ident
-        return None
+        # another name altogether (HumanEval-X's C++ ``get_matrix_triples`` for
+        # get_max_triples): the one function the code defines, if it defines only one
+        defined = [ident for ident in idents if ident not in _NOT_FUNCTIONS
+                   and self.defines(code, ident)]
+        return defined[0] if len(defined) == 1 else None
 
     # ---- candidates ----------------------------------------------------------------------
 

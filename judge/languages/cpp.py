@@ -18,6 +18,8 @@ _ERROR = re.compile(r"^(?P<file>[^\s:]+):(?P<line>\d+):(?:\d+:)? (?:fatal )?erro
                     re.M)
 
 
+_STATEMENT_WORDS = frozenset({"return", "else", "new", "delete", "throw", "case", "goto", "do",
+                              "co_return", "co_yield"})
 _SPECIFIERS = re.compile(r"\b(?:static|inline|constexpr|extern|friend|virtual|explicit|"
                          r"\[\[\w+\]\])\s+")
 _COMMENTS = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
@@ -93,8 +95,10 @@ class Cpp(Language):
     tools = (("g++", ("/usr/bin/g++", "--version")),)
 
     def defines(self, code: str, name: str) -> bool:
-        # a return type (possibly templated), the name, an opening parenthesis
-        return re.search(r"[\w>&*\]]\s+[&*]?\s*%s\s*\(" % re.escape(name), code) is not None
+        # a return type (possibly templated), the name, an opening parenthesis (not a call
+        # after ``return`` or ``else``)
+        return any(m.group(1) not in _STATEMENT_WORDS for m in re.finditer(
+            r"(\w+|[>&*\]])\s+[&*]?\s*%s\s*\(" % re.escape(name), code))
 
     def check_expressible(self, problem: Any) -> None:
         """Also: every integer of the tests within ``long long``/``unsigned long long`` (C++

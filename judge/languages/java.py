@@ -86,7 +86,9 @@ class Java(Language):
         return snake_to_camel(name)
 
     def defines(self, code: str, name: str) -> bool:
-        return re.search(r"[\w>\]]\s+%s\s*\(" % re.escape(name), code) is not None
+        # a return type, the name, an opening parenthesis (not a call after ``return``...)
+        return any(m.group(1) not in ("return", "else", "new", "throw", "case", "yield")
+                   for m in re.finditer(r"(\w+|[>\]])\s+%s\s*\(" % re.escape(name), code))
 
     def type_name(self, spec: TypeSpec, top: bool = True) -> str:
         kind = spec.kind

@@ -35,12 +35,13 @@ class Rust(Language):
         return re.search(r"\bfn\s+%s\s*[<(]" % re.escape(name), code) is not None
 
     def find_function(self, code: str, names: list[str]) -> str | None:
-        """Also ``name_<number>``: HumanEval-X's Rust renames a few functions so that all its
-        solutions can share one crate (``sort_array_1``, ``sum_squares_142``)."""
+        """Also ``name_<suffix>``: HumanEval-X's Rust renames a few functions so that all its
+        solutions can share one crate (``sort_array_1``, ``sum_squares_142``,
+        ``triangle_area_f64``)."""
         found = super().find_function(code, names)
         if found is None:
             for name in names:
-                match = re.search(r"\bfn\s+(%s_\d+)\s*[<(]" % re.escape(name), code)
+                match = re.search(r"\bfn\s+(%s_\w+)\s*[<(]" % re.escape(name), code)
                 if match:
                     return match.group(1)
         return found
