@@ -46,7 +46,9 @@ def agreement_json(capsys, *argv) -> tuple[int, dict]:
 # ------------------------------------------------------------------ maps per file, averaged predictions
 
 @pytest.mark.parametrize("flags", [["--map", "human=2x-1"], ["--map-human", "2x-1"], ["--map", "FILE=2x-1"],
-                                   ["--map-human", "2*x - 1", "--scale", "1-4", "--pred-scale", "0-7"]])
+                                   ["--map-human", "2*x - 1", "--scale", "1-4", "--pred-scale", "0-7"],
+                                   ["--map-human", "2x-1", "--scale", "0-7"],     # the compared scale
+                                   ["--map-human", "2x-1", "--target-scale", "0-7"]])
 def test_paper_imo_setting_maps_the_human_side_only(tmp_path, capsys, flags):
     h, p = grades_files(tmp_path)
     flags = [str(h) + "=2x-1" if f == "FILE=2x-1" else f for f in flags]   # the human file's own path
@@ -63,6 +65,14 @@ def test_paper_imo_setting_maps_the_human_side_only(tmp_path, capsys, flags):
     assert rep["qwk"] == pytest.approx(quadratic_weighted_kappa(human, rounded, Scale(0, 7)))
     assert rep["ac2"] == pytest.approx(gwet_ac2(human, rounded, Scale(0, 7)))
     assert rep["ac2_paper"] == pytest.approx(paper_ac2(human, rounded, Scale(0, 7)))
+
+
+def test_paper_map_on_the_predicted_side_only(tmp_path, capsys):
+    h, p = grades_files(tmp_path)   # swapped: the "human" file on 0-7, predictions on 1-4
+    code, rep = agreement_json(capsys, p, h, "--map-pred", "2x-1")
+    assert code == 0, rep
+    assert rep["scale"] == "0-7" and rep["pred_map"] == "2x-1" and rep["human_map"] is None
+    assert rep["mae"] == pytest.approx((0 + 0.5 + 0 + 0 + 1 + 1) / 6)
 
 
 def test_bare_map_maps_both_files_and_says_how_to_map_one(tmp_path, capsys):

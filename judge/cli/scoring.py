@@ -398,6 +398,36 @@ def _maps(args: argparse.Namespace) -> tuple[Any, Any, Any]:
     return both, human, pred
 
 
+def _paper_scales(both: Any, human_map: Any, pred_map: Any, scale: Any, pred_scale: Any) -> tuple[Any, Any]:
+    """The scales the paper's ``2x-1`` implies where they are not given: its source is 1-4 and
+    its target 0-7 (section 4), so with one file mapped the other is on 0-7.  With one file
+    mapped, ``--scale 0-7`` names the scale the grades are compared on (mapping 0-7 itself by
+    ``2x-1`` would make no sense), so the mapped file is read on 1-4."""
+    src, dst = agr.PAPER_SOURCE, agr.PAPER_TARGET
+    note = "the paper's map 2x-1 (section 4: IMO Shortlist 1-4 -> MathArena 0-7): "
+    if both is not None:
+        if scale is None and agr.is_paper_map(both):
+            warn("agreement", f"map {both.text} without --scale: using the paper's source scale {src} "
+                               f"for both files (section 4: IMO Shortlist 1-4 -> 0-7)")
+            return src, pred_scale
+        return scale, pred_scale
+    if human_map is not None and pred_map is None and agr.is_paper_map(human_map):
+        if pred_scale is None and scale in (None, src, dst):
+            if scale == dst:
+                warn("agreement", note + f"--scale {dst} is the compared scale: human grades read on {src}")
+            if scale is None:
+                warn("agreement", note + f"human grades read on {src}, predictions on {dst}")
+            return src, dst
+        return scale or src, pred_scale
+    if pred_map is not None and human_map is None and agr.is_paper_map(pred_map):
+        if pred_scale is None and scale in (None, dst):
+            if scale is None:
+                warn("agreement", note + f"predictions read on {src}, human grades on {dst}")
+            return dst, src
+        return scale, pred_scale or (src if scale is None else None)
+    return scale, pred_scale
+
+
 def _map_side(left: str, args: argparse.Namespace) -> str | None:
     """``human`` / ``pred`` for ``--map SIDE=EXPR``: the side's name or its file's path."""
     from pathlib import Path
@@ -423,13 +453,7 @@ def cmd_agreement(args: argparse.Namespace) -> int:
         both, human_map, pred_map = _maps(args)
         target = agr.parse_scale(args.target_scale) if args.target_scale else None
         hmap, pmap = human_map or both, pred_map or both
-        if scale is None and hmap is not None and agr.is_paper_map(hmap):
-            scale = agr.PAPER_SOURCE
-            warn("agreement", f"map {hmap.text} without --scale: using the paper's source scale "
-                               f"{scale} (section 4: IMO Shortlist 1-4 -> 0-7)")
-        if both is None and human_map is not None and pred_map is None and pred_scale is None \
-                and agr.is_paper_map(human_map) and scale == agr.PAPER_SOURCE:
-            pred_scale = agr.PAPER_TARGET  # the paper: human 1-4 mapped, the grader on 0-7
+        scale, pred_scale = _paper_scales(both, human_map, pred_map, scale, pred_scale)
         for m, sc in ((hmap, scale), (pmap, pred_scale or scale)):
             if m is not None and sc is not None:
                 m.target(sc)  # rejects maps that do not give integers
@@ -483,7 +507,7 @@ def cmd_agreement(args: argparse.Namespace) -> int:
     maps = ", ".join(f"{side} mapped by {m}" for side, m in
                      (("both", report.mapping), ("human", None if report.mapping else report.human_map),
                       ("predicted", None if report.mapping else report.pred_map)) if m)
-    print(f"compared on {report.scale}{', ' + maps if maps else ''}; AC2: {report.ac2_formula}; "
+    print(f"scale {report.scale}{', ' + maps if maps else ''}, AC2 formula: {report.ac2_formula}; "
           "1-Do/De: the paper's formula; majority: always the most frequent human grade")
     if report.rounded:
         print(f"{report.rounded} averaged grade(s) rounded half up for QWK and AC2 (the others use them as they are)")
