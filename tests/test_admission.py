@@ -7,6 +7,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import threading
+import time
 
 import pytest
 
@@ -47,7 +48,10 @@ def test_a_sleeping_job_lends_its_core_and_an_unreadable_one_never_does():
         gate = Admission(cores=1, most=3, window=0.02)
         first = gate.enter()
         gate.watch(first, sleeper.pid)
-        second = gate.enter()  # returns once the first is seen using no CPU
+        while not gate.admissible(0):  # once the first is seen using no CPU
+            time.sleep(0.02)
+        assert not gate.admissible(1 << 60)  # memory the machine does not have is not lent
+        second = gate.enter()
         assert gate.running == 2 and gate.lent == 1
         gate.watch(second, None)  # a worker whose tree cannot be read counts as busy
         blocked = threading.Event()

@@ -8,7 +8,8 @@ child and everything below it, read from ``/proc``) used or waited for at least
 ``BUSY_SHARE`` of a CPU over the last ``WINDOW_S`` seconds (time spent runnable in the run
 queue counts as wanting the CPU: a machine loaded by others does not make a looper look
 blocked), and a job not yet measured over a whole window counts as
-busy. A candidate that computes keeps its core; one that sleeps lends it.
+busy. A candidate that computes keeps its core; one that sleeps lends it. A job beyond
+``cores`` also needs its memory limit plus ``RESERVE`` available on the machine.
 
 This changes how many candidates run at once, never a verdict: the worker decides a
 timeout by the candidate's CPU time (a looper), or by its wall-clock time *less the time it
@@ -35,6 +36,8 @@ BUSY_SHARE = 0.5
 WINDOW_S = 0.05
 #: jobs in flight per core at most, blocked ones included (``most = OVERCOMMIT * cores``)
 OVERCOMMIT = 4
+#: memory left free on the machine beyond a lent job's own limit
+RESERVE = 256 << 20
 _TICK = os.sysconf("SC_CLK_TCK")
 _MAX_PROCESSES = 4096
 
@@ -45,6 +48,17 @@ def _read(path: str) -> bytes:
             return handle.read()
     except OSError:
         return b""
+
+
+def available_memory() -> int:
+    """MemAvailable of ``/proc/meminfo`` in bytes (0 when unreadable: nothing is lent)."""
+    for line in _read("/proc/meminfo").splitlines():
+        if line.startswith(b"MemAvailable:"):
+            try:
+                return int(line.split()[1]) * 1024
+            except (IndexError, ValueError):
+                return 0
+    return 0
 
 
 def tree_cpu(pid: int) -> float | None:
@@ -126,20 +140,31 @@ class Admission:
             count += ticket.busy
         return count
 
-    def enter(self) -> Ticket:
+    def enter(self, memory_bytes: int = 0) -> Ticket:
         """Wait until a job may start; the ticket counts as busy until :meth:`watch` and a
-        window after it."""
+        window after it. Beyond ``cores``, a job also needs ``memory_bytes`` (its memory
+        limit) and a reserve free on the machine: sleepers that hold memory do not lend it."""
         ticket = Ticket()
         with self._changed:
             while True:
                 running = len(self._running)
-                if running < self.cores or (running < self.most
-                                            and self._busy(time.monotonic()) < self.cores):
+                if self._admissible(memory_bytes):
                     self._running.append(ticket)
                     self.peak = max(self.peak, running + 1)
                     self.lent += running >= self.cores
                     return ticket
                 self._changed.wait(self.window)
+
+    def _admissible(self, memory_bytes: int) -> bool:
+        running = len(self._running)
+        return running < self.cores or (running < self.most
+                                        and self._busy(time.monotonic()) < self.cores
+                                        and available_memory() >= memory_bytes + RESERVE)
+
+    def admissible(self, memory_bytes: int = 0) -> bool:
+        """Would a job needing ``memory_bytes`` start now?"""
+        with self._changed:
+            return self._admissible(memory_bytes)
 
     def watch(self, ticket: Ticket, pid: int | None) -> None:
         """The job's worker: its process tree is what the job uses (None: always busy)."""

@@ -523,7 +523,7 @@ class PooledSandbox(Sandbox):
                     self._reserved.discard(slot)
 
     def run(self, job: Job) -> JobReport:
-        ticket = self.admission.enter()
+        ticket = self.admission.enter(job.limits.memory_mb << 20)
         try:
             try:
                 session = self._acquire()
