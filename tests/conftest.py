@@ -14,8 +14,20 @@ from __future__ import annotations
 
 import json
 import os
+import sys
+import types
+from pathlib import Path
 
 import pytest
+
+# A package installed into the environment may ship a top-level ``tests`` package (verl 0.9
+# does); a regular package there would win over this folder (a namespace package) and break
+# ``from tests.test_x import y``. This folder is ``tests``.
+_TESTS = Path(__file__).resolve().parent
+if [Path(p) for p in getattr(sys.modules.get("tests"), "__path__", [])] != [_TESTS]:
+    _package = types.ModuleType("tests")
+    _package.__path__ = [str(_TESTS)]
+    sys.modules["tests"] = _package
 
 REQUIRE_DOCKER = os.environ.get("JUDGE_REQUIRE_DOCKER") == "1" or os.environ.get("CI") == "true"
 
