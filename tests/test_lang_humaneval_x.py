@@ -44,6 +44,8 @@ REPRESENTATIVE |= {"HumanEval/17", "HumanEval/129", "HumanEval/116", "HumanEval/
 REPRESENTATIVE |= {"HumanEval/3"}
 #: C++ names that are also std's or the C library's (max_element, unique, strlen)
 REPRESENTATIVE |= {"HumanEval/35", "HumanEval/34", "HumanEval/23"}
+#: Rust's get_matrix_triples for get_max_triples (the one function its file defines)
+REPRESENTATIVE |= {"HumanEval/147"}
 
 
 def _rows() -> list[dict]:
