@@ -55,6 +55,8 @@ def test_cli_validates_renders_and_reports_no_tests(tmp_path):
     done = cli("run", "p.json", "--solutions", "s.jsonl", "--sandbox", "process", "--output", "r.jsonl",
                cwd=tmp_path)
     assert "Traceback" not in done.stderr
-    assert "no_tests_add: no tests" in done.stderr and "not judged" in done.stderr
+    assert done.returncode == 0, done.stderr   # a valid file, a complete run: no input error
+    assert "note: " in done.stderr and "no_tests_add: no tests" in done.stderr
+    assert "1 not judged (problems without tests)" in done.stderr
     rows = [json.loads(x) for x in (tmp_path / "r.jsonl").read_text().splitlines() if x.strip()]
     assert not any(r.get("verdict") == "pass" for r in rows)

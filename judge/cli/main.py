@@ -280,7 +280,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     rate = len(outcome.results) / outcome.seconds if outcome.seconds else 0.0
     err("judged %d candidate%s in %.1fs (%.1f/s)%s" % (
         len(outcome.results), "" if len(outcome.results) == 1 else "s", outcome.seconds, rate,
-        ", skipped %d already judged" % outcome.skipped if outcome.skipped else ""))
+        ", skipped %d already judged" % outcome.skipped if outcome.skipped else "")
+        + (", %d not judged (problems without tests)" % outcome.not_judged
+           if outcome.not_judged else ""))
     if output_path is not None:
         err("results: %s (judge report %s)" % (output_path, output_path))
     if outcome.interrupted:

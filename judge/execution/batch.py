@@ -119,6 +119,8 @@ class RunOutcome:
     results: list[dict[str, Any]] = field(default_factory=list)
     issues: list[Issue] = field(default_factory=list)
     skipped: int = 0
+    #: candidates of problems without tests: no verdict is given (see NoTests)
+    not_judged: int = 0
     interrupted: bool = False
     #: remarks that are not input errors (an empty reply: judged compile_error, as a model's
     #: real output may be empty; it does not make the run fail)
@@ -220,13 +222,15 @@ class BatchRunner:
         lang = languages.get(language)
         if getattr(problem, "kind", None) == "program":
             return problem  # a whole program: every language reads and writes text
-        if not problem.has_tests:  # allowed by the spec; no verdict without tests
+        if not problem.has_tests:  # valid by the spec; no verdict without tests
             if self._expressible.get((problem.identifier, "")) is None:
-                self._issue(outcome, Issue(problem.source, "%s: no tests (no "
-                                           "correctness_test_suite): its candidates are not "
-                                           "judged" % problem.identifier))
+                note = Issue(problem.source, "%s: no tests (no correctness_test_suite): its "
+                             "candidates are not judged" % problem.identifier)
+                outcome.notes.append(note)  # not an input error: the file is valid
+                if self.on_note:
+                    self.on_note(note)
             self._expressible[(problem.identifier, "")] = False
-            outcome.skipped += 1
+            outcome.not_judged += 1
             return None
         known = self._judged.get((id(problem), lang.name))
         if known is not None and known[0] is problem:
