@@ -51,14 +51,20 @@ def result_from_line(line: dict[str, Any]) -> CandidateResult:
                            sample=line.get("sample"), message=line.get("message"), extra=extra)
 
 
-def request_body(problem: Any, solution: str, meta: dict[str, Any] | None = None
-                 ) -> dict[str, Any]:
-    """One candidate as the service takes it: a problem identifier, or the problem inline."""
+def request_body(problem: Any, solution: str, meta: dict[str, Any] | None = None,
+                 dumped: dict[int, Any] | None = None) -> dict[str, Any]:
+    """One candidate as the service takes it: a problem identifier, or the problem inline
+    (``dumped`` caches the JSON of problem objects seen before, by identity)."""
     body: dict[str, Any] = {"solution": solution}
     if isinstance(problem, str):
         body["problem_id"] = problem
     elif hasattr(problem, "model_dump"):
-        body["problem"] = problem.model_dump(mode="json", exclude_none=True)
+        data = dumped.get(id(problem)) if dumped is not None else None
+        if data is None:
+            data = problem.model_dump(mode="json", exclude_none=True)
+            if dumped is not None:
+                dumped[id(problem)] = data
+        body["problem"] = data
     else:
         raise TypeError("a problem is an identifier or a Problem, got %s"
                         % type(problem).__name__)
@@ -70,12 +76,14 @@ def request_body(problem: Any, solution: str, meta: dict[str, Any] | None = None
 
 def _items(items: Iterable[Any]) -> list[dict[str, Any]]:
     bodies = []
+    items = list(items)  # keeps every problem alive while its id() is a cache key
+    dumped: dict[int, Any] = {}
     for index, item in enumerate(items):
         if not isinstance(item, tuple) or len(item) not in (2, 3):
             raise TypeError("judge_many item %d: expected (problem, code) or "
                             "(problem, code, metadata)" % index)
         meta = dict(item[2]) if len(item) == 3 else {}
-        bodies.append(request_body(item[0], item[1], meta))
+        bodies.append(request_body(item[0], item[1], meta, dumped))
     return bodies
 
 

@@ -237,6 +237,48 @@ def test_verls_request_as_verl_sends_it(server):
     assert failed["run_result"]["return_code"] == 2 and failed["compile_result"] is None
 
 
+def _verl_sandbox_fusion():
+    """verl's own SandboxFusion reward module (verl/utils/reward_score/sandbox_fusion), loaded
+    from the installed verl without importing verl's package root (which needs torch):
+    ``pip install --no-deps verl`` is enough. Skipped when verl is not installed."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("verl")
+    if spec is None or not spec.submodule_search_locations:
+        pytest.skip("verl is not installed (pip install --no-deps verl)")
+    folder = Path(list(spec.submodule_search_locations)[0]) / "utils" / "reward_score" / \
+        "sandbox_fusion"
+    package = importlib.util.spec_from_file_location(
+        "verl_sandbox_fusion", folder / "__init__.py", submodule_search_locations=[str(folder)])
+    module = importlib.util.module_from_spec(package)
+    sys.modules["verl_sandbox_fusion"] = module
+    package.loader.exec_module(module)
+    return module
+
+
+def test_verls_own_sandbox_fusion_reward(server):
+    """verl's compute_score / check_correctness, unchanged, against this server."""
+    verl = _verl_sandbox_fusion()
+    url = server.url + "/run_code"
+    cases = {"inputs": ["1 2\n", "40 2\n"], "outputs": ["3\n", "42\n"]}
+    right = "```python\na, b = map(int, input().split())\nprint(a + b)\n```"
+    score, _ = verl.compute_score(url, None, 256, right, json.dumps(cases))
+    assert score == 1.0
+    half = "```python\nprint(3)\n```"
+    assert verl.compute_score(url, None, 256, half, cases)[0] == 0.5
+    results, meta = verl.check_correctness(url, cases, "import sys\nsys.exit(1)\n")
+    assert results == [-2, -2] and meta[0]["status"] == "runtime_error"
+    results, meta = verl.check_correctness(url, cases, "while True:\n    pass\n", timeout=1)
+    assert results == [-3, -3] and meta[0]["status"] == "timeout"
+    results, _ = verl.check_correctness(url, cases, "int main({", language="cpp")
+    assert results == [-4, -4]  # compile error
+    calls = {"inputs": ["[1, 2]", "[3, 4]"], "outputs": ["[1, 2, 3]", "[3, 4, 3]"],
+             "fn_name": "grow"}
+    score, _ = verl.compute_score(url, None, 256, "```python\ndef grow(xs):\n"
+                                  "    return xs + [3]\n```", calls)
+    assert score == 1.0  # verl's own call wrapper, run here
+
+
 # ---- evaluation: /submit, /common_evaluate_batch, /v1/evaluate/batch -------------------------
 
 STDIO_CASES = {"test_cases": {"type": "stdin_stdout", "input": ["1 2\n", "40 2\n", "0 0\n"],
