@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib.util
+import json
 import socket
 import sys
 import threading
@@ -44,9 +45,13 @@ def adder(**extra):
 
 
 @pytest.fixture(scope="module")
-def server():
-    srv = Server.start([str(BASICS), "--sandbox", "process", "--jobs", "2", "--queue", "16"],
-                       env={"JUDGE_API_TOKEN": TOKEN})
+def server(tmp_path_factory):
+    programs = tmp_path_factory.mktemp("programs")
+    (programs / "adder.json").write_text(json.dumps({
+        "kind": "program", "identifier": "load_adder", "statement": "Add.",
+        "tests": [{"stdin": "1 2\n", "expected": "3\n"}]}))
+    srv = Server.start([str(BASICS), str(programs), "--sandbox", "process", "--jobs", "2",
+                        "--queue", "16"], env={"JUDGE_API_TOKEN": TOKEN})
     yield srv
     code, log, alive = srv.stop()
     assert alive == [] and "Traceback" not in log, log
@@ -112,7 +117,10 @@ def test_inline_programs_carry_no_server_files(client):
 
 def test_health_problems_and_run_code(client):
     assert client.health()["status"] == "ok"
-    assert any(p["problem_id"].startswith("basics_") for p in client.problems())
+    problems = {p["problem_id"]: p for p in client.problems()}
+    assert any(name.startswith("basics_") for name in problems)
+    assert problems["load_adder"]["kind"] == "program" and problems["load_adder"]["tests"] == 1
+    assert client.judge("load_adder", "print(3)").verdict is Verdict.PASS  # by id
     result = client.run_code("print(input()[::-1])", stdin="abc\n")
     assert result["status"] == "Success" and result["run_result"]["stdout"] == "cba\n"
 

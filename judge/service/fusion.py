@@ -188,13 +188,13 @@ class FusionRunner:
         """(run result, the judge's verdict when the run ended badly, message); a None run
         result is the sandbox's failure."""
         record = report.records.get(index)
-        if record is None:
-            if report.died_during == index:
-                return (CommandRunResult(status=CommandRunStatus.Finished, return_code=-9,
-                                         stdout="", stderr=""), Verdict.RUNTIME_ERROR,
-                        "runtime_error: the sandbox worker died during this run: %s"
-                        % (report.died_reason or "no reason given"))
-            return None, Verdict.SANDBOX_ERROR, "no result was reported"
+        if record is None:  # as the judge's program verdicts: the candidate's run broke it
+            why = ("the sandbox worker died during this run: %s" % (
+                report.died_reason or "no reason given")) if report.died_during == index \
+                else "not run: an earlier run broke the sandbox worker"
+            return (CommandRunResult(status=CommandRunStatus.Finished, return_code=-9,
+                                     stdout="", stderr=""), Verdict.RUNTIME_ERROR,
+                    "runtime_error: " + why)
         ended = run_verdict(record, limits, time_s, report)
         out = _text(_stdout(record))
         common = dict(execution_time=record.get("wall_s"), cpu_time=record.get("cpu_s"),
