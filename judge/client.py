@@ -126,13 +126,19 @@ class _Policy:
                                   "%s: %s" % (url, attempts, type(exc).__name__, exc))
 
 
+def _sandbox_error_line(response: httpx.Response | None) -> dict[str, Any] | None:
+    """The results line of /v1/judge's 503 for a candidate that ended in sandbox_error
+    (after the server's own retry); None for any other answer."""
+    if response is None or response.status_code != 503:
+        return None
+    _, _, body = _error(response)
+    error = body.get("error") if isinstance(body, dict) else None
+    result = error.get("result") if isinstance(error, dict) else None
+    return result if isinstance(result, dict) else None
+
+
 def _accept(response: httpx.Response) -> Any:
-    """The JSON of a final answer, or ServiceError for a 4xx / the sandbox_error line."""
-    if response.status_code == 503:  # /v1/judge's sandbox_error: its line, as Judge gives
-        _, _, body = _error(response)
-        result = (body or {}).get("error", {}).get("result") if isinstance(body, dict) else None
-        if isinstance(result, dict):
-            return result
+    """The JSON of a final answer, or ServiceError for a 4xx."""
     if response.status_code >= 400:
         message, field, body = _error(response)
         raise ServiceError(response.status_code, message, field, body)
@@ -183,9 +189,9 @@ class JudgeClient(_Base):
                 response, error = None, exc
             if response is not None and response.status_code not in RETRY_STATUSES:
                 return _accept(response)
-            if response is not None and response.status_code == 503 and path == "/v1/judge" \
-                    and attempt == self.policy.retries:
-                return _accept(response)  # its sandbox_error line, after the retries
+            line = _sandbox_error_line(response) if attempt == self.policy.retries else None
+            if line is not None:
+                return line  # still sandbox_error after the retries: that result, as Judge
             if attempt < self.policy.retries:
                 self.retried += 1
                 time.sleep(self.policy.wait(attempt, response))
@@ -284,9 +290,9 @@ class AsyncJudgeClient(_Base):
                 response, error = None, exc
             if response is not None and response.status_code not in RETRY_STATUSES:
                 return _accept(response)
-            if response is not None and response.status_code == 503 and path == "/v1/judge" \
-                    and attempt == self.policy.retries:
-                return _accept(response)
+            line = _sandbox_error_line(response) if attempt == self.policy.retries else None
+            if line is not None:
+                return line  # still sandbox_error after the retries: that result, as Judge
             if attempt < self.policy.retries:
                 self.retried += 1
                 await asyncio.sleep(self.policy.wait(attempt, response))

@@ -195,3 +195,21 @@ def test_the_async_client(server):
     assert [r.verdict for r in results] == [Verdict.PASS, Verdict.WRONG_ANSWER,
                                             Verdict.TIMEOUT]
     assert one.verdict is Verdict.WRONG_ANSWER and one.passed == 1
+
+
+def test_a_server_whose_sandbox_is_unavailable():
+    """503 + Retry-After (no Docker engine behind --sandbox docker) is waited out, then
+    ServiceUnavailable with the status: never a result, never a zero score."""
+    srv = Server.start([str(BASICS), "--sandbox", "docker"],
+                       env={"DOCKER_HOST": "unix:///nonexistent/docker.sock"})
+    try:
+        with JudgeClient(srv.url, retries=1, max_wait_s=0.2) as client:
+            with pytest.raises(ServiceUnavailable) as caught:
+                client.judge("basics_digital_root", "def digital_root(n):\n    return 0\n")
+            assert caught.value.status == 503 and "sandbox unavailable" in str(caught.value)
+            assert client.retried == 1
+            with pytest.raises(ServiceUnavailable):
+                client.run_code("print(1)")
+    finally:
+        code, log, alive = srv.stop()
+    assert alive == [] and "Traceback" not in log
