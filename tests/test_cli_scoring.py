@@ -319,3 +319,6 @@ def test_ground_truth_errors_name_the_file_and_line(tmp_path, capsys):
     results = jsonl(tmp_path / "r.jsonl", [{"problem_id": "a", "verdict": "pass", "passed": 1, "total": 1}])
     assert run("score", spec, results, "--ground-truth", missing) == 1   # results mode too
     assert f"{missing}:1: ground truth has no field" in capsys.readouterr().err
+    not_object = write(tmp_path / "subarr.json", [1])
+    assert run("score", spec, not_object, "--ground-truth", gt) == 1
+    assert f"{not_object}: submission must be a JSON object, got array" in capsys.readouterr().err

@@ -235,7 +235,12 @@ def cmd_score(args: argparse.Namespace) -> int:
         spec = load_spec(args.spec)
         gt_file = read_json(args.ground_truth) if args.ground_truth else None
         if not results_mode:
-            report = score_submission(spec, read_json(args.submission), gt_file)
+            submission = read_json(args.submission)
+            if not isinstance(submission, dict):
+                kind = {list: "array", str: "string", bool: "boolean", type(None): "null"}.get(
+                    type(submission), "number")
+                raise InputError(f"{args.submission}: submission must be a JSON object, got {kind}")
+            report = score_submission(spec, submission, gt_file)
             _warn_missing_fields(report)
             if args.format == "json":
                 dump_json(report.to_dict())
