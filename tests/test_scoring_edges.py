@@ -159,6 +159,13 @@ def test_tolerance_is_exact_at_every_magnitude(s, g, tol, want):
     assert within_tolerance(s, g, tol) is bool(want)
 
 
+def test_within_tolerance_on_non_finite_numbers():
+    inf, nan = float("inf"), float("nan")
+    assert within_tolerance(inf, inf, 0) and not within_tolerance(inf, -inf, 0)
+    assert not within_tolerance(inf, 1, 10 ** 400) and not within_tolerance(nan, nan, 1)
+    assert within_tolerance(1, 2, inf) and not within_tolerance(1, 1, nan)
+
+
 def test_tolerance_strings_and_booleans_are_not_numbers():
     assert numeric_tolerance("3.5", 3.5, 1).score == 0          # "numeric values" only
     assert "string" in numeric_tolerance("3.5", 3.5, 1).detail

@@ -277,7 +277,14 @@ def exact_number(x: int | float | Fraction) -> Fraction:
 
 def within_tolerance(v: int | float, g: int | float, tolerance: int | float) -> bool:
     """``|v - g| <= tolerance`` for finite numbers, exactly on the numbers as written (see the
-    module docstring): no relative slack, no overflow at any size."""
+    module docstring): no relative slack, no overflow at any size.  NaN is within nothing; an
+    infinity only of an equal infinity (or at an infinite tolerance, of any finite number)."""
+    if _isnan(v) or _isnan(g) or _isnan(tolerance):
+        return False
+    if not (_is_finite(v) and _is_finite(g)):
+        return v == g or (not _is_finite(tolerance) and _is_finite(v) and _is_finite(g))
+    if not _is_finite(tolerance):
+        return True
     return abs(exact_number(v) - exact_number(g)) <= exact_number(tolerance)
 
 
