@@ -275,3 +275,16 @@ def test_hostile_canonical_solutions_are_contained(tmp_path, capsys, monkeypatch
         assert not target.exists()
     suite = load_suite(tmp_path / "o")
     assert "HumanEval/0" in suite.by_id and "HumanEval/900" not in suite.by_id
+
+
+def test_without_a_path_the_cache_is_read_or_the_error_says_what_to_give(tmp_path, capsys,
+                                                                         monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    code = main(["import", "evalplus", "-o", str(tmp_path / "o")])
+    _, err = capsys.readouterr()
+    assert code == 1 and "no HumanEvalPlus release file" in err and "Traceback" not in err
+    (tmp_path / "cache" / "evalplus").mkdir(parents=True)
+    (tmp_path / "cache" / "evalplus" / "HumanEvalPlus-v0.1.10.jsonl").write_text(
+        HE_PLUS.read_text().splitlines()[0] + "\n")
+    assert main(["import", "evalplus", "-o", str(tmp_path / "o")]) == 0
+    assert (tmp_path / "o" / "HumanEval_0.json").is_file()

@@ -23,9 +23,12 @@ from __future__ import annotations
 import ast
 import copy
 import json
+import os
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+from judge.errors import InputError, Issue
 from judge.importers.base import RecordImporter
 from judge.importers.convert import BENCHMARK_TIMEOUT_S, Source, _signature_parameters
 from judge.importers.records import ProblemReport, Unconverted
@@ -379,6 +382,17 @@ class EvalPlus(RecordImporter):
 
     label = "EvalPlus"
     file_prefix = "mbpp_"  # an older MBPP+ line's numeric task id, as the mbpp importer does
+
+    def default_path(self) -> Path:
+        """The newest HumanEval+ release file in EvalPlus's cache (where the evalplus package
+        downloads it: ``$XDG_CACHE_HOME/evalplus``, else ``~/.cache/evalplus``)."""
+        cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "evalplus"
+        found = sorted(cache.glob("HumanEvalPlus*.jsonl")) if cache.is_dir() else []
+        if not found:
+            raise InputError([Issue(str(cache), "no path given and no HumanEvalPlus release "
+                                    "file in EvalPlus's cache: give the release file "
+                                    "(HumanEvalPlus-v0.1.10.jsonl, MbppPlus-v0.2.0.jsonl)")])
+        return found[-1]
 
     def source(self, record: dict[str, Any]) -> Source:
         if is_release_record(record):
