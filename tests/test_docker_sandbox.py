@@ -366,7 +366,9 @@ def test_parallel_jobs_use_separate_containers(engine, sandbox_image):
     from judge.sandbox.docker import DockerSandbox
 
     code = "import socket, time\ndef f(n):\n    time.sleep(0.3)\n    return socket.gethostname()\n"
-    with DockerSandbox(size=2, image=sandbox_image, prewarm=True) as box:
+    # no lending (overcommit=0): the sleeping jobs would otherwise start more containers
+    # (tests/test_admission.py checks that)
+    with DockerSandbox(size=2, image=sandbox_image, prewarm=True, overcommit=0) as box:
         assert len(box.containers()) == 2
         results: list = []
         threads = [threading.Thread(target=lambda: results.append(box.run(make_job(code))))
