@@ -22,6 +22,7 @@ from judge.rewards import (AsyncTRLReward, NotJudged, Scorer, TRLReward, acomput
                            compute_score, compute_score_batch, extract_solution)
 
 DATA = Path(__file__).parent / "data" / "rl"
+ROOT = Path(__file__).resolve().parent.parent
 
 #: a correct solution per fixture problem (by identifier)
 CORRECT = {
@@ -312,6 +313,25 @@ def test_killed_sandbox_makes_verl_reward_raise():
         assert killer.killed > 0
 
 
+def test_a_worker_killed_once_mid_test_is_rerun_not_scored_zero():
+    """One kill of the worker while a program's test runs (ours, not the candidate's: a
+    candidate cannot signal its worker) re-runs the candidate: its true score, not a 0."""
+    with Scorer(sandbox="process", jobs=1) as scorer:
+        assert compute_score("x", SLOW % 0, TRUTH, scorer=scorer) == 1.0
+
+        def kill_once():
+            time.sleep(0.3)
+            for worker in _workers():
+                worker.kill()
+
+        killer = threading.Thread(target=kill_once)
+        killer.start()
+        problem = scorer.ground_truth_problem(TRUTH)
+        result = scorer.judge.judge(problem, SLOW % 1)
+        killer.join()
+        assert (result.verdict.value, result.extra.get("retried")) == ("pass", True)
+
+
 def test_killed_sandbox_gives_trl_none_or_raises():
     with Scorer(sandbox="process", jobs=2) as scorer:
         replies = [SLOW % i for i in range(4)]
@@ -326,9 +346,13 @@ def test_killed_sandbox_gives_trl_none_or_raises():
 
 @pytest.mark.docker
 def test_docker_rewards_and_a_stopped_container():
-    from tests.conftest import docker_or_skip
+    import sys
 
-    docker_or_skip()
+    # the conftest module pytest loaded (``tests.conftest`` may be shadowed by an installed
+    # ``tests`` package)
+    conftest = next(m for name, m in sys.modules.items()
+                    if name.endswith("conftest") and hasattr(m, "docker_or_skip"))
+    conftest.docker_or_skip()
     import docker
 
     with Scorer(sandbox="docker", jobs=1) as scorer:
@@ -361,8 +385,12 @@ def test_docker_rewards_and_a_stopped_container():
         thread = threading.Thread(target=stopper, daemon=True)
         thread.start()
         try:
-            with pytest.raises(NotJudged):
-                compute_score("x", SLOW % 1, TRUTH, scorer=scorer)
+            try:  # slow enough for the engine's list and kill
+                score = compute_score("x", SLOW.replace("0.5", "2.5") % 1, TRUTH, scorer=scorer)
+            except NotJudged:
+                pass
+            else:
+                pytest.fail("scored %r while its containers were being killed" % score)
         finally:
             stop.set()
             thread.join()
@@ -371,11 +399,20 @@ def test_docker_rewards_and_a_stopped_container():
 # ---- a remote judge serve ----------------------------------------------------------------------
 
 def _server():
-    from tests.test_client import Server
+    # benchmarks/service_load.py's Server, loaded by path as tests/test_client.py does (a
+    # ``tests`` package installed in site-packages can shadow ``tests.test_client``)
+    import importlib.util
+    import sys
 
-    return Server.start([str(Path(__file__).resolve().parent.parent / "problems" / "basics"),
-                         "--sandbox", "process", "--jobs", "2", "--queue", "32"],
-                        env={"JUDGE_API_TOKEN": "rewards-token-0123456789"})
+    if "service_load" not in sys.modules:
+        spec = importlib.util.spec_from_file_location("service_load", ROOT / "benchmarks" /
+                                                      "service_load.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["service_load"] = module
+        spec.loader.exec_module(module)
+    server = sys.modules["service_load"].Server
+    return server.start([str(ROOT / "problems" / "basics"), "--sandbox", "process", "--jobs",
+                         "2", "--queue", "32"], env={"JUDGE_API_TOKEN": "rewards-token-0123456789"})
 
 
 def test_remote_judge_serve_scores_like_the_local_judge_and_a_dead_server_raises(scorer):

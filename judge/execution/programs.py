@@ -324,7 +324,10 @@ class ProgramJudge:
         for attempt in range(2):
             report = self._run_chunks(problem, lang, sources, digest, limits, time_s, stop)
             tests, problem_errors = self.verdicts(problem, report, limits, time_s, stop)
-            if overall(tests) is not Verdict.SANDBOX_ERROR or attempt:
+            # a worker that died under a test is charged to the candidate only if it dies
+            # again: once may be ours (killed from outside), and a reward must not be 0 then
+            if (overall(tests) is not Verdict.SANDBOX_ERROR and report.died_during is None) \
+                    or attempt:
                 break
             retried = True
         verdict = overall(tests)

@@ -458,6 +458,13 @@ class DockerSandbox(PooledSandbox):
             return
         kills = self.oom_kills(transport)
         if kills is None or kills <= transport.oom_seen:
+            if report.died_during is not None and self._killed_from_outside(transport):
+                # the worker is PID 1: nothing inside its container can SIGKILL it, and the
+                # engine logged a kill through its API (docker kill / stop): ours, not the
+                # candidate's
+                report.infra_error = "the container was killed from outside the judge (%s)" % (
+                    report.died_reason or "worker gone")
+                report.died_during = None
             return
         transport.oom_seen = kills
         report.oom_killed = True
@@ -472,6 +479,24 @@ class DockerSandbox(PooledSandbox):
                 "message": report.died_reason}
             report.died_during = None
         report.recycle = True
+
+    def _killed_from_outside(self, transport: AttachTransport) -> bool:
+        """Whether the engine logged a ``kill`` of this container (an API kill or stop: never
+        something its processes can do) before the judge closed it."""
+        if getattr(transport, "_closed", False):
+            return False
+        for attempt in range(3):
+            try:
+                events = list(self.api.events(
+                    since="%.6f" % (transport.started_at - 1), until="%.6f" % time.time(),
+                    filters={"container": transport.container_id, "event": "kill"},
+                    decode=True))
+            except Exception:  # noqa: BLE001 - no answer: keep the default (the candidate's)
+                return False
+            if events:
+                return True
+            time.sleep(0.05 * (attempt + 1))  # the event may trail the kill by a moment
+        return False
 
     def oom_kills(self, transport: AttachTransport) -> int | None:
         """How many OOM kills the engine saw in this container (None: cannot tell)."""
