@@ -459,9 +459,7 @@ class DockerSandbox(PooledSandbox):
         kills = self.oom_kills(transport)
         if kills is None or kills <= transport.oom_seen:
             if report.died_during is not None and self._killed_from_outside(transport):
-                # the worker is PID 1: nothing inside its container can SIGKILL it, and the
-                # engine logged a kill through its API (docker kill / stop): ours, not the
-                # candidate's
+                # nothing inside can SIGKILL the worker (PID 1): an API kill is ours
                 report.infra_error = "the container was killed from outside the judge (%s)" % (
                     report.died_reason or "worker gone")
                 report.died_during = None
@@ -481,8 +479,7 @@ class DockerSandbox(PooledSandbox):
         report.recycle = True
 
     def _killed_from_outside(self, transport: AttachTransport) -> bool:
-        """Whether the engine logged a ``kill`` of this container (an API kill or stop: never
-        something its processes can do) before the judge closed it."""
+        """Whether the engine logged a ``kill`` of this container (docker kill / stop)."""
         if getattr(transport, "_closed", False):
             return False
         for attempt in range(3):
