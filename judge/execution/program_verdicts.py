@@ -17,11 +17,15 @@ output does to a validator, it can never turn into a pass or into an excluded ve
 
 from __future__ import annotations
 
+import signal
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 from judge.execution.output_check import Source, check_output
 from judge.execution.verdicts import TestResult, Verdict, overall
 from judge.problem.program import OutputChecker
+from judge.sandbox import records
 
 #: exit codes of the output validator protocol
 ACCEPT, REJECT = 42, 43
@@ -146,3 +150,37 @@ def check_submission(folder: str, tests: list[TestResult]) -> SubmissionCheck:
         return SubmissionCheck(folder, verdict, True, "got %s%s, as expected" % (verdict, detail))
     return SubmissionCheck(folder, verdict, False, "expected %s, got %s%s" % (
         " or ".join(v.value for v in allowed), verdict, detail))
+
+
+def _signal_number(name: Any) -> int | None:
+    try:
+        return int(signal.Signals[str(name)])
+    except (KeyError, ValueError):
+        return None
+
+
+# ---- output validators --------------------------------------------------------------------
+
+def validator_sources(path: Path) -> dict[str, str]:
+    files = [p for p in sorted(path.rglob("*")) if p.is_file()] if path.is_dir() else [path]
+    base = path if path.is_dir() else path.parent
+    return {str(p.relative_to(base)): p.read_text(encoding="utf-8", errors="replace")
+            for p in files if p.stat().st_size < (4 << 20)}
+
+
+def validator_run(record: dict[str, Any] | None, died: str | None = None) -> ValidatorRun:
+    """A validator's run as ``program_verdicts`` reads it."""
+    if record is None:
+        return ValidatorRun(exit_code=None, stderr=died or "no result was reported")
+    feedback = record.get("feedback") if isinstance(record.get("feedback"), dict) else {}
+    status = record.get("status")
+    return ValidatorRun(
+        exit_code=record.get("exit_code") if status == records.EXITED else None,
+        signal=_signal_number(record.get("signal")) if status == records.SIGNALED else None,
+        timed_out=status == records.TIMEOUT or status == records.BUDGET_SPENT,
+        memory_exceeded=status == records.MEMORY,
+        output_exceeded=bool(record.get("output_capped")),
+        time_s=float(record.get("wall_s") or 0.0),
+        judge_message=str(feedback.get("judgemessage.txt") or ""),
+        team_message=str(feedback.get("teammessage.txt") or ""),
+        stderr=str(record.get("stderr_head") or record.get("message") or status or ""))

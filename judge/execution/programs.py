@@ -23,7 +23,6 @@ import base64
 import hashlib
 import json
 import re
-import signal
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -32,7 +31,9 @@ from typing import Any
 from judge import languages
 from judge.candidates.submission import extract_fenced
 from judge.execution.classify import signal_verdict
-from judge.execution.program_verdicts import (ACCEPT, ProgramCheck, ValidatorRun, cut,
+from judge.execution.program_series import confirm, series_wanted
+from judge.execution.program_verdicts import (ACCEPT, ProgramCheck, cut,
+                                              validator_run, validator_sources,
                                               output_verdict,
                                               validator_verdict)
 from judge.execution.verdicts import CandidateResult, TestResult, Verdict, overall
@@ -76,6 +77,8 @@ def is_program(problem: Any) -> bool:
 CHUNK_BYTES = 16 << 20
 #: tests of one job under the contest rule: a wrong answer ends the run after its job
 STOP_CHUNK_TESTS = 8
+#: the same for a Python program in series (a test costs a fraction of a millisecond)
+SERIES_CHUNK_TESTS = 16
 
 
 def _size(test: ProgramTest) -> int:
@@ -156,14 +159,16 @@ def wire_build(lang: Any, sources: dict[str, str], memory_mb: int, cache: Compil
 
 def sandbox_job(job_id: str, lang: Any, sources: dict[str, str], specs: list[dict[str, Any]],
                 limits: Limits, time_s: float, cache: CompileCache | None, sandbox: str,
-                stop: bool = False, budget_s: float | None = None, confidential: bool = False
-                ) -> tuple[Job, Build, str]:
+                stop: bool = False, budget_s: float | None = None, confidential: bool = False,
+                series: bool = False) -> tuple[Job, Build, str]:
     """A program job. ``confidential``: it carries expected answers (an output validator's
     job), so its worker is replaced afterwards: no later candidate forked from that worker
     can find them in its memory."""
     wire, build, key = wire_build(lang, sources, limits.memory_mb, cache, sandbox)
     if confidential:  # an output validator's job: 42 accepts (a stop is at anything else)
         wire.update(confidential=True, accept_exit=ACCEPT)
+    if series:  # the tests one after another in one child (judge.execution.program_series)
+        wire["series"] = True
     tests = [TestInput(spec, time_s, limits.wall_limit(time_s) + lang.startup_s)
              for spec in specs]
     job = Job(id=job_id, code="", function="", tests=tests, limits=limits,
@@ -193,13 +198,6 @@ def finish_compile(lang: Any, build: Build, key: str, report: JobReport,
 
 
 # ---- a run's record -> verdict ------------------------------------------------------------
-
-def _signal_number(name: Any) -> int | None:
-    try:
-        return int(signal.Signals[str(name)])
-    except (KeyError, ValueError):
-        return None
-
 
 _EXCEPTION = re.compile(r"^(?:[\w$]+\.)*[\w$]*(?:Error|Exception)\b")
 
@@ -262,33 +260,6 @@ def _output(record: dict[str, Any]) -> bytes:
         return base64.b64decode(record.get("stdout") or "", validate=True)
     except (ValueError, TypeError):
         return b""
-
-
-# ---- output validators --------------------------------------------------------------------
-
-def validator_sources(path: Path) -> dict[str, str]:
-    files = [p for p in sorted(path.rglob("*")) if p.is_file()] if path.is_dir() else [path]
-    base = path if path.is_dir() else path.parent
-    return {str(p.relative_to(base)): p.read_text(encoding="utf-8", errors="replace")
-            for p in files if p.stat().st_size < (4 << 20)}
-
-
-def validator_run(record: dict[str, Any] | None, died: str | None = None) -> ValidatorRun:
-    """A validator's run as ``program_verdicts`` reads it."""
-    if record is None:
-        return ValidatorRun(exit_code=None, stderr=died or "no result was reported")
-    feedback = record.get("feedback") if isinstance(record.get("feedback"), dict) else {}
-    status = record.get("status")
-    return ValidatorRun(
-        exit_code=record.get("exit_code") if status == records.EXITED else None,
-        signal=_signal_number(record.get("signal")) if status == records.SIGNALED else None,
-        timed_out=status == records.TIMEOUT or status == records.BUDGET_SPENT,
-        memory_exceeded=status == records.MEMORY,
-        output_exceeded=bool(record.get("output_capped")),
-        time_s=float(record.get("wall_s") or 0.0),
-        judge_message=str(feedback.get("judgemessage.txt") or ""),
-        team_message=str(feedback.get("teammessage.txt") or ""),
-        stderr=str(record.get("stderr_head") or record.get("message") or status or ""))
 
 
 class ProgramJudge:
@@ -357,11 +328,20 @@ class ProgramJudge:
         whose indices are the problem's."""
         merged = JobReport(sandbox=self.sandbox.name)
         budget = self.limits.budget_s
-        for chunk in chunks(problem.tests, CHUNK_BYTES, STOP_CHUNK_TESTS if stop else None):
-            specs = [_test_spec(problem.tests[i]) for i in chunk]
+        in_series = series_wanted(problem, lang, self.limits)
+
+        def run(indices: list[int], one_stop: bool, series: bool = False) -> JobReport:
+            specs = [_test_spec(problem.tests[i]) for i in indices]
             job, build, key = sandbox_job(digest, lang, sources, specs, limits, time_s,
-                                          self.cache, self.sandbox.name, stop, budget)
-            report = finish_compile(lang, build, key, self.sandbox.run(job), self.cache)
+                                          self.cache, self.sandbox.name, one_stop, budget,
+                                          series=series)
+            return finish_compile(lang, build, key, self.sandbox.run(job), self.cache)
+
+        size = SERIES_CHUNK_TESTS if in_series else STOP_CHUNK_TESTS
+        for chunk in chunks(problem.tests, CHUNK_BYTES, size if stop else None):
+            report = run(chunk, stop, in_series)
+            if in_series:
+                report = confirm(self, problem, chunk, report, run, limits, time_s, stop)
             merged.sandbox = report.sandbox
             if report.infra_error:
                 merged.infra_error = report.infra_error

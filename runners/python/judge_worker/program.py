@@ -30,6 +30,7 @@ import time
 from .child import _safe_str, _write_raw, become_candidate
 from .files import _remove_tree, _reset_capture, _wipe
 from .native import _native_env, _within_hard
+from .program_batch import can_series, run_series
 from .records import BUDGET_SPENT, EXITED, SETUP_ERROR, SPOILED
 from .supervise import supervise
 from .system import _counters
@@ -124,23 +125,36 @@ def _program_child(job, limits, command, env, stdin_fd, out_fd, err_fd, workdir,
 
 
 def _run_python(path, argv):
-    """Run a Python program in this (forked) interpreter as ``python3 path argv...`` would:
-    ``__main__``, fresh standard streams on descriptors 0-2, ``sys.exit`` and uncaught
-    exceptions as exit codes, non-daemon threads and ``atexit`` handlers awaited. The
-    interpreter start-up (tens of milliseconds a test) is the worker's, paid once."""
-    import builtins
+    """Run a Python program in this (forked) interpreter as ``python3 path argv...`` would
+    (``run_main``), then end the process with its exit status. The interpreter start-up
+    (tens of milliseconds a test) is the worker's, paid once."""
+    os._exit(run_main(path, argv))
+
+
+def standard_streams():
+    """Fresh text streams on descriptors 0-2, as a starting interpreter makes them."""
     import io
+
+    return (io.TextIOWrapper(io.BufferedReader(io.FileIO(0, "r", closefd=False)),
+                             encoding="utf-8"),
+            io.TextIOWrapper(io.BufferedWriter(io.FileIO(1, "w", closefd=False)),
+                             encoding="utf-8"),
+            io.TextIOWrapper(io.FileIO(2, "w", closefd=False), encoding="utf-8",
+                             errors="backslashreplace", write_through=True))
+
+
+def run_main(path, argv, code=None):
+    """Run a Python program as ``python3 path argv...`` would: ``__main__``, fresh standard
+    streams on descriptors 0-2, ``sys.exit`` and uncaught exceptions as exit codes,
+    non-daemon threads and ``atexit`` handlers awaited. Returns the exit status. ``code``:
+    the program already compiled (a batch compiles it once)."""
+    import builtins
     import sys
     import types
 
     status = 0
-    sys.stdin = sys.__stdin__ = io.TextIOWrapper(io.BufferedReader(io.FileIO(0, "r")),
-                                                 encoding="utf-8")
-    sys.stdout = sys.__stdout__ = io.TextIOWrapper(io.BufferedWriter(io.FileIO(1, "w")),
-                                                   encoding="utf-8")
-    sys.stderr = sys.__stderr__ = io.TextIOWrapper(io.FileIO(2, "w"), encoding="utf-8",
-                                                   errors="backslashreplace",
-                                                   write_through=True)
+    sys.stdin, sys.stdout, sys.stderr = standard_streams()
+    sys.__stdin__, sys.__stdout__, sys.__stderr__ = sys.stdin, sys.stdout, sys.stderr
     sys.argv = [path] + list(argv)
     sys.path[0:0] = [os.path.dirname(path)]
     sys.setrecursionlimit(1000)
@@ -148,9 +162,11 @@ def _run_python(path, argv):
     main.__dict__.update(__file__=path, __builtins__=builtins, __cached__=None)
     sys.modules["__main__"] = main
     try:
-        with open(path, "rb") as handle:
-            source = handle.read()
-        exec(compile(source, path, "exec", dont_inherit=True), main.__dict__)
+        if code is None:
+            with open(path, "rb") as handle:
+                source = handle.read()
+            code = compile(source, path, "exec", dont_inherit=True)
+        exec(code, main.__dict__)
     except SystemExit as exc:
         status = _exit_status(exc.code)
     except BaseException as exc:
@@ -160,8 +176,7 @@ def _run_python(path, argv):
         traceback.print_exception(type(exc), exc, exc.__traceback__.tb_next)
         status = 1
     try:
-        if "threading" in sys.modules:
-            sys.modules["threading"]._shutdown()
+        _join_threads(sys)
         import atexit
 
         atexit._run_exitfuncs()
@@ -170,7 +185,21 @@ def _run_python(path, argv):
         status = _exit_status(exc.code)
     except BaseException:
         status = status or 120  # what python3 does when it cannot flush its output
-    os._exit(status)
+    return status
+
+
+def _join_threads(sys):
+    """Wait for the program's non-daemon threads, as the interpreter does at exit."""
+    threading = sys.modules.get("threading")
+    if threading is None:
+        return
+    main = threading.main_thread()
+    while True:  # threads may start others as they end
+        waiting = [t for t in threading.enumerate() if t is not main and not t.daemon]
+        if not waiting:
+            return
+        for thread in waiting:
+            thread.join()
 
 
 def _exit_status(code):
@@ -322,6 +351,9 @@ def run_program_job(worker, job):
             record, go_on = {"event": "error", "message": "preparing the build: %s" % exc}, False
         send(record)
         if not go_on:
+            return
+        if job.get("budget") is None and can_series(job, build):
+            recycle = run_series(worker, job, build, capture_fd, builddir, send) or recycle
             return
         budget = Budget(job.get("budget"))
         candidate_ran = False

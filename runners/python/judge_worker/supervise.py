@@ -33,7 +33,8 @@ def _signal_name(number):
         return "signal %d" % number
 
 
-def supervise(pid, result_fd, job, test, started, cap=None, phases=None, me=None, ack_fd=None):
+def supervise(pid, result_fd, job, test, started, cap=None, phases=None, me=None, ack_fd=None,
+              on_line=None):
     """Wait for the child, enforcing wall/CPU/memory/result-size limits. Returns an outcome
     dict (without the child's result, which is parsed by the caller).
 
@@ -46,7 +47,8 @@ def supervise(pid, result_fd, job, test, started, cap=None, phases=None, me=None
     ``phases`` (batch mode) are the tests the child runs one after another: each result line
     it writes starts the next phase, with that test's own wall and CPU limits, so a test that
     hangs is stopped at its own limit, not at the sum of all of them. The CPU time of each
-    phase is measured here (``outcome["phase_cpu"]``) while the child waits on ``ack_fd``.
+    phase is measured here (``outcome["phase_cpu"]``) while the child waits on ``ack_fd``
+    (or on what ``on_line(lines so far)``, called as each line arrives, sends it).
 
     The wall-clock backstop (for candidates that sleep or block) does not count the time the
     child spent waiting for a CPU, so a loaded machine does not turn a CPU or memory verdict
@@ -122,6 +124,8 @@ def supervise(pid, result_fd, job, test, started, cap=None, phases=None, me=None
                                 cpu_limit = min(own, test["time_limit"])
                                 cpu_by_total = test["time_limit"] < own
                         lines_seen += 1
+                        if on_line is not None:
+                            on_line(lines_seen)
                         if ack_fd is not None:
                             try:
                                 os.write(ack_fd, b"k")

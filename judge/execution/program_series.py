@@ -1,0 +1,98 @@
+"""Python programs in series: taking a test's result from the worker's series child, or
+rerunning it alone.
+
+The worker runs a Python program's tests one after another in one forked child
+(``runners/python/judge_worker/program_batch.py``: a fresh ``__main__`` and fresh standard
+streams per test, each test's input handed over only when the previous one has ended, each
+test timed on its own). A test's pass stands, and so does a timeout at the test's own CPU
+limit (measured exactly, the child stopped while that test ran); any other failure is rerun with
+one process per test and the rerun's record is the test's. Under the contest rule a failure
+the rerun confirms ends the candidate's run; one it does not (the program failed only after
+an earlier test) lets the remaining tests run one process each.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from judge.execution.program_verdicts import output_verdict
+from judge.execution.verdicts import Verdict
+from judge.problem.program import ProgramProblem
+from judge.sandbox import records
+from judge.sandbox.base import JobReport, Limits
+
+
+def series_wanted(problem: ProgramProblem, lang: Any, limits: Limits) -> bool:
+    """Whether to ask the worker for a series: a Python program run by the worker, checked
+    here (an output validator's verdict comes too late to decide a rerun), no time budget,
+    and tests without files or arguments."""
+    if not lang.program_in_worker or problem.checker.type == "validator" or \
+            limits.budget_s is not None:
+        return False
+    return all(not test.files and not test.args for test in problem.tests)
+
+
+def stands(problem: ProgramProblem, index: int, record: dict[str, Any], limits: Limits,
+           time_s: float, report: JobReport) -> bool:
+    """Whether a series record is the test's verdict as it is."""
+    from judge.execution.programs import _output, run_verdict
+
+    ended = run_verdict(record, limits, time_s, report)
+    if ended is not None:
+        # only a CPU timeout: a wall-clock one may come from waiting on what only a series
+        # child has (its socket), which a process of its own would not find
+        return ended[0] is Verdict.TIMEOUT and record.get("status") == records.TIMEOUT and \
+            record.get("limit") == records.LIMIT_CPU and bool(record.get("own")) and \
+            not record.get("budget_s")
+    test = problem.tests[index]
+    answer = test.answer_path() or test.expected_output() or b""
+    return output_verdict(answer, _output(record), problem.checker_for(test)).verdict \
+        is Verdict.PASS
+
+
+def confirm(judge: Any, problem: ProgramProblem, chunk: list[int], report: JobReport,
+            run: Any, limits: Limits, time_s: float, stop: bool) -> JobReport:
+    """The series report with every record that does not stand replaced by an isolated
+    run's. ``run(indices, stop)`` runs those tests of the problem, one process each, and
+    returns the report (its record positions are those of ``indices``)."""
+    if report.infra_error or not report.compiled:
+        return report
+    for position in sorted(report.records):
+        record = report.records[position]
+        if not record.get("series") or \
+                stands(problem, chunk[position], record, limits, time_s, report):
+            continue
+        again = run([chunk[position]], True)
+        if again.infra_error or not again.compiled:
+            report.infra_error = again.infra_error or "the program did not compile again"
+            return report
+        alone = again.records.get(0)
+        if alone is None:
+            report.died_during = position
+            report.died_reason = again.died_reason
+            report.records = {p: r for p, r in report.records.items() if p < position}
+            return report
+        report.records[position] = dict(alone, index=position, confirmed=True)
+        report.oom_killed = report.oom_killed or again.oom_killed
+        if not stop:
+            continue
+        report.records = {p: r for p, r in report.records.items() if p <= position}
+        failed = not stands(problem, chunk[position], dict(alone, series=True, own=False),
+                            limits, time_s, again)
+        rest = list(range(position + 1, len(chunk)))
+        if failed or not rest:
+            return report
+        tail = run([chunk[p] for p in rest], True)  # the rest alone, one process each
+        if tail.infra_error:
+            report.infra_error = tail.infra_error
+            return report
+        for offset, found in tail.records.items():
+            report.records[rest[offset]] = dict(found, index=rest[offset])
+        if tail.died_during is not None:
+            report.died_during = rest[min(tail.died_during, len(rest) - 1)]
+            report.died_reason = tail.died_reason
+        return report
+    return report
+
+
+__all__ = ["confirm", "series_wanted", "stands"]
