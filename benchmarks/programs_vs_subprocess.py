@@ -8,12 +8,16 @@ sandbox, contest rule: stop at the first failure) through its one judging path
 (``BatchRunner``). Both use 2 workers; the script prints both times, the ratio and whether
 every candidate got the same verdict.
 
-    python benchmarks/programs_vs_subprocess.py [--candidates 40] [--tests 30]
+    python benchmarks/programs_vs_subprocess.py [--candidates 40] [--tests 30] [--rounds 1]
+
+With ``--rounds N`` the two run in turn N times (interleaved, so a change of the machine's
+load falls on both) and the medians are reported beside each round's ratio.
 """
 
 from __future__ import annotations
 
 import argparse
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -64,6 +68,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--candidates", type=int, default=40)
     parser.add_argument("--tests", type=int, default=30)
+    parser.add_argument("--rounds", type=int, default=1)
     args = parser.parse_args()
     tests = [("%d %d\n" % (i, 2 * i), "%d\n" % (3 * i)) for i in range(args.tests)]
     items = candidates(args.candidates)
@@ -73,12 +78,8 @@ def main() -> None:
              "tests": [{"stdin": s, "expected": e} for s, e in tests],
              "limits": {"time_limit_s": TIME_S}, "contest": {"stop_at_first_failure": True}},
             str(Path(folder) / "add.json"), Path(folder))
-        started = time.monotonic()
-        with ThreadPoolExecutor(2) as pool:
-            theirs = list(pool.map(lambda item: baseline(item[1], tests), items))
-        baseline_s = time.monotonic() - started
-
         sandbox = for_languages(open_sandbox("process", 2), 2)
+        rounds: list[tuple[float, float]] = []
         try:
             executor = Executor(sandbox, Limits(time_limit_s=TIME_S))
             runner = BatchRunner(executor, 2, dedup=False)
@@ -86,12 +87,22 @@ def main() -> None:
                       for i, (_, code) in enumerate(items)]
             # warm: the first job opens the workers
             list(runner.results([(problem, Candidate("add", RIGHT, model="warm"), None)]))
-            started = time.monotonic()
-            ours = [r.verdict.value for r in
-                    runner.results([(problem, c, issue) for c, issue in stream])]
-            judge_s = time.monotonic() - started
+            for _ in range(args.rounds):
+                started = time.monotonic()
+                with ThreadPoolExecutor(2) as pool:
+                    theirs = list(pool.map(lambda item: baseline(item[1], tests), items))
+                baseline_s = time.monotonic() - started
+                started = time.monotonic()
+                ours = [r.verdict.value for r in
+                        runner.results([(problem, c, issue) for c, issue in stream])]
+                judge_s = time.monotonic() - started
+                rounds.append((baseline_s, judge_s))
+                print("round %d: one subprocess per test %.2f s, judge %.2f s, ratio %.2fx"
+                      % (len(rounds), baseline_s, judge_s, baseline_s / judge_s), flush=True)
         finally:
             sandbox.close()
+    baseline_s = statistics.median(b for b, _ in rounds)
+    judge_s = statistics.median(j for _, j in rounds)
     expected = [kind for kind, _ in items]
     print("candidates %d x tests %d, 2 workers each" % (len(items), len(tests)))
     print("one subprocess per test: %.2f s (%.1f candidates/s), verdicts as built: %d/%d" % (
@@ -99,8 +110,10 @@ def main() -> None:
         len(items)))
     print("judge (process sandbox):  %.2f s (%.1f candidates/s), verdicts as built: %d/%d" % (
         judge_s, len(items) / judge_s, sum(a == b for a, b in zip(ours, expected)), len(items)))
-    print("same verdicts: %d/%d; ratio %.2fx" % (sum(a == b for a, b in zip(ours, theirs)),
-                                                 len(items), baseline_s / judge_s))
+    print("same verdicts: %d/%d; ratio of the medians %.2fx (median of the rounds' ratios "
+          "%.2fx, %d rounds)" % (sum(a == b for a, b in zip(ours, theirs)), len(items),
+                                 baseline_s / judge_s,
+                                 statistics.median(b / j for b, j in rounds), len(rounds)))
 
 
 if __name__ == "__main__":

@@ -4,11 +4,18 @@ rerunning it alone.
 The worker runs a Python program's tests one after another in one forked child
 (``runners/python/judge_worker/program_batch.py``: a fresh ``__main__`` and fresh standard
 streams per test, each test's input handed over only when the previous one has ended, each
-test timed on its own). A test's pass stands, and so does a timeout at the test's own CPU
-limit (measured exactly, the child stopped while that test ran); any other failure is rerun with
-one process per test and the rerun's record is the test's. Under the contest rule a failure
-the rerun confirms ends the candidate's run; one it does not (the program failed only after
-an earlier test) lets the remaining tests run one process each.
+test timed on its own). What stands from there:
+
+- a pass, and a timeout at the test's own CPU limit (measured exactly: the child was
+  stopped while that test ran);
+- a child stopped (a limit but the wall clock, a signal) while its first test ran: no other
+  test had run in that interpreter and no line had come, so it is a process of its own, as
+  a function batch's first test is.
+
+Any other failure is rerun with one process per test and the rerun's record is the test's.
+Under the contest rule a failure the rerun confirms ends the candidate's run; one it does
+not (the program failed only after an earlier test) lets the remaining tests run one
+process each.
 """
 
 from __future__ import annotations
@@ -37,6 +44,12 @@ def stands(problem: ProgramProblem, index: int, record: dict[str, Any], limits: 
     """Whether a series record is the test's verdict as it is."""
     from judge.execution.programs import _output, run_verdict
 
+    if record.get("first") and record.get("status") in (
+            records.TIMEOUT, records.MEMORY, records.SIGNALED) and \
+            record.get("limit") != records.LIMIT_WALL:
+        # a fresh interpreter stopped while its first test ran (no line had come: nothing the
+        # program wrote could have moved it): as a process of its own
+        return True
     ended = run_verdict(record, limits, time_s, report)
     if ended is not None:
         # only a CPU timeout: a wall-clock one may come from waiting on what only a series

@@ -18,9 +18,9 @@ What keeps each test its own:
 
 Anything else (a crash, a signal, a limit other than the test's own time, a malformed line,
 a thread or an alarm left running) ends the child; the worker starts another for the tests
-left. The judge takes a pass or a timeout at the test's own limit from here, and reruns any
-other failure with one process per test (``run_test``): every other failing verdict comes
-from an isolated run.
+left. The judge takes a pass or a timeout at the test's own CPU limit from here, and a
+failure of a child's first test (nothing ran before it in that interpreter), and reruns any
+other failure with one process per test (``run_test``).
 """
 
 import base64
@@ -211,6 +211,9 @@ def _records(worker, job, group, outcome, raw, outputs, taken, capture_fd, oom_b
         _output(record, _take(outputs[position], job), job)
         records.append(record)
     if records:
+        # the child's first test ran in an interpreter no other test had touched: the
+        # judge takes its failure as an isolated run's (as a function batch's first test)
+        records[0]["first"] = True
         last = records[-1]
         worker._after_child(last, oom_before, capture_fd, job, workdir)
         last.pop("stdout_head", None)
