@@ -22,6 +22,7 @@ from judge.importers.kattis_files import (
     read_statement,
     submission_language,
     submission_source,
+    submission_sources,
 )
 from judge.problem.program import RunInput, load_program, program_from_data
 
@@ -237,7 +238,7 @@ def test_submission_language_details(tmp_path):
     assert submission_language(folder) == "cpp"
     assert submission_language(mixed) is None
     # the file compiled: a folder's one code file; notes beside it are not sources; a
-    # header or a second code file makes a multi-file program (not judged yet)
+    # header or a second code file makes a multi-file program: all its code files
     notes = tmp_path / "notes"
     notes.mkdir()
     (notes / "sol.java").write_text("")
@@ -247,6 +248,9 @@ def test_submission_language_details(tmp_path):
     assert submission_source(tmp_path / "old.py") == tmp_path / "old.py"
     assert submission_source(folder) is None and submission_source(mixed) is None
     assert submission_source(tmp_path / "missing") is None
+    assert set(submission_sources(folder)) == {"main.cpp", "util.h", "helper.c"} and \
+        submission_sources(notes) == {"sol.java": ""}
+    assert submission_sources(tmp_path / "missing") is None
 
 
 def test_a_program_problem_round_trips_through_json(packages, tmp_path):

@@ -378,10 +378,12 @@ def test_verify_lists_a_submission_in_the_wrong_folder(tmp_path, capsys):
     assert "WRONG" in out and "goodbye.js: expected pass, got wrong_answer on test 1" in out
 
 
-def test_verify_judges_a_submission_folder_by_its_one_code_file(tmp_path, capsys):
+def test_verify_judges_submission_folders_single_and_multi_file(tmp_path, capsys):
     """Real packages (DOMjudge's and BAPCtools' example problems) hold submission folders: a
     source with notes or data beside it is judged by its one code file (the other files are
-    not sources); a folder of several code files is a multi-file program: listed, not judged."""
+    not sources); a folder of several code files is a multi-file program, compiled together
+    under the files' own names (a Python module beside the main file, a C++ header, Java
+    classes in their own files)."""
     import shutil
 
     from judge.cli.main import main
@@ -401,6 +403,18 @@ def test_verify_judges_a_submission_folder_by_its_one_code_file(tmp_path, capsys
     multi.mkdir()
     (multi / "main.py").write_text("from helper import text\nprint(text)\n")
     (multi / "helper.py").write_text("text = 'Hello World!'\n")
+    header = accepted / "with-header"
+    header.mkdir()
+    (header / "text.h").write_text('#define TEXT "Hello World!"\n')
+    (header / "greet.cpp").write_text('#include "text.h"\nconst char *text() { return TEXT; }\n')
+    (header / "main.cpp").write_text('#include <cstdio>\nconst char *text();\n'
+                                     'int main() { std::puts(text()); }\n')
+    classes = package / "submissions" / "wrong_answer" / "java-classes"
+    classes.mkdir()
+    (classes / "Hello.java").write_text(
+        "public class Hello { public static void main(String[] a) {"
+        " System.out.println(Greeting.TEXT); } }\n")
+    (classes / "Greeting.java").write_text('class Greeting { static String TEXT = "Goodbye"; }\n')
     assert main(["verify", str(package), "--sandbox", "process", "--jobs", "2", "--json"]) == 0
     import json
 
@@ -409,9 +423,9 @@ def test_verify_judges_a_submission_folder_by_its_one_code_file(tmp_path, capsys
                 for s in outcome["submissions"]}
     assert verdicts["with-notes.c"] == ("pass", True)
     assert verdicts["in-a-folder.py"] == ("wrong_answer", True)
-    assert "two-files.py" not in verdicts
-    assert any("two-files.py: not judged (several code files" in line
-               for line in outcome["log"]), outcome["log"]
+    assert verdicts["two-files.py"] == ("pass", True)
+    assert verdicts["with-header"] == ("pass", True)
+    assert verdicts["java-classes"] == ("wrong_answer", True)
 
 
 def test_memory_bombs_and_forged_records(executor, tmp_path):

@@ -40,9 +40,12 @@ def _judge_all(judge: Any, problem: Any, items: list[Any], jobs: int,
     from judge.execution.executor import Submission
 
     def one(item: Any) -> Any:
-        code = item.source.read_text(encoding="utf-8", errors="replace")
+        sources = item.sources or {}
+        several = len(sources) > 1  # a multi-file program: its files under their names
+        code = "" if several else next(iter(sources.values()), "")
         return judge.judge(problem, Submission(code, "", None, item.language),
-                           time_limit_s=time_limit_s, model=str(item.path))
+                           time_limit_s=time_limit_s, sources=sources if several else None,
+                           model=str(item.path))
 
     with ThreadPoolExecutor(max_workers=jobs) as pool:
         return list(pool.map(one, items))
@@ -93,7 +96,7 @@ def measure_imported(paths: list[str], output: Path, sandbox_kind: str, jobs: in
         judge = ProgramJudge(sandbox, executor.limits, executor.compile_cache)
         for package in todo:
             accepted = [s for s in package.submissions if s.folder == "accepted" and s.judged
-                        and s.source is not None]
+                        and s.sources]
             limit = _time_limit(judge, package, accepted, jobs, log)
             if limit is None:
                 continue
@@ -111,7 +114,7 @@ def _why_skipped(item: Any) -> str:
         return item.language or "unknown language"
     if not item.expected_verdict:
         return "its folder has no single verdict"
-    return "several code files: multi-file programs are not judged yet"
+    return "no code file"
 
 
 def verify_package(judge: Any, package: Any, jobs: int) -> dict[str, Any]:
@@ -123,8 +126,7 @@ def verify_package(judge: Any, package: Any, jobs: int) -> dict[str, Any]:
     if not package.supported:
         outcome["not_verified"] = "; ".join(package.unsupported)
         return outcome
-    items = [s for s in package.submissions if s.judged and s.expected_verdict and
-             s.source is not None]
+    items = [s for s in package.submissions if s.judged and s.expected_verdict and s.sources]
     skipped = [s for s in package.submissions if s not in items]
     for item in skipped:
         log.append("%s: not judged (%s)" % (item.path, _why_skipped(item)))

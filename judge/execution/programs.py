@@ -278,7 +278,9 @@ class ProgramJudge:
     # ---- candidates -----------------------------------------------------------------------
 
     def judge(self, problem: ProgramProblem, submission: Any, time_limit_s: float | None = None,
-              **meta: Any) -> CandidateResult:
+              sources: dict[str, str] | None = None, **meta: Any) -> CandidateResult:
+        """``sources``: a multi-file program's files (name -> text; a package's submission
+        folder), compiled together instead of the submission's one file."""
         started = time.monotonic()
         lang = languages.get(submission.language)
         if problem.interactive:
@@ -289,8 +291,10 @@ class ProgramJudge:
         if time_limit_s is not None:
             time_s = time_limit_s + lang.startup_s
         stop = self.fail_fast or (problem.contest.stop_at_first_failure and not self.all_tests)
-        digest = hashlib.sha256(submission.code.encode("utf-8", "surrogatepass")).hexdigest()[:16]
-        sources = {lang.program_file(submission.code): submission.code}
+        if not sources:
+            sources = {lang.program_file(submission.code): submission.code}
+        digest = hashlib.sha256(json.dumps(sources, sort_keys=True).encode(
+            "utf-8", "surrogatepass")).hexdigest()[:16]
         retried = False
         for attempt in range(2):
             report = self._run_chunks(problem, lang, sources, digest, limits, time_s, stop)

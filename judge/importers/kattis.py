@@ -42,7 +42,7 @@ from judge.importers.kattis_data import DataReader
 from judge.importers.kattis_files import (JUDGED_LANGUAGES, YamlFile, as_args, as_number,
                                           read_domjudge_ini, read_statement, read_timelimit,
                                           read_yaml, submission_language,
-                                          submission_source)
+                                          submission_source, submission_sources)
 from judge.importers.records import ImportReport, ProblemReport
 from judge.problem.program import (ContestRules, OutputChecker, ProgramLimits, ProgramProblem,
                                    Sample, TimeRule, check_program, checker_from_kattis_flags,
@@ -89,6 +89,12 @@ class Submission:
     def source(self) -> Path | None:
         """The file compiled: the submission, or a submission folder's one code file."""
         return submission_source(self.path)
+
+    @property
+    def sources(self) -> dict[str, str] | None:
+        """Every code file of the submission (name -> text): several for a multi-file
+        program; None when there is no code."""
+        return submission_sources(self.path)
 
 
 @dataclass

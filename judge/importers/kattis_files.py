@@ -256,17 +256,36 @@ def submission_language(path: Path) -> str | None:
     return found.pop() if len(found) == 1 else None
 
 
+def _code_files(path: Path) -> list[Path]:
+    return [p for p in sorted(path.rglob("*")) if p.is_file() and not p.name.startswith(".")
+            and (p.suffix if p.suffix == ".C" else p.suffix.lower()) in SUBMISSION_LANGUAGES]
+
+
+def submission_sources(path: Path) -> dict[str, str] | None:
+    """The files the judge compiles for a submission (name -> text): the file itself, or
+    every code file of a submission folder, headers included, under their own names
+    (relative to the folder: a Java class is in its own file, a C++ file includes its
+    headers). None when there is no code."""
+    if path.is_file():
+        return {path.name: path.read_text(encoding="utf-8", errors="replace")}
+    if not path.is_dir():
+        return None
+    files = _code_files(path)
+    if not files:
+        return None
+    return {str(p.relative_to(path)): p.read_text(encoding="utf-8", errors="replace")
+            for p in files}
+
+
 def submission_source(path: Path) -> Path | None:
     """The one source file the judge compiles for a submission: the file itself, or the
     only source file of a submission folder. The other files of a folder that are not code
     (notes, data: no extension the languages table knows) are not sources, as the format
     says, and are left out; a folder with several code files (headers included: the
-    source may include them) is a multi-file program, which the judge does not run yet:
-    None."""
+    source may include them) is a multi-file program (``submission_sources``): None."""
     if path.is_file():
         return path
     if not path.is_dir():
         return None
-    code = [p for p in sorted(path.rglob("*")) if p.is_file() and not p.name.startswith(".")
-            and (p.suffix if p.suffix == ".C" else p.suffix.lower()) in SUBMISSION_LANGUAGES]
+    code = _code_files(path)
     return code[0] if len(code) == 1 else None
