@@ -269,3 +269,36 @@ def test_hostile_candidates_in_docker_on_two_nodes_same_as_local(cluster):
     left = [c.name for run in runs for c in client.containers.list(
         all=True, filters={"label": "org.judge.run=%s" % run})]
     assert left == [], "containers left: %s" % left
+
+
+def test_program_problems_with_all_tests_on_two_nodes_same_as_local(cluster, tmp_path):
+    """A program problem (stdin/stdout, contest rule) over Ray with --all-tests: every test
+    runs on the actor's node (partial credit), with the local run's verdicts test by test."""
+    from judge.problem.program import program_from_data
+
+    tests = [{"name": str(i), "stdin": "%d %d\n" % (i, 2 * i), "expected": "%d\n" % (3 * i)}
+             for i in range(6)]
+    problem = program_from_data(
+        {"kind": "program", "identifier": "add", "statement": "Add.", "tests": tests,
+         "limits": {"time_limit_s": 2}, "contest": {"stop_at_first_failure": True}},
+        str(tmp_path / "add.json"), tmp_path)
+    read = "a, b = map(int, input().split())\n"
+    codes = [read + "print(a + b)\n", read + "print(a + b if a != 3 else 0)\n",
+             read + "print([a + b][a // 4])\n", "int main( {\n"]
+    languages = ["python", "python", "python", "c"]
+
+    def run(judge):
+        return [judge.judge(problem, code, language=language)
+                for code, language in zip(codes, languages)]
+
+    with Judge("process", 2, all_tests=True) as local:
+        expected = run(local)
+    with Judge("process", 1, executor="ray", ray_address=cluster.address,
+               all_tests=True) as remote:
+        got = run(remote)
+    shape = [(r.verdict.value, [t.verdict.value for t in r.tests]) for r in got]
+    assert shape == [(r.verdict.value, [t.verdict.value for t in r.tests]) for r in expected]
+    assert [r.verdict.value for r in got] == ["pass", "wrong_answer", "runtime_error",
+                                              "compile_error"]
+    assert got[1].passed == 5 and got[2].passed == 4  # every test ran, past the first failure
+    assert uid_processes(*ACTOR_UIDS) == [], "candidate processes left"
