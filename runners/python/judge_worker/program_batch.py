@@ -266,6 +266,7 @@ def _series_child(job, total, path, sock_fd, result_fd, capture_fd, workdir):
         os._exit(3)
     _write_raw(result_fd, b"\n")  # set up: the first test's clock starts
     stop = job.get("stop_on_failure")
+    me = os.getpid()
     while True:
         try:
             message, fds, _, _ = socket.recv_fds(sock, 1, 2)
@@ -278,6 +279,10 @@ def _series_child(job, total, path, sock_fd, result_fd, capture_fd, workdir):
         for fd in fds:
             os.close(fd)
         status = _program.run_main(path, [], code)
+        if os.getpid() != me:
+            # a copy the program forked ran to its end: it exits, as it would in a process
+            # of its own (it never speaks for the child)
+            os._exit(status)
         last = not state.restore() or (stop and status != 0)
         # "." : the child ends after this test (the worker starts another for the rest)
         _write_raw(result_fd, b"%d%s\n" % (status, b"." if last else b""))
