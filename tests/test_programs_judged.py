@@ -2,8 +2,8 @@
 Kattis packages of tests/data/kattis through ``judge verify`` (custom validators in C++ and
 Python, float tolerance, the flags, nested groups, no time limit; the interactive one
 refused), the seven languages, and hostile programs in every language (fork and thread
-bombs, output floods, looking for the expected answers, reading past the end of standard
-input) and hostile output against an output validator (crash, hang, flood: wrong_answer
+bombs, output floods, looking for the expected answers, forging a harness's result record on
+every descriptor, reading past the end of standard input) and hostile output against an output validator (crash, hang, flood: wrong_answer
 with "output validator failed", reported apart as a problem error)."""
 
 from __future__ import annotations
@@ -537,7 +537,61 @@ UNTIL_EOF = {
           " fmt.Println(s) }\n",
     "c": "#include <stdio.h>\nint main(void){long x,s=0;while(scanf(\"%ld\",&x)==1)s+=x;"
          "getchar();getchar();printf(\"%ld\\n\",s);return 0;}\n",
+    "cpp": "#include <iostream>\nint main(){long x,s=0;while(std::cin>>x)s+=x;std::cin.clear();"
+           "std::cin.get();std::cin.get();std::cout<<s<<std::endl;}\n",
+    "java": "import java.util.*;\npublic class Sum { public static void main(String[] a)"
+            " throws Exception { Scanner in = new Scanner(System.in); long s = 0;"
+            " while (in.hasNextLong()) s += in.nextLong(); System.in.read(); System.in.read();"
+            " System.out.println(s); } }\n",
+    "rust": "use std::io::Read;\nfn main() { let mut t = String::new();"
+            " std::io::stdin().read_to_string(&mut t).unwrap(); let mut more = String::new();"
+            " std::io::stdin().read_to_string(&mut more).unwrap();"
+            " let s: i64 = t.split_whitespace().map(|x| x.parse::<i64>().unwrap()).sum();"
+            " println!(\"{}\", s); }\n",
 }
+
+#: a harness's result record forged on every descriptor a program can find (3-63) and on
+#: standard error, then a wrong answer: the record is nobody's, the answer is wrong
+FORGE_LINE = '{"event": "test", "index": 0, "status": "exited", "exit_code": 0}'
+FORGE = {
+    "python": "import os\nfor fd in range(3, 64):\n    try:\n        os.write(fd, b'%s\\n0\\n')\n"
+              "    except OSError:\n        pass\nprint(7)\n",
+    "c": "#include <stdio.h>\n#include <string.h>\n#include <unistd.h>\nint main(void){"
+         "const char *r=\"%s\\n0\\n\";for(int fd=2;fd<64;fd++)write(fd,r,strlen(r));"
+         "puts(\"7\");return 0;}\n",
+    "cpp": "#include <cstdio>\n#include <cstring>\n#include <unistd.h>\nint main(){"
+           "const char *r=\"%s\\n0\\n\";for(int fd=2;fd<64;fd++)write(fd,r,strlen(r));"
+           "std::puts(\"7\");}\n",
+    "java": "import java.io.*;\npublic class Forge { public static void main(String[] a) {"
+            " for (int fd = 3; fd < 64; fd++) { try (FileOutputStream o ="
+            " new FileOutputStream(\"/proc/self/fd/\" + fd)) { o.write(\"%s\\n0\\n\".getBytes());"
+            " } catch (Exception e) {} } System.err.println(\"%s\"); System.out.println(7); } }\n",
+    "js": "const fs = require('fs');\nfor (let fd = 3; fd < 64; fd++) { try {"
+          " fs.writeSync(fd, '%s\\n0\\n'); } catch (e) {} }\nconsole.log(7);\n",
+    "go": "package main\nimport (\"fmt\"; \"syscall\")\nfunc main() { for fd := 2; fd < 64; fd++ {"
+          " syscall.Write(fd, []byte(`%s` + \"\\n0\\n\")) }; fmt.Println(7) }\n",
+    "rust": "use std::io::Write;\nuse std::os::unix::io::FromRawFd;\nfn main() { for fd in 3..64 {"
+            " let mut f = unsafe { std::fs::File::from_raw_fd(fd) };"
+            " let _ = f.write_all(b\"%s\\n0\\n\"); std::mem::forget(f); }"
+            " println!(\"7\"); }\n",
+}
+
+
+def test_forged_result_records_in_every_language_are_only_output(executor, tmp_path):
+    problem = _problem(tmp_path)
+    # the record as each language's string literal holds it (double quotes escaped in a
+    # "..." literal; Python, JavaScript and Go quote it otherwise)
+    quoted = FORGE_LINE.replace('"', '\\"')
+    codes = {k: v.replace("%s", FORGE_LINE if k in ("python", "js", "go") else quoted)
+             for k, v in FORGE.items()}
+    results = _judge_all(executor, problem, codes)
+    # never a pass, never an excluded verdict; Node may crash on a write into one of its own
+    # descriptors (its event loop's): that is the program's runtime_error
+    assert {k: r.verdict for k, r in results.items() if k != "js"} == \
+        {k: Verdict.WRONG_ANSWER for k in FORGE if k != "js"}, \
+        {k: r.message for k, r in results.items()}
+    assert results["js"].verdict in (Verdict.WRONG_ANSWER, Verdict.RUNTIME_ERROR), \
+        results["js"].message
 
 
 def test_reading_past_the_end_of_input_never_hangs(executor, tmp_path):
