@@ -3,8 +3,9 @@ Kattis packages of tests/data/kattis through ``judge verify`` (custom validators
 Python, float tolerance, the flags, nested groups, no time limit; the interactive one
 refused), the seven languages, and hostile programs in every language (fork and thread
 bombs, output floods, looking for the expected answers, forging a harness's result record on
-every descriptor, reading past the end of standard input) and hostile output against an output validator (crash, hang, flood: wrong_answer
-with "output validator failed", reported apart as a problem error)."""
+every descriptor, reading past the end of standard input) and hostile output against an
+output validator (crash, hang, flood: wrong_answer with "output validator failed", reported
+apart as a problem error)."""
 
 from __future__ import annotations
 
