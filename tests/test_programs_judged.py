@@ -513,13 +513,13 @@ def test_the_contest_rule_stops_after_the_job_of_the_first_wrong_answer(sandbox,
     counting = _Counting(sandbox)
     judge = ProgramJudge(counting, Limits(time_limit_s=1.0), CompileCache())
     wrong = judge.judge(problem, Submission(doubling, "", None, "python"))
-    # a Python program runs in series (16 tests a job), its failing test again alone
-    assert wrong.verdict is Verdict.WRONG_ANSWER and counting.jobs == [16, 1]
+    # a Python program runs in series (64 tests a job), its failing test again alone
+    assert wrong.verdict is Verdict.WRONG_ANSWER and counting.jobs == [20, 1]
     assert wrong.tests[2].verdict is Verdict.WRONG_ANSWER and wrong.passed == 2
     assert wrong.tests[19].message == "not run: test 3 failed (wrong_answer)"
     counting.jobs.clear()
     right = judge.judge(problem, Submission(doubling.replace("5", "4"), "", None, "python"))
-    assert right.verdict is Verdict.PASS and counting.jobs == [16, 4]
+    assert right.verdict is Verdict.PASS and counting.jobs == [20]
     counting.jobs.clear()
     judge.all_tests = True
     every = judge.judge(problem, Submission(doubling, "", None, "python"))

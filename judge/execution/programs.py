@@ -77,8 +77,8 @@ def is_program(problem: Any) -> bool:
 CHUNK_BYTES = 16 << 20
 #: tests of one job under the contest rule: a wrong answer ends the run after its job
 STOP_CHUNK_TESTS = 8
-#: the same for a Python program in series (a test costs a fraction of a millisecond)
-SERIES_CHUNK_TESTS = 16
+#: the same for a Python program in series (a test costs half a millisecond: one job)
+SERIES_CHUNK_TESTS = 64
 
 
 def _size(test: ProgramTest) -> int:
