@@ -31,6 +31,8 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ] \
             >/dev/null 2>&1; then
     .venv/bin/python -m pip install -q --upgrade pip >/dev/null
     .venv/bin/python -m pip install -q -e '.[test]'
+    # EvalPlus's evaluator, for tests/test_evalplus.py (see the test extra in pyproject.toml)
+    .venv/bin/python -m pip install -q --no-deps 'evalplus==0.3.1'
     printf '%s\n' "$want" > "$stamp"
 else
     say ".venv is up to date with pyproject.toml: not reinstalling"
