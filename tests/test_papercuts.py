@@ -113,4 +113,7 @@ def test_no_empty_headings_when_nothing_was_judged(tmp_path):
         assert 'id="%s"' % section not in page.stdout, section
     run = _cli("run", PROBLEM, "--solutions", empty, "--sandbox", "process", "--no-output")
     assert run.returncode == 0, run.stderr
-    assert run.stdout.strip() == "0 candidates: none"
+    assert run.stdout.strip().splitlines() == [
+        "0 candidates: none",
+        "coverage: 0 of 1 problems have candidates (1 have none: rates are over the covered "
+        "problems only)"]

@@ -200,7 +200,10 @@ def render(summary: Summary, fmt: str = "table") -> str:
     line = "%d candidates: %s" % (summary.candidates, verdicts or "none")
     if summary.sandbox_errors:
         line += " (%d sandbox errors are not counted against candidates)" % summary.sandbox_errors
-    lines = [line, extraction_line(summary), coverage_line(summary)]
+    # nothing judged: no extraction count (0 of 0 says nothing), but the coverage still tells
+    # how many of the suite's problems had no candidate
+    lines = [line] + ([extraction_line(summary)] if summary.candidates else []) \
+        + [coverage_line(summary)]
     line = ("\n\n" if fmt == "markdown" else "\n").join(lines)
     if fmt == "html":
         import html
