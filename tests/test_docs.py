@@ -119,3 +119,29 @@ def test_seed_formats_are_described_in_docs(page):
     text = (DOCS / page).read_text(encoding="utf-8")
     assert "shared/seeds" not in text
     assert len(text) > 2000
+
+
+def _json_problem_examples() -> list[tuple[str, str]]:
+    """(where, text) of every ```json block in the README and docs/ that is a function problem
+    definition (it has ``function_prototype``) written out whole."""
+    found = []
+    for page in [README, *sorted(DOCS.rglob("*.md"))]:
+        text = page.read_text(encoding="utf-8")
+        for match in re.finditer(r"^```json\n(.*?)^```", text, flags=re.S | re.M):
+            block = match.group(1)
+            if '"function_prototype"' in block and '"identifier"' in block and "..." not in block:
+                line = text.count("\n", 0, match.start()) + 1
+                found.append(("%s:%d" % (page.relative_to(ROOT), line), block))
+    return found
+
+
+def test_problem_examples_in_the_docs_are_valid_problems():
+    """A problem shown to users as an example must load as written (the README's 'Write a
+    problem' once lacked fields the problem spec requires)."""
+    from judge.problem.model import problem_from_data
+
+    examples = _json_problem_examples()
+    assert any(where.startswith("README.md") for where, _ in examples), examples
+    for where, block in examples:
+        problem = problem_from_data(json.loads(block), where)
+        assert problem.identifier, where
