@@ -251,6 +251,14 @@ def test_compile_errors_exit_codes_and_signals(executor, tmp_path):
     syntax = executor.judge(problem, Submission("x = 1\nprint(1\n", "", None, "python"))
     assert syntax.verdict is Verdict.COMPILE_ERROR and "(line 2)" in syntax.message, \
         syntax.message
+    # the syntax check runs in the worker's forked compile child (no interpreter started per
+    # candidate): hostile sources are the candidate's compile_error, never the judge's error
+    for source, told in (("x = " + "(" * 300 + "1" + ")" * 300 + "\n", "parenthes"),
+                         ("print(1)\x00\n", "null"),
+                         ("def f(:\n", "(line 1)")):
+        hostile = executor.judge(problem, Submission(source, "", None, "python"))
+        assert hostile.verdict is Verdict.COMPILE_ERROR, (source[:20], hostile.message)
+        assert told in (hostile.message or ""), hostile.message
     code = executor.judge(problem, Submission("import sys\nsys.exit(3)\n", "", None, "python"))
     assert code.verdict is Verdict.RUNTIME_ERROR and "exit code 3" in code.message
     segv = executor.judge(problem, Submission("int main(void){return *(volatile int*)0;}", "",

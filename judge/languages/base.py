@@ -26,6 +26,7 @@ from judge.problem.types import TypeSpec
 from judge.resources import runner_dir
 from judge.sandbox.harness import template_environment
 from judge.sandbox.prerequisites import Prerequisite, tool_version
+from judge.sandbox.records import SYNTAX_CHECK
 
 
 class NotExpressible(JudgeError, ValueError):
@@ -254,7 +255,9 @@ class Language:
             build = self.program_build({self.program_file(""): ""}, 256)
         except (NotExpressible, ValueError):
             return self.title
-        steps = [" ".join("<script>" if "\n" in part else part for part in command)
+        steps = [" ".join("<script>" if "\n" in part else
+                          "<syntax check by the worker's python3>" if part == SYNTAX_CHECK
+                          else part for part in command)
                  for command in build.compile + [build.run]]
         return "%s; programs: %s" % (self.title, " && ".join(steps))
 

@@ -25,18 +25,10 @@ from judge.languages.base import (Build, Language, first_error, main_source, pro
                                   source_files)
 from judge.problem.types import TypeSpec
 from judge.sandbox.prerequisites import Prerequisite, tool_version
+from judge.sandbox.records import SYNTAX_CHECK
 
 
 _PROGRAM_ERROR = re.compile(r"^(?P<file>[^\s:]+):(?P<line>\d+): error: (?P<message>.*)$", re.M)
-#: a whole program's compile step: its syntax checked, the first error as file:line: message
-_SYNTAX_CHECK = """import sys
-for name in sys.argv[1:]:
-    try:
-        compile(open(name, 'rb').read(), name, 'exec')
-    except (SyntaxError, ValueError) as exc:
-        print('%s:%s: error: %s' % (name, getattr(exc, 'lineno', '?'), getattr(exc, 'msg', exc)))
-        sys.exit(1)
-"""
 
 
 class Python(Language):
@@ -113,13 +105,12 @@ class Python(Language):
     def program_build(self, sources: dict[str, str], memory_mb: int) -> Build:
         main = main_source(sources, ".py", ".py3", marker=r"^if\s+__name__\s*==")
         return Build(files=dict(sources),
-                     compile=[["/usr/bin/python3", "-I", "-S", "-c", _SYNTAX_CHECK,
-                               *source_files(sources, ".py", ".py3")]],
+                     compile=[[SYNTAX_CHECK, *source_files(sources, ".py", ".py3")]],
                      run=["/usr/bin/python3", "{build}/" + main], artifacts=sorted(sources),
                      candidate_file=main)
 
     def compile_error(self, output: str, build: Build) -> tuple[str, int | None]:
-        """A whole program's syntax check (``_SYNTAX_CHECK``): file:line: error: message."""
+        """A whole program's syntax check (the worker's ``SYNTAX_CHECK``): file:line: error: message."""
         return first_error(output, _PROGRAM_ERROR, build.candidate_file, 0)
 
     @property

@@ -50,3 +50,9 @@ LIMIT_CPU = "cpu"
 LIMIT_WALL = "wall"
 #: the status of a compile record whose compiler exited with an error (others: a worker status)
 COMPILE_FAILED = "failed"
+
+# ---- a compile command the worker runs itself ------------------------------------------------
+#: a Python program's syntax check, done in the forked compile child by the interpreter that
+#: runs the program (``in_worker``), as ``python3 -c 'compile(...)'`` would, without starting
+#: an interpreter per candidate: ``[SYNTAX_CHECK, file, ...]``
+SYNTAX_CHECK = "@python-syntax-check"

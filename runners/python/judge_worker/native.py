@@ -23,6 +23,7 @@ from .records import (
     SETUP_ERROR,
     SIGNALED,
     SPOILED,
+    SYNTAX_CHECK,
 )
 from .supervise import (
     NATIVE_FIELDS,
@@ -116,6 +117,8 @@ def _exec_child(job, limits, command, env, result_fd, capture_fd, workdir, error
     exec. An exec that fails is reported on ``error_fd`` (close-on-exec: it stays silent when
     the exec works), so a missing toolchain is ours (setup_error), never the candidate's."""
     _child_setup(job, limits, result_fd, capture_fd, workdir, keep_fd=error_fd)
+    if command[0] == SYNTAX_CHECK:
+        _syntax_check(command[1:])  # does not return
     try:
         _write_raw(result_fd, CANDIDATE_MARK)
         if result_fd != RESULT_FD:
@@ -128,6 +131,31 @@ def _exec_child(job, limits, command, env, result_fd, capture_fd, workdir, error
         _write_raw(error_fd, ("cannot start %s: %s" % (command[0], _safe_str(exc)))[:300]
                    .encode("utf-8", "replace"))
     os._exit(3)
+
+
+def _syntax_check(names):
+    """In the compile child (the candidate's user, the compile limits): compile each file;
+    the first error as ``file:line: error: message`` on the captured output, exit 1."""
+    status = 0
+    try:
+        for name in names:
+            with open(name, "rb") as handle:
+                source = handle.read()
+            try:
+                compile(source, name, "exec", dont_inherit=True)
+            except (SyntaxError, ValueError) as exc:
+                os.write(1, ("%s:%s: error: %s\n" % (name, getattr(exc, "lineno", "?"), _safe_str(
+                    getattr(exc, "msg", exc)))).encode("utf-8", "replace"))
+                status = 1
+                break
+    except BaseException as exc:  # what python3 -c would print and exit 1 with
+        try:
+            os.write(2, ("%s: %s\n" % (type(exc).__name__, _safe_str(exc)))[:2000]
+                     .encode("utf-8", "replace"))
+        except BaseException:
+            pass
+        status = 1
+    os._exit(status)
 
 
 def _seal(path, uid):
