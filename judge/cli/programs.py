@@ -110,8 +110,11 @@ def measure_imported(paths: list[str], output: Path, sandbox_kind: str, jobs: in
 
 
 def _why_skipped(item: Any) -> str:
+    if item.language == "python2":
+        return "Python 2: no Python 2 runtime here"
     if not item.judged:
-        return item.language or "unknown language"
+        return "%s: a language the judge does not run" % item.language if item.language \
+            else "unknown language"
     if not item.expected_verdict:
         return "its folder has no single verdict"
     return "no code file"
@@ -133,12 +136,39 @@ def verify_package(judge: Any, package: Any, jobs: int) -> dict[str, Any]:
     accepted = [s for s in items if s.folder == "accepted"]
     limit = _time_limit(judge, package, accepted, jobs, log)
     outcome["time_limit_s"] = limit if limit is not None else package.problem.limits.time_limit_s
-    for item, result in zip(items, _judge_all(judge, package.problem, items, jobs, limit)):
-        check = check_submission(item.folder, result.tests)
+    checks = [check_submission(item.folder, result.tests, item.expected) for item, result in
+              zip(items, _judge_all(judge, package.problem, items, jobs, limit))]
+    _with_margin(judge, package, items, checks, jobs, outcome["time_limit_s"], log)
+    for item, check in zip(items, checks):
         outcome["submissions"].append({"file": str(item.path), "folder": item.folder,
                                        "language": item.language, "verdict": check.verdict.value,
                                        "agrees": check.agrees, "message": check.message})
     return outcome
+
+
+def _with_margin(judge: Any, package: Any, items: list[Any], checks: list[Any], jobs: int,
+                 limit: float | None, log: list[str]) -> None:
+    """problemtools' rule: a submission that times out at the time limit and should not
+    gets the limit x the format's safety margin; the verdict it gets then stands ("OK with
+    extra time"). A time_limit_exceeded submission must time out at the limit itself."""
+    from judge.execution.program_verdicts import check_submission
+
+    todo = [i for i, (item, check) in enumerate(zip(items, checks))
+            if check.agrees is False and check.verdict.value == "timeout" and limit]
+    if not todo:
+        return
+    high = round(limit * package.tle_margin, 3)
+    results = _judge_all(judge, package.problem, [items[i] for i in todo], jobs, high)
+    for i, result in zip(todo, results):
+        again = check_submission(items[i].folder, result.tests, items[i].expected)
+        if again.agrees:
+            checks[i] = type(again)(again.folder, again.verdict, True, "%s with the safety "
+                                    "margin (%g s x %g = %g s; timeout at %g s)" % (
+                                        again.message, limit, package.tle_margin, high, limit))
+    log.append("%s: %d submission%s timed out at %g s against their folder; rerun at %g s "
+               "(x %g, the format's safety margin)" % (
+                   package.identifier, len(todo), "" if len(todo) == 1 else "s", limit, high,
+                   package.tle_margin))
 
 
 def cmd_verify(args: argparse.Namespace) -> int:

@@ -116,6 +116,9 @@ FOLDER_VERDICTS: dict[str, tuple[Verdict, ...]] = {
     "wrong_answer": (Verdict.WRONG_ANSWER,),
     "time_limit_exceeded": (Verdict.TIMEOUT,),
     "run_time_error": (Verdict.RUNTIME_ERROR, Verdict.MEMORY_LIMIT),
+    # 2023-07: any verdict but a pass
+    "rejected": (Verdict.WRONG_ANSWER, Verdict.TIMEOUT, Verdict.RUNTIME_ERROR,
+                 Verdict.MEMORY_LIMIT, Verdict.OUTPUT_LIMIT),
 }
 
 
@@ -131,9 +134,11 @@ class SubmissionCheck:
     message: str
 
 
-def check_submission(folder: str, tests: list[TestResult]) -> SubmissionCheck:
+def check_submission(folder: str, tests: list[TestResult],
+                     expected: tuple[str, ...] | None = None) -> SubmissionCheck:
     """An example submission's verdict is its first failing test's (the contest rule), and
-    it must be one its folder allows."""
+    it must be one its folder allows (or, given, one of ``expected``: the verdicts an
+    ``@EXPECTED_RESULTS@`` comment names)."""
     verdict = overall(tests)
     first = next((t for t in tests if t.verdict is not Verdict.PASS), None)
     detail = ""
@@ -142,7 +147,7 @@ def check_submission(folder: str, tests: list[TestResult]) -> SubmissionCheck:
                                     if first.message else "")
     if verdict is Verdict.SANDBOX_ERROR:
         return SubmissionCheck(folder, verdict, None, "not judged (sandbox_error)%s" % detail)
-    allowed = FOLDER_VERDICTS.get(folder)
+    allowed = tuple(Verdict(v) for v in expected) if expected else FOLDER_VERDICTS.get(folder)
     if allowed is None:
         return SubmissionCheck(folder, verdict, None, "got %s%s (the folder %s has no single "
                                "verdict)" % (verdict, detail, folder))

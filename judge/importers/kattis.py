@@ -39,10 +39,10 @@ from typing import Any, Callable
 from judge.errors import InputError, Issue
 from judge.importers.base import Importer
 from judge.importers.kattis_data import DataReader
-from judge.importers.kattis_files import (JUDGED_LANGUAGES, YamlFile, as_args, as_number,
-                                          read_domjudge_ini, read_statement, read_timelimit,
-                                          read_yaml, submission_language,
-                                          submission_source, submission_sources)
+from judge.importers.kattis_files import (YamlFile, as_args, as_number, read_domjudge_ini,
+                                          read_statement, read_timelimit, read_yaml)
+from judge.importers.kattis_submissions import (Submission,
+                                                read_submissions)
 from judge.importers.records import ImportReport, ProblemReport
 from judge.problem.program import (ContestRules, OutputChecker, ProgramLimits, ProgramProblem,
                                    Sample, TimeRule, check_program, checker_from_kattis_flags,
@@ -51,10 +51,6 @@ from judge.problem.program import (ContestRules, OutputChecker, ProgramLimits, P
 #: interactive problems need the candidate and the validator joined by pipes, in sandboxes;
 #: the executor does not do that yet, so they are read, marked and refused
 INTERACTIVE_SUPPORTED = False
-
-#: submission folder -> the verdict every submission in it must get (judge vocabulary)
-FOLDER_VERDICTS = {"accepted": "pass", "wrong_answer": "wrong_answer",
-                   "time_limit_exceeded": "timeout", "run_time_error": "runtime_error"}
 
 _NEW_FORMATS = ("2023-07-draft", "2023-07", "2025-09", "draft")
 _LEGACY_FORMATS = ("legacy", "legacy-icpc")
@@ -72,32 +68,6 @@ _TYPES = ("pass-fail", "scoring", "interactive", "multi-pass", "submit-answer")
 
 
 @dataclass
-class Submission:
-    path: Path
-    folder: str
-    language: str | None
-
-    @property
-    def expected_verdict(self) -> str | None:
-        return FOLDER_VERDICTS.get(self.folder)
-
-    @property
-    def judged(self) -> bool:
-        return self.language in JUDGED_LANGUAGES
-
-    @property
-    def source(self) -> Path | None:
-        """The file compiled: the submission, or a submission folder's one code file."""
-        return submission_source(self.path)
-
-    @property
-    def sources(self) -> dict[str, str] | None:
-        """Every code file of the submission (name -> text): several for a multi-file
-        program; None when there is no code."""
-        return submission_sources(self.path)
-
-
-@dataclass
 class KattisPackage:
     path: Path
     problem: ProgramProblem
@@ -106,6 +76,9 @@ class KattisPackage:
     submissions: list[Submission] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     unsupported: list[str] = field(default_factory=list)
+    #: the format's time safety margin (legacy ``time_safety_margin``, 2023-07
+    #: ``time_multipliers.time_limit_to_tle``)
+    tle_margin: float = 2.0
 
     @property
     def identifier(self) -> str:
@@ -125,6 +98,7 @@ class _Reader(DataReader):
         #: the problem's checker and flags, set before the test data is walked
         self.checker = OutputChecker()
         self.base_flags: list[str] = []
+        self.tle_margin = 2.0
 
     # ---- problem.yaml ---------------------------------------------------------------------
 
@@ -242,6 +216,16 @@ class _Reader(DataReader):
             return value
 
         memory, output = number("memory"), number("output")
+        multipliers = raw.get("time_multipliers") or {}
+        if not isinstance(multipliers, dict):
+            self.issues.append(config.issue("limits.time_multipliers must be a mapping",
+                                            "limits"))
+            multipliers = {}
+        #: the format's safety margin: ``judge verify`` gives a submission that times out
+        #: this much more time before it calls the time limit its verdict (problemtools)
+        self.tle_margin = (number("time_limit_to_tle", multipliers, "limits.time_multipliers")
+                           or 1.5) if fmt == "2023-07" else \
+            (number("time_safety_margin") or 2.0)
         values: dict[str, Any] = {}
         if memory:
             values["memory_mb"] = int(memory)
@@ -273,21 +257,15 @@ class _Reader(DataReader):
                 seconds, source, " (ignored: %s)" % "; ".join(others) if others else ""))
             return ProgramLimits(**values), None
         if fmt == "2023-07":
-            multipliers = raw.get("time_multipliers") or {}
-            if not isinstance(multipliers, dict):
-                self.issues.append(config.issue("limits.time_multipliers must be a mapping",
-                                                "limits"))
-                multipliers = {}
             rule = TimeRule(
                 multiplier=number("ac_to_time_limit", multipliers, "limits.time_multipliers")
                 or 2.0,
-                tle_margin=number("time_limit_to_tle", multipliers, "limits.time_multipliers")
-                or 1.5,
+                tle_margin=self.tle_margin,
                 resolution_s=number("time_resolution") or 1.0, format="2023-07",
                 source="2023-07 time_multipliers")
         else:
             rule = TimeRule(multiplier=number("time_multiplier") or 5.0,
-                            tle_margin=number("time_safety_margin") or 2.0, resolution_s=1.0,
+                            tle_margin=self.tle_margin, resolution_s=1.0,
                             format="legacy", source="legacy time_multiplier")
         self.notes.append("no time limit published: it will be %s" % rule.describe())
         return ProgramLimits(**values), rule
@@ -314,30 +292,6 @@ class _Reader(DataReader):
         return ProgramLimits(**values)
 
     # ---- submissions ----------------------------------------------------------------------
-
-    def submissions(self) -> list[Submission]:
-        folder = self.root / "submissions"
-        found = []
-        if not folder.is_dir():
-            self.notes.append("no submissions folder")
-            return found
-        for verdict in sorted(p for p in folder.iterdir() if p.is_dir()):
-            for entry in sorted(verdict.iterdir()):
-                if entry.name.startswith("."):
-                    continue
-                found.append(Submission(entry, verdict.name, submission_language(entry)))
-        other = sorted({s.folder for s in found if s.folder not in FOLDER_VERDICTS})
-        if other:
-            self.notes.append("submission folders without one verdict, listed only: %s"
-                              % ", ".join(other))
-        unjudged = [s for s in found if not s.judged]
-        if unjudged:
-            self.notes.append("%d submission%s in languages the judge does not run (%s)" % (
-                len(unjudged), "" if len(unjudged) == 1 else "s",
-                ", ".join(sorted({s.language or s.path.suffix or "?" for s in unjudged}))))
-        if not any(s.folder == "accepted" for s in found):
-            self.notes.append("no accepted submission")
-        return found
 
 
 def _name(config: YamlFile, ini: dict[str, str], statement_name: str | None,
@@ -414,7 +368,7 @@ def read_package(path: str | Path) -> KattisPackage:
         reader.notes.append("the statement is a PDF only: prompts get no statement text")
     samples: list[Sample] = []
     tests = reader.tests(fmt, base_flags, interactive, samples)
-    submissions = reader.submissions()
+    submissions = read_submissions(root, reader.notes)
     if interactive and not INTERACTIVE_SUPPORTED:
         reader.unsupported.append("interactive problem: the candidate and the output "
                                   "validator must talk through pipes, which the judge's "
@@ -445,7 +399,7 @@ def read_package(path: str | Path) -> KattisPackage:
         "stop at the first failing test (its verdict is the candidate's)" if pass_fail else
         "every test is run"))
     return KattisPackage(root, problem, fmt, types, submissions, reader.notes,
-                         reader.unsupported)
+                         reader.unsupported, reader.tle_margin)
 
 
 def is_package(path: Path) -> bool:
@@ -491,7 +445,6 @@ def read_packages(*paths: str | Path) -> KattisImport:
             seen[package.identifier] = folder
             packages.append(package)
     return KattisImport(packages, issues)
-
 
 
 def problem_data(package: KattisPackage, output_dir: Path) -> dict[str, Any]:

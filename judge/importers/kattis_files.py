@@ -233,9 +233,64 @@ def read_statement(folders: list[Path]) -> Statement | None:
 
 # ---- submissions ----------------------------------------------------------------------------
 
+#: DOMjudge's verdict names (``@EXPECTED_RESULTS@: ...`` in a submission) -> the judge's
+EXPECTED_RESULTS = {
+    "CORRECT": ("pass",), "ACCEPTED": ("pass",), "WRONG-ANSWER": ("wrong_answer",),
+    "WRONG_ANSWER": ("wrong_answer",), "NO-OUTPUT": ("wrong_answer",),
+    "TIMELIMIT": ("timeout",), "TIME-LIMIT": ("timeout",), "TIME_LIMIT_EXCEEDED": ("timeout",),
+    "RUN-ERROR": ("runtime_error", "memory_limit"), "RUN_TIME_ERROR": ("runtime_error",
+                                                                       "memory_limit"),
+    "MEMORY-LIMIT": ("memory_limit",), "OUTPUT-LIMIT": ("output_limit",),
+    "COMPILER-ERROR": ("compile_error",),
+}
+_EXPECTED = re.compile(r"@EXPECTED_RESULTS@\s*:?\s*([A-Za-z_, \t-]+)")
+
+
+def expected_results(text: str) -> tuple[str, ...] | None:
+    """The verdicts a DOMjudge-style ``@EXPECTED_RESULTS@: TIMELIMIT, WRONG-ANSWER`` comment
+    allows (judge vocabulary); None when the text has no such comment or names a result this
+    judge does not know."""
+    match = _EXPECTED.search(text)
+    if match is None:
+        return None
+    names = [n.strip().upper() for n in re.split(r"[,\s]+", match.group(1)) if n.strip()]
+    if not names or any(n not in EXPECTED_RESULTS for n in names):
+        return None
+    return tuple(dict.fromkeys(v for n in names for v in EXPECTED_RESULTS[n]))
+
+
+#: statements and names only Python 2 has (a ``print x`` statement, ``except E, e:``,
+#: backquotes, ``exec code``, the builtins Python 3 dropped)
+_PYTHON2 = re.compile(r"^[ \t]*print[ \t]+[^\s(=.,)\[]|^[ \t]*print[ \t]*$|"
+                      r"^[ \t]*except[ \t]+[\w.]+[ \t]*,[ \t]*\w+[ \t]*:|"
+                      r"\b(?:raw_input|xrange|unichr|basestring|iteritems|itervalues)\s*\(|"
+                      r"\.has_key\s*\(|`[^`\n]+`", re.M)
+
+
+def looks_like_python2(text: str) -> bool:
+    """A ``.py`` file without a python2 shebang that is Python 2 all the same: it does not
+    compile as Python 3, or it calls what only Python 2 has (``raw_input``, ``xrange``...)
+    without defining it. problemtools runs such a file as Python 3 (its error is the
+    package's); this judge has no Python 2 runtime either, so it is listed, not judged."""
+    if not _PYTHON2.search(text):
+        return False
+    try:
+        compile(text, "<submission>", "exec", dont_inherit=True)
+    except (SyntaxError, ValueError):
+        return True
+    if re.search(r"except\s*(?:\(\s*)?(?:NameError|ImportError|Exception)\b|"
+                 r"version_info|PY2|PY3", text):
+        return False  # written for both: it checks which Python runs it
+    for name in set(re.findall(r"\b(raw_input|xrange|unichr|basestring)\s*\(", text)):
+        if not re.search(r"(?:\bdef\s+%s\b|\b%s\s*=[^=]|\bimport\b[^\n]*\b%s\b)"
+                         % (name, name, name), text):
+            return True
+    return False
+
+
 def submission_language(path: Path) -> str | None:
     """The language of a submission file or folder from its extensions (Python 2 by its
-    shebang); None when there is none or several."""
+    shebang, or by syntax only Python 2 has); None when there is none or several."""
     files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
     found = set()
     for file in files:
@@ -243,11 +298,13 @@ def submission_language(path: Path) -> str | None:
         language = SUBMISSION_LANGUAGES.get(suffix)
         if suffix in (".py", ".py3"):  # Python 3 unless its shebang says python2
             try:
-                with file.open("rb") as handle:
-                    first = handle.readline(200)
+                text = file.read_bytes()[: 1 << 20].decode("utf-8", "replace")
             except OSError:
-                first = b""
-            if re.match(rb"#!.*python2", first):
+                text = ""
+            first = text.split("\n", 1)[0]
+            if re.match(r"#!.*python2", first) or (
+                    suffix == ".py" and not re.match(r"#!.*python3", first)
+                    and looks_like_python2(text)):
                 language = "python2"
         if language:
             found.add(language)

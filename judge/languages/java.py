@@ -68,6 +68,17 @@ def _main_class(code: str, file: str = "") -> str:
     return file.rsplit("/", 1)[-1][:-5] if file.endswith(".java") else "Main"
 
 
+_PACKAGE = re.compile(r"^\s*package\s+([\w.]+)\s*;", re.M)
+
+
+def _qualified(code: str, name: str) -> str:
+    """A class's name as ``java`` wants it: with its package (``package se.kth;``), if any
+    (javac -d puts the class under the package's folders)."""
+    found = _PACKAGE.search(_CODE_OR_NOT.sub(lambda m: m.group() if m.group() in "{}" else
+                                             " " * len(m.group()), code))
+    return "%s.%s" % (found.group(1), name) if found else name
+
+
 def _ty(desc: tuple[str, list[Any]]) -> str:
     code, children = desc
     return "t('%s'%s)" % (code, "".join(", " + _ty(c) for c in children))
@@ -193,7 +204,7 @@ class Java(Language):
                                *files]],
                      run=["/usr/bin/java", "-Xmx%dm" % heap, "-Xss64m", "-XX:+UseSerialGC",
                           "-XX:-UsePerfData", "-Djava.io.tmpdir={tmp}", "-cp", "{build}/out",
-                          _main_class(sources[main], main)],
+                          _qualified(sources[main], _main_class(sources[main], main))],
                      artifacts=["out"], candidate_file=main)
 
     def compile_error(self, output: str, build: Build) -> tuple[str, int | None]:

@@ -1,0 +1,120 @@
+"""The submissions of a Kattis / ICPC problem package: each file or folder under
+``submissions/<folder>/`` with its language, the verdicts it must get (its folder's, or a
+DOMjudge ``@EXPECTED_RESULTS@:`` comment's) and the package's ``include/<language>/`` files.
+Pure reading, nothing is run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from judge.importers.kattis_files import (JUDGED_LANGUAGES, expected_results,
+                                          submission_language, submission_source,
+                                          submission_sources)
+
+#: submission folder -> the verdict every submission in it must get (judge vocabulary);
+#: 2023-07's ``rejected`` takes any verdict but a pass (``program_verdicts.FOLDER_VERDICTS``)
+FOLDER_VERDICTS = {"accepted": "pass", "wrong_answer": "wrong_answer",
+                   "time_limit_exceeded": "timeout", "run_time_error": "runtime_error",
+                   "rejected": "rejected"}
+#: the judge's language names -> the folder names ``include/<language>/`` may have
+_INCLUDE_NAMES = {"python": ("python", "python3", "py3"), "cpp": ("cpp", "c++"), "c": ("c",),
+                  "java": ("java",), "javascript": ("javascript", "js", "node"),
+                  "go": ("go", "golang"), "rust": ("rust",)}
+
+
+@dataclass
+class Submission:
+    path: Path
+    folder: str
+    language: str | None
+    #: the verdicts an ``@EXPECTED_RESULTS@:`` comment in the code allows (DOMjudge): they
+    #: override the folder's
+    expected: tuple[str, ...] | None = None
+    #: files ``include/<language>/`` (2023-07) adds to every submission in its language
+    include: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def expected_verdict(self) -> str | None:
+        if self.expected:
+            return self.expected[0]
+        return FOLDER_VERDICTS.get(self.folder)
+
+    @property
+    def judged(self) -> bool:
+        return self.language in JUDGED_LANGUAGES
+
+    @property
+    def source(self) -> Path | None:
+        """The file compiled: the submission, or a submission folder's one code file."""
+        return submission_source(self.path)
+
+    @property
+    def sources(self) -> dict[str, str] | None:
+        """Every code file of the submission (name -> text), with the package's include
+        files for its language: several for a multi-file program; None when there is no
+        code."""
+        sources = submission_sources(self.path)
+        if sources is None or not self.include:
+            return sources
+        return {**{k: v for k, v in self.include.items() if k not in sources}, **sources}
+
+
+def include_files(root: Path, language: str | None) -> dict[str, str]:
+    """``include/default/`` and ``include/<language>/``: files added to every
+    submission in that language (name -> text)."""
+    base = root / "include"
+    if language is None or not base.is_dir():
+        return {}
+    files: dict[str, str] = {}
+    for name in ("default", *_INCLUDE_NAMES.get(language, (language,))):
+        folder = base / name
+        if folder.is_dir():
+            for path in sorted(folder.rglob("*")):
+                if path.is_file():
+                    files.setdefault(str(path.relative_to(folder)),
+                                     path.read_text(encoding="utf-8", errors="replace"))
+    return files
+
+
+def read_submissions(root: Path, notes: list[str]) -> list[Submission]:
+    """Every submission of the package at ``root``; what the judge will not run is said in
+    ``notes``."""
+    folder = root / "submissions"
+    found = []
+    if not folder.is_dir():
+        notes.append("no submissions folder")
+        return found
+    for verdict in sorted(p for p in folder.iterdir() if p.is_dir()):
+        for entry in sorted(verdict.iterdir()):
+            if entry.name.startswith("."):
+                continue
+            language = submission_language(entry)
+            sources = submission_sources(entry) or {}
+            marked = [e for e in map(expected_results, sources.values()) if e]
+            found.append(Submission(entry, verdict.name, language,
+                                    marked[0] if marked else None,
+                                    include_files(root, language)))
+    marked = [s for s in found if s.expected]
+    if marked:
+        notes.append("%d submission%s carry @EXPECTED_RESULTS@: their comment, not their "
+                     "folder, says which verdicts they may get" % (
+                         len(marked), "" if len(marked) == 1 else "s"))
+    py2 = [s for s in found if s.language == "python2"]
+    if py2:
+        notes.append("%d Python 2 submission%s (a python2 shebang, or syntax and builtins "
+                     "only Python 2 has): listed, not judged, as there is no Python 2 "
+                     "runtime here" % (len(py2), "" if len(py2) == 1 else "s"))
+    other = sorted({s.folder for s in found if s.folder not in FOLDER_VERDICTS})
+    if other:
+        notes.append("submission folders without one verdict, listed only (unless an "
+                     "@EXPECTED_RESULTS@ comment says): %s" % ", ".join(other))
+    unjudged = [s for s in found if not s.judged]
+    if unjudged:
+        notes.append("%d submission%s in languages the judge does not run (%s)" % (
+            len(unjudged), "" if len(unjudged) == 1 else "s",
+            ", ".join(sorted({s.language or s.path.suffix or "?" for s in unjudged}))))
+    if not any(s.folder == "accepted" for s in found):
+        notes.append("no accepted submission")
+    return found
