@@ -90,6 +90,31 @@ def test_the_walk_finds_every_world_writable_place(planted):
         assert os.path.realpath("/run/lock") in {os.path.realpath(p) for p in directories}
 
 
+
+def test_a_walk_begun_early_finds_the_same_places(planted):
+    """``prefetch`` (``judge run --sandbox process`` as root) walks in a process of its own
+    while the judge starts; the places it finds are those the judge's own walk finds, and
+    when that process fails the judge walks itself."""
+    root_only()
+    import subprocess
+    import sys
+
+    from judge.sandbox import hostfs
+
+    expected = hostfs.world_writable_places(refresh=True)
+    assert planted["file"] in expected[1]
+    with hostfs._walk_lock:
+        hostfs._walked = None
+    hostfs.prefetch()
+    assert hostfs._prefetched is not None
+    assert hostfs.world_writable_places() == expected
+    assert hostfs._prefetched is None
+    with hostfs._walk_lock:
+        hostfs._walked = None
+        hostfs._prefetched = subprocess.Popen([sys.executable, "-c", "raise SystemExit(3)"],
+                                              stdout=subprocess.PIPE)
+    assert hostfs.world_writable_places() == expected
+
 #: a hostile candidate: walks the whole filesystem as its own user (except /proc), writes a
 #: file in every directory it may write and into every file it may write, floods the first
 #: shadowed directory with small files, and reports where it wrote and on which mount

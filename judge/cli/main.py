@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from contextlib import ExitStack
 from pathlib import Path
@@ -449,7 +450,23 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _begin_host_walk(argv: Sequence[str]) -> None:
+    """``judge run ... --sandbox process`` as root: the process sandbox's walk of the host
+    (:func:`judge.sandbox.hostfs.prefetch`) begins before the parser is built and the suite
+    loaded, in a process of its own, so it is done by the time the first worker needs it."""
+    if not argv or argv[0] != "run" or os.geteuid() != 0:
+        return
+    words = list(argv)
+    named = any(word == "--sandbox=process" or (word == "--sandbox" and following == "process")
+                for word, following in zip(words, words[1:] + [""]))
+    if named:
+        from judge.sandbox.hostfs import prefetch
+
+        prefetch()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    _begin_host_walk(list(sys.argv[1:] if argv is None else argv))
     parser = build_parser()
     args = parser.parse_args(argv)
     args.argv = list(sys.argv[1:] if argv is None else argv)

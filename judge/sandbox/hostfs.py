@@ -11,9 +11,12 @@ private (``PRIVATE_DIRS``) and wipes all of them between candidates.
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import stat
+import subprocess
+import sys
 import threading
 
 #: directories private to each worker (tmpfs in its own mount namespace), wiped per candidate
@@ -24,6 +27,8 @@ SHADOW_TMPFS = "size=4m,nr_inodes=256"
 _UNWALKED = ("/proc",)
 _walk_lock = threading.Lock()
 _walked: tuple[tuple[str, ...], tuple[str, ...]] | None = None
+#: the walk begun by :func:`prefetch`, not yet taken
+_prefetched: subprocess.Popen[bytes] | None = None
 
 
 def world_writable_places(root: str = "/", refresh: bool = False
@@ -33,42 +38,109 @@ def world_writable_places(root: str = "/", refresh: bool = False
     would (only into directories others may enter: ``o+x``), taking every directory that
     others may write (``o+w``: not entered, all below it gets hidden) and every world-writable
     file, FIFO, socket or block device (a character device such as /dev/null is a device, not
-    a place). /proc is not walked. Found once per judge process (the walk takes a second)
-    and cached; :data:`PRIVATE_DIRS` are the worker's own and left out."""
-    global _walked
+    a place). /proc is not walked. Found once per judge process (the walk stats every entry
+    others can reach: about a second of CPU on a host with a few hundred thousand files) and
+    cached; :data:`PRIVATE_DIRS` are the worker's own and left out. When :func:`prefetch`
+    started the walk of ``/`` in a process of its own, its answer is taken (the same walk,
+    begun earlier); if that process failed, the walk is done here."""
+    global _walked, _prefetched
+    if root == "/" and refresh:
+        _stop_prefetch()  # begun before what the caller wants seen: not taken
     with _walk_lock:
-        if _walked is not None and not refresh and root == "/":
-            return _walked
-        directories: list[str] = []
-        files: list[str] = []
-        stack = [root]
-        while stack:
-            folder = stack.pop()
-            try:
-                entries = list(os.scandir(folder))
-            except OSError:
-                continue
-            for entry in entries:
-                path = entry.path
-                if path in _UNWALKED or path in PRIVATE_DIRS:
-                    continue
-                try:
-                    mode = entry.stat(follow_symlinks=False).st_mode
-                except OSError:
-                    continue
-                if stat.S_ISLNK(mode) or stat.S_ISCHR(mode):
-                    continue
-                if stat.S_ISDIR(mode):
-                    if mode & stat.S_IWOTH:
-                        directories.append(path)
-                    elif mode & stat.S_IXOTH:
-                        stack.append(path)
-                elif mode & stat.S_IWOTH:
-                    files.append(path)
-        found = (tuple(sorted(directories)), tuple(sorted(files)))
+        if root == "/" and not refresh:
+            if _walked is not None:
+                return _walked
+            started, _prefetched = _prefetched, None
+            if started is not None:
+                found = _prefetch_result(started)
+                if found is not None:
+                    _walked = found
+                    return found
+        found = _walk(root)
         if root == "/":
             _walked = found
         return found
+
+
+def _walk(root: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The walk itself (see :func:`world_writable_places`)."""
+    directories: list[str] = []
+    files: list[str] = []
+    stack = [root]
+    while stack:
+        folder = stack.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            path = entry.path
+            if path in _UNWALKED or path in PRIVATE_DIRS:
+                continue
+            try:
+                mode = entry.stat(follow_symlinks=False).st_mode
+            except OSError:
+                continue
+            if stat.S_ISLNK(mode) or stat.S_ISCHR(mode):
+                continue
+            if stat.S_ISDIR(mode):
+                if mode & stat.S_IWOTH:
+                    directories.append(path)
+                elif mode & stat.S_IXOTH:
+                    stack.append(path)
+            elif mode & stat.S_IWOTH:
+                files.append(path)
+    return tuple(sorted(directories)), tuple(sorted(files))
+
+
+def prefetch() -> None:
+    """Begin the walk of ``/`` now, in a process of its own (this file run as a script by
+    the same interpreter, as the same user), so that it overlaps the judge's own start-up
+    (imports, suite loading, reading the samples) on another core instead of delaying the
+    first worker by its whole length. Only as root (only a root judge switches users and
+    hides these places); a no-op once walked or begun. :func:`world_writable_places` takes
+    its answer; a walk begun and never asked for is stopped at exit."""
+    global _prefetched
+    if os.geteuid() != 0:
+        return
+    with _walk_lock:
+        if _walked is not None or _prefetched is not None:
+            return
+        try:
+            _prefetched = subprocess.Popen(
+                [sys.executable, "-I", "-S", os.path.abspath(__file__)],
+                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                close_fds=True)
+        except OSError:
+            _prefetched = None
+            return
+    atexit.register(_stop_prefetch)
+
+
+def _prefetch_result(process: subprocess.Popen[bytes]
+                     ) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    """The walk's answer from :func:`prefetch`'s process, or None when it failed."""
+    try:
+        out, _ = process.communicate()
+        if process.returncode != 0:
+            return None
+        data = json.loads(out)
+        directories, files = data["dirs"], data["files"]
+        if not all(isinstance(p, str) for p in directories + files):
+            return None
+        return tuple(directories), tuple(files)
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _stop_prefetch() -> None:
+    global _prefetched
+    with _walk_lock:
+        process, _prefetched = _prefetched, None
+    if process is not None:
+        if process.poll() is None:
+            process.kill()
+        process.communicate()
 
 
 #: run as root before the worker (argv[1]: JSON of the places; the worker's command
@@ -109,3 +181,8 @@ def shadow_command(python: str, command: list[str]) -> list[str]:
         except OSError:
             continue
     return [python, "-I", "-c", _SHADOW_BOOT, json.dumps(places)] + command
+
+
+if __name__ == "__main__":  # prefetch(): the walk of / in a process of its own
+    walked = _walk("/")
+    sys.stdout.write(json.dumps({"dirs": list(walked[0]), "files": list(walked[1])}))

@@ -52,6 +52,7 @@ from judge.sandbox.hostfs import (  # noqa: F401 (re-exported)
     shadow_command,
     world_writable_places,
 )
+from judge.sandbox.hostfs import prefetch as prefetch_host_walk
 from judge.sandbox.harness import install_worker, worker_command
 
 if TYPE_CHECKING:
@@ -186,6 +187,8 @@ class ProcessSandbox(PooledSandbox):
                  lock_dir: str | None = None, overcommit: int | None = None) -> None:
         if not sys.platform.startswith("linux"):
             raise SandboxUnavailable("the process sandbox needs Linux (/proc, prctl)")
+        if switch_user is not False and os.geteuid() == 0:
+            prefetch_host_walk()  # the first worker needs it: begin it beside what follows
         super().__init__(size, max_jobs_per_worker, fresh, overcommit)
         self.python = python or sys.executable
         self.uid_base = uid_base if uid_base is not None else _uid_base()
