@@ -3,9 +3,10 @@
 Each container runs the worker (the ``judge_worker`` package in ``/opt/judge/runner``, baked
 into the image with its bytecode, see ``judge.sandbox.image``; started by
 ``harness.worker_command``) as PID 1 with its stdin open. The judge attaches to the
-container *before* starting it and talks the worker protocol over the attach socket
-(``tty=False``: docker frames stdout/stderr with 8-byte headers, demultiplexed here, stdout
-read in bounded lines, stderr kept as a bounded tail). One job at a time per container; a
+container *before* starting it and talks the worker protocol over the attach socket, or,
+when the engine runs on this host and the judge may, over two pipes taken from the worker
+(``judge.sandbox.docker_transport``: no engine or shim relays a job or a record). One job
+at a time per container; a
 container is killed and replaced lazily after an incident or ``max_jobs_per_worker`` jobs
 (``fresh=True``: one container per job). The worker wipes /tmp, /dev/shm, /dev/mqueue and its
 work folder between jobs (a fresh work folder per test).
@@ -38,9 +39,7 @@ from __future__ import annotations
 
 import atexit
 import os
-import select
 import signal
-import socket
 import threading
 import time
 import uuid
@@ -55,155 +54,18 @@ from judge.sandbox.base import (
     JobReport,
     PooledSandbox,
     SandboxUnavailable,
-    Transport,
     TransportError,
-    TransportTimeout,
     WorkerSession,
-    pop_line,
 )
+from judge.sandbox.docker_transport import AttachTransport
 
 SANDBOX_UID = 10001
 #: the worker imported from /opt/judge/runner (its bytecode compiled when the image was built)
 WORKER_COMMAND = worker_command("python3", "/opt/judge/runner", write_bytecode=False) + [
                   "--workroot", "/work", "--wipe", "/tmp", "--wipe", "/dev/shm",
-                  "--wipe", "/dev/mqueue"]
+                  "--wipe", "/dev/mqueue", "--offer-pipes"]
 CONTAINER_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": "/work"}
 
-_STDERR_TAIL = 4096
-_RECV = 1 << 16
-_SEND_TIMEOUT_S = 30.0
-_STREAM_STDOUT, _STREAM_STDERR = 1, 2
-
-
-class AttachTransport(Transport):
-    """The worker's stdin/stdout through a docker attach socket (no tty: framed streams)."""
-
-    def __init__(self, sandbox: "DockerSandbox", container_id: str, name: str, sock: Any,
-                 response: Any) -> None:
-        self.sandbox = sandbox
-        self.container_id = container_id
-        self.name = name
-        self._response = response          # keeps the hijacked HTTP connection referenced
-        self._sock = sock                   # a socket.socket (unix or tcp)
-        self._sock.setblocking(False)
-        self._raw = bytearray()             # undecoded bytes (frame headers + payloads)
-        self._frame_left = 0                # payload bytes still due in the current frame
-        self._frame_stream = 0
-        self._out = bytearray()             # stdout payload not yet returned as lines
-        self._err = bytearray()             # last _STDERR_TAIL bytes of stderr
-        self._eof = False
-        self._closed = False
-        self._lock = threading.Lock()
-        self.started_at = time.time()
-        self.job_started_at = self.started_at
-        self.oom_seen = 0                   # OOM kills already attributed to earlier jobs
-
-    # ---- stream decoding ------------------------------------------------------------------
-    def _decode(self, limit: int) -> None:
-        raw = self._raw
-        while raw:
-            if self._frame_left == 0:
-                if len(raw) < 8:
-                    return
-                self._frame_stream = raw[0]
-                self._frame_left = int.from_bytes(raw[4:8], "big")
-                del raw[:8]
-                continue
-            take = min(self._frame_left, len(raw))
-            payload = raw[:take]
-            del raw[:take]
-            self._frame_left -= take
-            if self._frame_stream == _STREAM_STDERR:
-                self._err += payload
-                if len(self._err) > _STDERR_TAIL:
-                    del self._err[:-_STDERR_TAIL]
-            else:
-                self._out += payload
-                if len(self._out) > limit and b"\n" not in self._out:
-                    return  # the caller raises: a line over the limit
-
-    def _fill(self, timeout: float, limit: int) -> bool:
-        """Read what is there (waiting up to ``timeout``); False when nothing came in time."""
-        if self._eof:
-            return True
-        pending = getattr(self._sock, "pending", None)  # TLS: bytes already decrypted
-        try:
-            ready = (pending is not None and pending() > 0) or \
-                select.select([self._sock], [], [], max(0.0, timeout))[0]
-        except (OSError, ValueError):
-            self._eof = True
-            return True
-        if not ready:
-            return False
-        try:
-            chunk = self._sock.recv(_RECV)
-        except (BlockingIOError, InterruptedError):
-            return True
-        except OSError:
-            chunk = b""
-        if not chunk:
-            self._eof = True
-            return True
-        self._raw += chunk
-        self._decode(limit)
-        return True
-
-    # ---- Transport ------------------------------------------------------------------------
-    def send(self, data: bytes) -> None:
-        if self._closed:
-            raise TransportError("the container is gone")
-        view = memoryview(data)
-        deadline = time.monotonic() + _SEND_TIMEOUT_S
-        while view:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise TransportError("the worker did not read its input in %.0fs" % _SEND_TIMEOUT_S)
-            try:
-                if not select.select([], [self._sock], [], remaining)[1]:
-                    continue
-                sent = self._sock.send(view)
-            except (BlockingIOError, InterruptedError):
-                continue
-            except OSError as exc:
-                raise TransportError("worker stdin closed: %s" % exc) from None
-            view = view[sent:]
-        self.job_started_at = time.time()
-
-    def readline(self, limit: int, timeout: float) -> bytes | None:
-        deadline = time.monotonic() + timeout
-        while True:
-            line = pop_line(self._out, limit)
-            if line is not None:
-                return line
-            if self._eof:
-                if self._closed:
-                    raise TransportError("the sandbox was closed")
-                return None
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise TransportTimeout("no answer from the worker in %.1fs" % timeout)
-            self._fill(remaining, limit)
-
-    def diagnostics(self) -> str:
-        tail = self._err.decode("utf-8", "replace").strip()
-        return ("(container %s stderr: %s)" % (self.name, tail)) if tail else ""
-
-    def close(self) -> None:
-        """Kill the container (its processes die with it; the engine auto-removes it)."""
-        with self._lock:
-            if self._closed:
-                return
-            self._closed = True
-        self.sandbox._kill_container(self.container_id)
-        try:
-            self._sock.shutdown(socket.SHUT_RDWR)  # really closed, whoever still refers to it
-        except OSError:
-            pass
-        for thing in (self._response, self._sock):
-            try:
-                thing.close()
-            except Exception:  # noqa: BLE001
-                pass
 
 
 # ---- process-wide safety net ------------------------------------------------------------------
@@ -266,9 +128,12 @@ class DockerSandbox(PooledSandbox):
                  nofile: int = 1024, fsize_mb: int = 64, grow_memory: bool = True,
                  prewarm: bool = False, exec_work: bool = False,
                  run_id: str | None = None, client: Any = None,
-                 overcommit: int | None = None) -> None:
+                 overcommit: int | None = None, direct_pipes: bool = True) -> None:
         super().__init__(size, max_jobs_per_worker, fresh, overcommit)
         self.fresh = fresh
+        #: jobs and records through pipes taken from the worker when the engine is local
+        #: (judge.sandbox.docker_transport), else through the attach socket
+        self.direct_pipes = direct_pipes
         self.language = language
         self.memory_headroom_mb = memory_headroom_mb
         self.grow_memory = grow_memory
@@ -380,6 +245,12 @@ class DockerSandbox(PooledSandbox):
             transport.close()
             raise
         session.pid = self._host_pid(cid)  # type: ignore[attr-defined]
+        if self.direct_pipes:
+            try:
+                transport.take_pipes(session.pid, session.hello, session.READY_TIMEOUT_S)
+            except TransportError:
+                transport.close()
+                raise
         return session
 
     def _host_pid(self, cid: str) -> int | None:
@@ -430,9 +301,10 @@ class DockerSandbox(PooledSandbox):
     def _acquire(self) -> WorkerSession:
         while True:
             session = super()._acquire()
-            if getattr(session, "generation", 0) >= self._generation:
+            alive = session.transport.alive()  # type: ignore[attr-defined]
+            if alive and getattr(session, "generation", 0) >= self._generation:
                 return session
-            self._discard(session)  # too small for the current jobs
+            self._discard(session)  # gone while idle (killed from outside), or too small
 
     def _drop_idle_older_than(self, generation: int) -> None:
         keep = []
@@ -543,10 +415,12 @@ class DockerSandbox(PooledSandbox):
         return self.client.containers.list(all=True, ignore_removed=True, filters={"label": "%s=%s" % (images.LABEL_RUN,
                                                                                   self.run_id)})
 
-    def _sweep(self) -> int:
-        """Remove every container labelled with this run id (no locks: signal-safe)."""
+    def _sweep(self, client: Any = None) -> int:
+        """Remove every container labelled with this run id (no locks: signal-safe, with a
+        client of its own unless given one)."""
+        own = client is None
         try:
-            client = images.get_client(timeout=10)
+            client = client or images.get_client(timeout=10)
         except images.EngineUnavailable:
             return 0
         try:
@@ -556,15 +430,28 @@ class DockerSandbox(PooledSandbox):
         except Exception:  # noqa: BLE001
             return 0
         finally:
-            client.close()
+            if own:
+                client.close()
 
     def close(self) -> None:
+        """Remove every container: the live ones at once (each removal waits for the engine),
+        then whatever else carries this run's label."""
         if self._closed_all:
             return
         self._closed_all = True
         try:
-            super().close()
-            self._sweep()
+            with self._lock:
+                self._closed = True
+                live = list(self._live)
+            threads = [threading.Thread(target=self._discard, args=(session,), daemon=True)
+                       for session in live[1:]]
+            for thread in threads:
+                thread.start()
+            if live:
+                self._discard(live[0])
+            for thread in threads:
+                thread.join(60)
+            self._sweep(self.client)
         finally:
             _OPEN.discard(self)
             self._close_client()

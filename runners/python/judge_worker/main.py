@@ -71,16 +71,49 @@ class Channel:
         line = self.inp.readline()
         return json.loads(line) if line else None
 
+    offered = None  # (jobs read end, results write end, the judge's two ends) while offered
+
+    def offer_pipes(self):
+        """Two pipes the judge may take from this process (a host-side judge as root, with
+        ``pidfd_getfd``) to talk to the worker directly instead of through the container's
+        stdin/stdout, which Docker relays through its engine and a shim: the fds of the
+        judge's ends, for the ready record."""
+        jobs_r, jobs_w = os.pipe()
+        results_r, results_w = os.pipe()
+        self.offered = (jobs_r, results_w, jobs_w, results_r)
+        return {"jobs": jobs_w, "results": results_r}
+
+    def switch(self):
+        """The judge holds its ends of the offered pipes: close ours of them (so its death is
+        our end of input) and the old channel; jobs now come and records go through them."""
+        jobs_r, results_w, jobs_w, results_r = self.offered
+        self.offered = None
+        for fd in (jobs_w, results_r):
+            os.close(fd)
+        old_in, old_out = self.inp, self.out_fd
+        self.inp = os.fdopen(jobs_r, "rb", buffering=1 << 16)
+        self.out_fd = results_w
+        old_in.close()
+        os.close(old_out)
+        self.send({"event": "switched"})
+
+    def drop_offer(self):
+        """The judge did not take the pipes: close all four ends."""
+        if self.offered is not None:
+            for fd in self.offered:
+                os.close(fd)
+            self.offered = None
+
 
 
 class Options:
     """The worker's command line: --workroot DIR, --wipe DIR (repeated), --isolate-network,
-    --private-tmp, --preimport NAME,NAME... (empty: none). Parsed by hand (argparse alone is
-    a megabyte of the worker's memory)."""
+    --private-tmp, --offer-pipes, --preimport NAME,NAME... (empty: none). Parsed by hand
+    (argparse alone is a megabyte of the worker's memory)."""
 
     def __init__(self, argv):
         self.workroot, self.wipe = None, []
-        self.isolate_network = self.private_tmp = False
+        self.isolate_network = self.private_tmp = self.offer_pipes = False
         self.preimports = PREIMPORTS
         args = list(argv)
         while args:
@@ -97,6 +130,8 @@ class Options:
                 self.isolate_network = True
             elif arg == "--private-tmp":
                 self.private_tmp = True
+            elif arg == "--offer-pipes":
+                self.offer_pipes = True
             else:
                 sys.stderr.write("judge sandbox worker: unknown argument %r\n" % arg)
                 sys.exit(2)
@@ -132,10 +167,12 @@ def main(argv):
     gc.collect()
     gc.freeze()  # keep the forked children from copying the worker's heap on gc passes
     worker = NativeWorker(channel, workroot, options.wipe, network_isolated)
-    channel.send({"event": "ready", "protocol": PROTOCOL, "pid": os.getpid(),
-                  "python": sys.version.split()[0], "network_isolated": network_isolated,
-                  "private_tmp": private_tmp,
-                  "uid": os.getuid()})
+    ready = {"event": "ready", "protocol": PROTOCOL, "pid": os.getpid(),
+             "python": sys.version.split()[0], "network_isolated": network_isolated,
+             "private_tmp": private_tmp, "uid": os.getuid()}
+    if options.offer_pipes:
+        ready["pipes"] = channel.offer_pipes()
+    channel.send(ready)
     while True:
         try:
             job = channel.receive()
@@ -144,6 +181,11 @@ def main(argv):
             continue
         if job is None:
             break
+        if channel.offered is not None:  # the judge's first line: take the pipes, or not
+            if isinstance(job, dict) and job.get("event") == "switch":
+                channel.switch()
+                continue
+            channel.drop_offer()
         try:
             if is_program(job):  # a whole program: standard input in, output back
                 run_program_job(worker, job)
