@@ -1,7 +1,8 @@
 """The docker sandbox's direct pipes (judge.sandbox.docker_transport): jobs and records go
 through two pipes taken from the worker instead of the engine's attach stream; a candidate
 cannot reach them; a container that dies while idle is replaced before a job is sent to it;
-without the pipes (``direct_pipes=False``) the attach channel still works.
+without the pipes (``direct_pipes=False``) the attach channel still works; the containers'
+cgroups may be placed under another parent (``cgroup_parent``).
 
 Real Docker: skipped when no engine answers, unless Docker is required (tests/conftest.py).
 """
@@ -196,3 +197,26 @@ def test_fds_are_taken_only_from_the_named_container(docker_ready):
         assert take_fds(session.pid, "0" * 64, targets) is None  # not that container
         assert take_fds(session.pid, session.transport.container_id, [0, 1]) is None
         assert take_fds(os.getpid(), session.transport.container_id, targets) is None
+
+
+def test_cgroup_parent_places_containers_and_oom_is_still_read(docker_ready):
+    """cgroup_parent="/": each container's cgroup directly under the root (one container
+    weighs what one process weighs against the host's other work), with the same limits and
+    the judge still reading its OOM counter from the host."""
+    from judge.sandbox.docker import DockerSandbox, _host_cgroup_oom_kills
+
+    with DockerSandbox(size=1, cgroup_parent="/") as box:
+        assert _values(box.run(_job("def f(n):\n    return n\n"))) == [3]
+        session = _session(box)
+        cid = session.transport.container_id
+        with open("/proc/%d/cgroup" % session.pid) as handle:
+            lines = handle.read().splitlines()
+        memory = [line for line in lines if ":memory:" in line or line.startswith("0::")]
+        assert memory and all(line.endswith(":/" + cid) for line in memory), lines
+        assert _host_cgroup_oom_kills(cid, "/") == 0
+        limit = "/sys/fs/cgroup/memory/%s/memory.limit_in_bytes" % cid
+        if os.path.exists(limit):  # cgroup v1: the container's own limit, as under /docker
+            with open(limit) as handle:
+                assert int(handle.read()) == box.container_memory_mb() << 20
+        report = box.run(_job("def f(n):\n    x = bytearray(2 << 30)\n    return n\n"))
+        assert report.records[0]["status"] in ("memory", "raised"), report.records[0]

@@ -465,7 +465,7 @@ def test_engine_confirms_oom_when_the_worker_cannot(engine, sandbox_image, monke
             assert record["signal"] == "SIGKILL"
             for source in ("host cgroup", "engine events"):
                 if source == "engine events":
-                    monkeypatch.setattr(docker_mod, "_host_cgroup_oom_kills", lambda cid: None)
+                    monkeypatch.setattr(docker_mod, "_host_cgroup_oom_kills", lambda cid, parent=None: None)
                 record.pop("oom_kill", None)
                 record.pop("oom_source", None)
                 report.oom_killed = False

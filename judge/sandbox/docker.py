@@ -128,12 +128,17 @@ class DockerSandbox(PooledSandbox):
                  nofile: int = 1024, fsize_mb: int = 64, grow_memory: bool = True,
                  prewarm: bool = False, exec_work: bool = False,
                  run_id: str | None = None, client: Any = None,
-                 overcommit: int | None = None, direct_pipes: bool = True) -> None:
+                 overcommit: int | None = None, direct_pipes: bool = True,
+                 cgroup_parent: str | None = None) -> None:
         super().__init__(size, max_jobs_per_worker, fresh, overcommit)
         self.fresh = fresh
         #: jobs and records through pipes taken from the worker when the engine is local
         #: (judge.sandbox.docker_transport), else through the attach socket
         self.direct_pipes = direct_pipes
+        #: where the containers' cgroups go (``JUDGE_DOCKER_CGROUP_PARENT``; None: the
+        #: engine's default, e.g. /docker, where all containers together weigh what one
+        #: process weighs against the host's other processes: see docs/sandboxes.md)
+        self.cgroup_parent = cgroup_parent or os.environ.get("JUDGE_DOCKER_CGROUP_PARENT") or None
         self.language = language
         self.memory_headroom_mb = memory_headroom_mb
         self.grow_memory = grow_memory
@@ -205,6 +210,7 @@ class DockerSandbox(PooledSandbox):
             log_config=LogConfig(type="none"),
             auto_remove=True,
             ipc_mode="private",
+            **({"cgroup_parent": self.cgroup_parent} if self.cgroup_parent else {}),
         )
 
     def _spawn(self, slot: int) -> WorkerSession:
@@ -369,7 +375,7 @@ class DockerSandbox(PooledSandbox):
 
     def oom_kills(self, transport: AttachTransport) -> int | None:
         """How many OOM kills the engine saw in this container (None: cannot tell)."""
-        counted = _host_cgroup_oom_kills(transport.container_id)
+        counted = _host_cgroup_oom_kills(transport.container_id, self.cgroup_parent)
         if counted is not None:
             return counted
         for attempt in range(3):
@@ -464,14 +470,15 @@ class DockerSandbox(PooledSandbox):
                 pass
 
 
-def _host_cgroup_oom_kills(container_id: str) -> int | None:
+def _host_cgroup_oom_kills(container_id: str, parent: str | None = None) -> int | None:
     """The container's memory cgroup oom_kill counter, read from the host (same machine,
-    cgroupfs driver); None when not readable here."""
-    candidates = (
-        "/sys/fs/cgroup/memory/docker/%s/memory.oom_control" % container_id,     # v1
-        "/sys/fs/cgroup/docker/%s/memory.events" % container_id,                 # v2, cgroupfs
-        "/sys/fs/cgroup/system.slice/docker-%s.scope/memory.events" % container_id,  # v2, systemd
-    )
+    cgroupfs driver; ``parent``: the containers' cgroup parent when not the engine's
+    default); None when not readable here."""
+    parents = [p.rstrip("/") for p in dict.fromkeys((parent or "/docker", "/docker"))]
+    candidates = [path % (p, container_id) for p in parents for path in (
+        "/sys/fs/cgroup/memory%s/%s/memory.oom_control",                     # v1
+        "/sys/fs/cgroup%s/%s/memory.events")] + [                            # v2, cgroupfs
+        "/sys/fs/cgroup/system.slice/docker-%s.scope/memory.events" % container_id]  # systemd
     for path in candidates:
         try:
             with open(path) as handle:
