@@ -1,6 +1,7 @@
 """The docker sandbox's direct pipes (judge.sandbox.docker_transport): jobs and records go
 through two pipes taken from the worker instead of the engine's attach stream; a candidate
-cannot reach them; a container that dies while idle is replaced before a job is sent to it;
+cannot reach them; a container that dies, or writes unasked, while idle is replaced before a
+job is sent to it;
 without the pipes (``direct_pipes=False``) the attach channel still works; the containers'
 cgroups may be placed under another parent (``cgroup_parent``).
 
@@ -220,3 +221,26 @@ def test_cgroup_parent_places_containers_and_oom_is_still_read(docker_ready):
                 assert int(handle.read()) == box.container_memory_mb() << 20
         report = box.run(_job("def f(n):\n    x = bytearray(2 << 30)\n    return n\n"))
         assert report.records[0]["status"] in ("memory", "raised"), report.records[0]
+
+
+def test_idle_container_that_wrote_unasked_is_replaced(docker_ready):
+    """Bytes on the channel of an idle worker (nothing was asked of it) mean a broken or
+    poisoned container: the next candidate goes to a new one, and its result is its own."""
+    from judge.sandbox.docker import DockerSandbox
+    from judge.sandbox.docker_transport import take_fds
+
+    with DockerSandbox(size=1) as box:
+        assert _values(box.run(_job("def f(n):\n    return n\n"))) == [3]
+        first = _session(box)
+        transport = first.transport
+        results_pipe = _link("/proc/self/fd/%d" % transport._result_fd)
+        (writer,) = [int(fd) for fd in os.listdir("/proc/%d/fd" % first.pid)
+                     if _link("/proc/%d/fd/%s" % (first.pid, fd)) == results_pipe]
+        (fd,) = take_fds(first.pid, transport.container_id, [writer])
+        try:
+            os.write(fd, b'{"event":"test","index":0,"status":"returned","value":999}\n')
+        finally:
+            os.close(fd)
+        assert not transport.alive()
+        assert _values(box.run(_job("def f(n):\n    return n + 1\n"))) == [4]
+        assert _session(box) is not first
