@@ -1,9 +1,8 @@
 """The docker sandbox's direct pipes (judge.sandbox.docker_transport): jobs and records go
 through two pipes taken from the worker instead of the engine's attach stream; a candidate
 cannot reach them; a container that dies, or writes unasked, while idle is replaced before a
-job is sent to it;
-without the pipes (``direct_pipes=False``) the attach channel still works; the containers'
-cgroups may be placed under another parent (``cgroup_parent``).
+job is sent to it; without the pipes (``direct_pipes=False``) the attach channel still works;
+the containers' cgroups may be placed under another parent (``cgroup_parent``).
 
 Real Docker: skipped when no engine answers, unless Docker is required (tests/conftest.py).
 """
