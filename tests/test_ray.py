@@ -132,9 +132,9 @@ def test_resume_over_ray_judges_only_what_is_missing(cluster, tmp_path):
     assert len({r["key"] for r in rows}) == 40
 
 
-def slow_problem():
+def slow_problem(identifier: str = "ray_slow_add", tests: int = 2):
     return problem_from_data({
-        "identifier": "ray_slow_add", "description": "add slowly",
+        "identifier": identifier, "description": "add slowly",
         "prompts": [{"prompt_id": "p", "prompt": "add", "genericize": False,
                      "sample_inputs_outputs": []}],
         "function_prototype": {"function_name": "add",
@@ -142,7 +142,7 @@ def slow_problem():
                                               {"name": "b", "type": "int"}],
                                "return_values": [{"type": "int"}]},
         "correctness_test_suite": [{"input": {"a": i, "b": 1}, "expected_output": [i + 1]}
-                                   for i in range(2)],
+                                   for i in range(tests)],
         "limits": {"time_limit_s": 2.0},
     }, "<ray-test>")
 
@@ -302,3 +302,76 @@ def test_program_problems_with_all_tests_on_two_nodes_same_as_local(cluster, tmp
                                               "compile_error"]
     assert got[1].passed == 5 and got[2].passed == 4  # every test ran, past the first failure
     assert uid_processes(*ACTOR_UIDS) == [], "candidate processes left"
+
+
+def distinct_candidates(count: int) -> tuple[object, list[Candidate]]:
+    """Distinct code every one (a numbered comment): none is judged as a duplicate, so every
+    candidate travels to an actor."""
+    suite, candidates = shipped_candidates(count)
+    return suite, [Candidate(c.problem_id, c.solution + "\n# %d\n" % c.sample, model=c.model,
+                             sample=c.sample) for c in candidates]
+
+
+def test_chunks_uneven_count_every_candidate_once_in_order_same_as_local(cluster):
+    """157 distinct candidates (no multiple of a chunk): they travel in chunks (fewer actor
+    calls than candidates), both nodes judge, and the results are the local run's, in
+    input order, each once."""
+    suite, candidates = distinct_candidates(157)
+    with Judge("process", 2) as local:
+        expected = local.run(with_problems(suite, ((c, None) for c in candidates))).results
+    with Judge("process", 1, executor="ray", ray_address=cluster.address) as remote:
+        got = remote.run(with_problems(suite, ((c, None) for c in candidates))).results
+        info = remote.describe()
+        executor = remote.executor
+        per_node = [m.sent for m in executor._members]
+    assert [r["sample"] for r in got] == list(range(157))
+    assert signature(got) == signature(expected)
+    assert 0 < info["chunks"] < 157, info
+    assert all(sent > 0 for sent in per_node), "both nodes judged"
+    assert info["retried"] == 0 and info["lost_actors"] == 0
+
+
+def test_a_failing_candidate_mid_chunk_and_an_actor_killed_mid_chunk(cluster, tmp_path):
+    """Candidates judged together: one whose judging raises on the actor (a problem
+    without tests) is tried on the other actor, then answered sandbox_error; the others of
+    its chunk stand. Then one actor is killed while its chunks are in flight: its
+    candidates are judged by the other, each once."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from judge.candidates.submission import Submission
+    from judge.problem.model import Suite
+
+    problem = slow_problem()
+    broken = slow_problem("ray_no_tests", tests=0)  # judging it raises NoTests
+    code = "import time\ndef add(a, b):\n    time.sleep(0.2)\n    return a + b\n"
+    with Judge("process", 1, executor="ray", ray_address=cluster.address,
+               reference_timing=False) as remote:
+        executor = remote.executor
+        items = [(problem, code + "# %d\n" % i) for i in range(6)] + [(broken, code)]
+        with ThreadPoolExecutor(max_workers=len(items)) as pool:
+            results = list(pool.map(lambda item: executor.judge(
+                item[0], Submission(item[1], "add"), sample=0), items))
+        assert [r.verdict.value for r in results[:6]] == ["pass"] * 6
+        assert results[6].verdict.value == "sandbox_error"
+        assert "not judged after 4 attempts" in results[6].message
+        assert "NoTests" in results[6].message
+        assert executor.describe()["lost_actors"] == 0
+        suite = Suite("slow", tmp_path, [problem])
+        candidates = [Candidate(problem.identifier, code + "# %d\n" % i, model="k", sample=i)
+                      for i in range(60)]
+        victim = executor._members[1]
+
+        def kill_when_busy() -> None:
+            deadline = time.monotonic() + 60
+            while victim.in_flight == 0 and time.monotonic() < deadline:
+                time.sleep(0.01)
+            time.sleep(0.2)
+            ray.kill(victim.handle)
+        killer = threading.Thread(target=kill_when_busy)
+        killer.start()
+        rows = remote.run(with_problems(suite, ((c, None) for c in candidates))).results
+        killer.join()
+        info = remote.describe()
+    assert [r["sample"] for r in rows] == list(range(60))
+    assert [r["verdict"] for r in rows] == ["pass"] * 60
+    assert info["lost_actors"] == 1 and info["nodes"] == 1

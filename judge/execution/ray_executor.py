@@ -4,14 +4,17 @@
     judge.Judge(executor="ray", ray_address="ray://...")
 
 One :class:`JudgeActor` per node owns a :class:`judge.Judge` (so a warm sandbox: Docker where
-the node has an engine, else the process sandbox, as ``--sandbox`` says) and judges up to
-``jobs`` candidates at once (a threaded actor). The driver keeps everything else of a run
+the node has an engine, else the process sandbox, as ``--sandbox`` says) and judges as many
+candidates at once as that sandbox takes (its slots). Candidates travel in chunks, one actor
+call per chunk, several chunks in flight per actor, problems sent once per actor: which
+candidates go where, and how many per call, is :mod:`judge.execution.ray_dispatch`. The driver keeps everything else of a run
 where it is: :class:`judge.execution.batch.BatchRunner` reads the candidates, bounds the work
 in flight, writes results in input order and skips what ``--resume`` already holds; it only
 sees :class:`RayExecutor` in place of the local :class:`~judge.execution.executor.Executor`.
 
 A node lost mid-run: its actor's calls fail with a Ray error, the actor is dropped and each
-of its candidates is sent to another actor (up to ``retries`` times); only when every retry
+of its candidates (those of its chunks in flight, and those queued for it) is sent to another
+actor (up to ``retries`` times); only when every retry
 failed is the candidate written as ``sandbox_error`` (our failure, never the candidate's).
 Each candidate is written exactly once because the writing stays on the driver.
 
@@ -29,21 +32,21 @@ from __future__ import annotations
 
 import os
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable
 
 # judge.problem first: importing judge.execution.executor before it is an import cycle
 from judge.problem.model import Problem
 from judge.execution.executor import Submission
-from judge.execution.verdicts import CandidateResult, TestResult, Verdict
+from judge.execution.ray_dispatch import (CHUNKS_IN_FLIGHT, MAX_CHUNK, NEED_PROBLEM,
+                                          Dispatcher, ItemError, Job, Member)
+from judge.execution.verdicts import CandidateResult
 from judge.sandbox.base import Limits
 
-#: candidates in flight per sandbox worker: one judging and one already waiting inside the
-#: actor, so a worker never idles through the driver's round trip
-PIPELINE = 2
 DEFAULT_RETRIES = 3
-#: an actor's answer when it was sent a problem key it has not been given yet
-NEED_PROBLEM = "need-problem"
 START_TIMEOUT_S = 180.0
+#: how long an actor waits for a problem sent with an earlier chunk that has not reached it
+PROBLEM_WAIT_S = 10.0
 
 
 def _ray() -> Any:
@@ -74,34 +77,56 @@ class JudgeActor:
         self.executor = open_local(sandbox, jobs, limits, notice=self.notes.append,
                                    options=options)
         self.sandbox = self.executor.sandbox
+        #: candidates judged at once: the executor's slots (its sandbox's capacity)
+        self.slots = max(1, int(getattr(self.executor, "slots", jobs)))
+        self._pool = ThreadPoolExecutor(max_workers=self.slots, thread_name_prefix="judge")
         self._problems: dict[str, Problem] = {}
-        self._lock = threading.Lock()
+        self._arrived = threading.Condition()
 
     def info(self) -> dict[str, Any]:
         import ray
 
         return {"node_id": ray.get_runtime_context().get_node_id(), "pid": os.getpid(),
-                "jobs": self.jobs, "sandbox": self.sandbox.describe(),
+                "jobs": self.jobs, "slots": self.slots, "sandbox": self.sandbox.describe(),
                 "isolation": self.sandbox.isolation(), "notes": self.notes}
 
-    def judge_one(self, key: str, problem: Problem | None, submission: Submission,
-                  meta: dict[str, Any]) -> CandidateResult | str:
-        """Judge one candidate. The driver sends each problem to an actor once (``problem``)
-        and afterwards only its ``key``; a key this actor has not seen yet (two calls
-        overtook each other) answers :data:`NEED_PROBLEM` and the driver sends it again
-        with the problem. No ObjectRef travels inside the arguments: a nested one makes
-        every call a reference-counting round trip with the driver."""
-        if problem is not None:
-            with self._lock:
-                self._problems.setdefault(key, problem)
-        else:
-            problem = self._problems.get(key)
-            if problem is None:
-                return NEED_PROBLEM
-        return self.executor.judge(problem, submission, **meta)
+    def judge_chunk(self, problems: dict[str, Problem],
+                    items: list[tuple[str, Submission, dict[str, Any]]]) -> list[Any]:
+        """Judge a chunk of candidates, ``slots`` at a time (with the candidates of the
+        other chunks in flight), and answer one entry per candidate, in order: its
+        CandidateResult, an :class:`ItemError` when judging it raised, or
+        :data:`NEED_PROBLEM`. The driver sends each problem to an actor once (in
+        ``problems``, with the first chunk that needs it) and afterwards only its key; a
+        chunk may overtake the one carrying its problem, so a missing one is waited for.
+        No ObjectRef travels inside the arguments: a nested one makes every call a
+        reference-counting round trip with the driver."""
+        if problems:
+            with self._arrived:
+                for key, problem in problems.items():
+                    self._problems.setdefault(key, problem)
+                self._arrived.notify_all()
+        pending: list[Any] = []
+        for key, submission, meta in items:
+            problem = self._problem(key)
+            pending.append(NEED_PROBLEM if problem is None else self._pool.submit(
+                self._judge, problem, submission, meta))
+        return [entry if isinstance(entry, str) else entry.result() for entry in pending]
+
+    def _problem(self, key: str) -> Problem | None:
+        with self._arrived:
+            self._arrived.wait_for(lambda: key in self._problems, timeout=PROBLEM_WAIT_S)
+            return self._problems.get(key)
+
+    def _judge(self, problem: Problem, submission: Submission,
+               meta: dict[str, Any]) -> CandidateResult | ItemError:
+        try:
+            return self.executor.judge(problem, submission, **meta)
+        except Exception as exc:  # noqa: BLE001 - the driver retries it elsewhere
+            return ItemError(_short(exc))
 
     def close(self) -> bool:
         """Stop the checker helpers, then the sandbox: no worker or container survives."""
+        self._pool.shutdown(wait=False, cancel_futures=True)
         try:
             self.executor.close()
         finally:
@@ -119,22 +144,11 @@ def _actor_class() -> Any:
     return _ACTOR
 
 
-class _Member:
-    def __init__(self, handle: Any, node_id: str, jobs: int, number: int) -> None:
-        self.handle, self.node_id, self.jobs, self.number = handle, node_id, jobs, number
-        self.in_flight = 0
-        self.alive = True
-        self.sandbox: dict[str, Any] = {}
-        self.isolation: dict[str, Any] = {}
-        #: keys of the problems this actor has been sent
-        self.problems: set[str] = set()
-
-
 class RayExecutor:
-    """Stands in for the local Executor inside BatchRunner: ``judge()`` sends a candidate to
-    the least busy live actor and blocks for its result; infrastructure failures are retried
-    on another actor. Thread-safe; ``slots`` is how many candidates the cluster judges at
-    once (BatchRunner's ``jobs``)."""
+    """Stands in for the local Executor inside BatchRunner: ``judge()`` queues a candidate
+    for an actor (sent in a chunk) and blocks for its result; infrastructure failures are
+    retried on another actor. Thread-safe; ``slots`` is how many candidates may be on their
+    way at once (BatchRunner's ``jobs``)."""
 
     def __init__(self, *, address: str | None = None, sandbox: str = "auto",
                  jobs: int | None = None, limits: Limits | None = None,
@@ -163,13 +177,15 @@ class RayExecutor:
                 ) from None
             self._owns_ray = True
         self._lock = threading.Lock()
-        self._members: list[_Member] = []
+        self._members: list[Member] = []
         self._numbers = 0
         self._problem_keys: dict[int, tuple[Problem, str]] = {}
         self._closed = False
-        self.retried = 0
-        self.lost_actors = 0
         self._start_actors()
+        self._dispatch = Dispatcher(self._members, self._send, retries, notice)
+        #: one thread per chunk in flight: it waits for the chunk's answers
+        self._calls = ThreadPoolExecutor(max_workers=CHUNKS_IN_FLIGHT * len(self._members),
+                                         thread_name_prefix="ray-chunk")
 
     # ---- actors --------------------------------------------------------------------------
 
@@ -187,10 +203,11 @@ class RayExecutor:
             self._numbers += 1
             number = self._numbers
             handle = _actor_class().options(
-                num_cpus=0, max_concurrency=jobs * PIPELINE, max_restarts=0,
+                # chunks in flight, and info/close beside them
+                num_cpus=0, max_concurrency=CHUNKS_IN_FLIGHT + 2, max_restarts=0,
                 scheduling_strategy=NodeAffinitySchedulingStrategy(node["NodeID"], soft=False),
             ).remote(self.sandbox_kind, jobs, self.limits, self.options)
-            pending.append((_Member(handle, node["NodeID"], jobs, number),
+            pending.append((Member(handle, node["NodeID"], jobs, number),
                             handle.info.remote()))
         for member, info in pending:
             try:
@@ -202,6 +219,7 @@ class RayExecutor:
                 continue
             for note in detail.get("notes", []):
                 self.notice("ray node %s: %s" % (member.node_id[:12], note))
+            member.slots = max(1, int(detail.get("slots", member.jobs)))
             member.sandbox = detail.get("sandbox", {})
             member.isolation = detail.get("isolation", {})
             self._members.append(member)
@@ -212,15 +230,17 @@ class RayExecutor:
 
     @property
     def slots(self) -> int:
-        """Candidates in flight across the cluster (at start): every node's jobs, times
-        ``PIPELINE``; the bound BatchRunner keeps."""
-        return PIPELINE * sum(m.jobs for m in self._members) or 1
+        """Candidates in flight across the cluster (at start), the bound BatchRunner keeps:
+        what every actor may have in flight (its ``depth``) and a chunk more, so that a
+        full chunk is queued whenever an actor can take one."""
+        return sum(m.depth for m in self._members) + MAX_CHUNK
 
     def describe(self) -> dict[str, Any]:
         members = [m for m in self._members if m.alive]
         kinds = sorted({m.sandbox.get("kind", "?") for m in members})
         return {"kind": "ray", "nodes": len(members), "jobs": sum(m.jobs for m in members),
                 "sandboxes": kinds, "retried": self.retried, "lost_actors": self.lost_actors,
+                "chunks": self._dispatch.chunks,
                 "node_sandboxes": [dict(m.sandbox, node_id=m.node_id) for m in members]}
 
     def isolation(self) -> dict[str, Any]:
@@ -239,23 +259,13 @@ class RayExecutor:
     def name(self) -> str:
         return "ray (%s)" % ", ".join(self.describe()["sandboxes"])
 
-    def _pick(self) -> _Member | None:
-        with self._lock:
-            live = [m for m in self._members if m.alive]
-            if not live:
-                return None
-            member = min(live, key=lambda m: m.in_flight / m.jobs)
-            member.in_flight += 1
-            return member
+    @property
+    def retried(self) -> int:
+        return self._dispatch.retried
 
-    def _lost(self, member: _Member, exc: BaseException) -> None:
-        with self._lock:
-            if not member.alive:
-                return
-            member.alive = False
-            self.lost_actors += 1
-        self.notice("ray: lost the actor on node %s (%s); its candidates go to other nodes"
-                    % (member.node_id[:12], _short(exc)))
+    @property
+    def lost_actors(self) -> int:
+        return self._dispatch.lost_actors
 
     def _problem_key(self, problem: Problem) -> str:
         """A key for a problem, unique in this run (the problem object is kept with it, so
@@ -267,50 +277,33 @@ class RayExecutor:
                     id(problem), (problem, "%x-%s" % (id(problem), problem.identifier)))
         return entry[1]
 
-    def _call(self, member: _Member, key: str, problem: Problem, submission: Submission,
-              meta: dict[str, Any]) -> CandidateResult:
-        """One candidate on one actor, sending the problem along the first time."""
+    def _send(self, member: Member, jobs: list[Job], problems: dict[str, Problem]) -> None:
+        self._calls.submit(self._call, member, jobs, problems)
+
+    def _call(self, member: Member, jobs: list[Job], problems: dict[str, Problem]) -> None:
+        """One chunk on one actor (in a thread of its own): its answers, or the failure,
+        go back to the dispatcher, which hands out results and sends what is next."""
         ray = _ray()
-        with self._lock:
-            first = key not in member.problems
-            member.problems.add(key)
-        answer = ray.get(member.handle.judge_one.remote(
-            key, problem if first else None, submission, meta))
-        if answer == NEED_PROBLEM:
-            answer = ray.get(member.handle.judge_one.remote(key, problem, submission, meta))
-        return answer  # type: ignore[return-value]
+        answers, error, lost = None, None, False
+        try:
+            answers = ray.get(member.handle.judge_chunk.remote(
+                problems, [(job.key, job.submission, job.meta) for job in jobs]))
+        except ray.exceptions.RayTaskError as exc:  # the chunk's call raised on the node
+            error = _short(exc)
+        except ray.exceptions.RayError as exc:  # actor, worker or node lost
+            error, lost = _short(exc), True
+        except Exception as exc:  # noqa: BLE001 - Ray itself gone (shut down): the actor too
+            error, lost = _short(exc), True
+        self._dispatch.finished(member, jobs, problems, answers, error, lost)
 
     # ---- judging -------------------------------------------------------------------------
 
     def judge(self, problem: Problem, submission: Submission, **meta: Any) -> CandidateResult:
-        ray = _ray()
-        key = self._problem_key(problem)
-        errors: list[str] = []
-        for attempt in range(self.retries + 1):
-            member = self._pick()
-            if member is None:
-                errors.append("no live actor")
-                break
-            try:
-                return self._call(member, key, problem, submission, meta)
-            except ray.exceptions.RayTaskError as exc:  # the judging code raised on the node
-                errors.append(_short(exc))
-                if attempt:
-                    self.retried += 1
-            except ray.exceptions.RayError as exc:  # actor, worker or node lost
-                self._lost(member, exc)
-                errors.append(_short(exc))
-                self.retried += 1
-            finally:
-                with self._lock:
-                    member.in_flight -= 1
-        message = "ray: not judged after %d attempts (%s)" % (len(errors), "; ".join(errors[-2:]))
-        tests = [TestResult(i, Verdict.SANDBOX_ERROR, 0.0, message)
-                 for i in range(len(problem.tests))] or [
-            TestResult(0, Verdict.SANDBOX_ERROR, 0.0, message)]
-        return CandidateResult(problem.identifier, Verdict.SANDBOX_ERROR, tests, "ray", 0.0,
-                               meta.get("model"), meta.get("prompt_id"), meta.get("sample"),
-                               message)
+        """Judge one candidate: queued for an actor, sent in a chunk with others (see
+        :mod:`judge.execution.ray_dispatch`); blocks for its result. Thread-safe."""
+        job = Job(problem, self._problem_key(problem), submission, meta)
+        self._dispatch.submit(job)
+        return job.future.result()
 
     def close(self) -> None:
         """Close every actor's sandbox, end the actors, and Ray itself when we started it."""
@@ -319,6 +312,7 @@ class RayExecutor:
                 return
             self._closed = True
             members = list(self._members)
+        self._dispatch.close()
         ray = _ray()
         closing = [(m, m.handle.close.remote()) for m in members if m.alive]
         for member, ref in closing:
@@ -331,6 +325,7 @@ class RayExecutor:
                 ray.kill(member.handle)
             except Exception:  # noqa: BLE001
                 pass
+        self._calls.shutdown(wait=True)
         self._problem_keys.clear()
         if self._owns_ray:
             ray.shutdown()
