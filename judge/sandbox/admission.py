@@ -43,11 +43,18 @@ _MAX_PROCESSES = 4096
 
 
 def _read(path: str) -> bytes:
+    """A small /proc file in one read (open, read, close: a buffered file object adds
+    fstat, ioctl and lseek, 60% more time, and the judge reads several per job)."""
     try:
-        with open(path, "rb") as handle:
-            return handle.read()
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
     except OSError:
         return b""
+    try:
+        return os.read(fd, 1 << 16)
+    except OSError:
+        return b""
+    finally:
+        os.close(fd)
 
 
 def available_memory() -> int:
@@ -168,13 +175,12 @@ class Admission:
 
     def watch(self, ticket: Ticket, pid: int | None) -> None:
         """The job's worker: its process tree is what the job uses (None: always busy)."""
+        at = time.monotonic()
+        cpu = self.probe(pid) if pid is not None else None  # read outside the lock
         with self._changed:
-            ticket.pid = pid
-            ticket.at = time.monotonic()
-            cpu = self.probe(pid) if pid is not None else None
+            ticket.pid = pid if cpu is not None else None
+            ticket.at = at
             ticket.cpu = cpu or 0.0
-            if cpu is None:
-                ticket.pid = None
             ticket.busy = True
 
     def leave(self, ticket: Ticket) -> None:
