@@ -75,3 +75,22 @@ def test_a_time_limit_submission_must_time_out_at_the_limit_itself(tmp_path, cap
     outcome = json.loads(capsys.readouterr().out)["packages"][0]
     got = {Path(s["file"]).name: (s["verdict"], s["agrees"]) for s in outcome["submissions"]}
     assert got["not-slow-enough.py"] == ("pass", False)
+
+
+def test_an_accepted_submission_that_fails_while_measuring_is_named(tmp_path, capsys):
+    """No published time limit: the format's rule measures the accepted submissions; one
+    that does not pass then is named in the log (the limit comes from the others)."""
+    root = tmp_path / "sum"
+    (root / "data" / "secret").mkdir(parents=True)
+    (root / "data" / "secret" / "1.in").write_text("1 2\n")
+    (root / "data" / "secret" / "1.ans").write_text("3\n")
+    (root / "problem.yaml").write_text("name: Sum\n")
+    (root / "submissions" / "accepted").mkdir(parents=True)
+    (root / "submissions" / "accepted" / "good.py").write_text(
+        "print(sum(map(int, input().split())))\n")
+    (root / "submissions" / "accepted" / "bad.py").write_text("print(4)\n")
+    assert main(["verify", str(root), "--sandbox", "process", "--json"]) == 1
+    outcome = json.loads(capsys.readouterr().out)["packages"][0]
+    log = "\n".join(outcome["log"])
+    assert "the accepted bad.py got wrong_answer while measuring" in log
+    assert "time limit 1 s: slowest accepted run" in log

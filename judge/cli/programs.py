@@ -64,6 +64,11 @@ def _time_limit(judge: Any, package: Any, accepted: list[Any], jobs: int,
     results = _judge_all(judge, problem, accepted, jobs, MEASURE_LIMIT_S)
     slowest = [max((t.time_s for t in r.tests), default=0.0) for r in results
                if r.verdict.value == "pass"]
+    for item, result in zip(accepted, results):
+        if result.verdict.value != "pass":
+            log.append("%s: the accepted %s got %s while measuring (%g s per test): the time "
+                       "limit comes from the others" % (package.identifier, item.path.name,
+                                                        result.verdict.value, MEASURE_LIMIT_S))
     try:
         limit, why = problem.time_rule.time_limit(slowest)
     except ValueError as exc:
