@@ -9,9 +9,11 @@ each, and every chunk's results come back together.
   candidates its sandbox judges at once) and the time its candidates take, so that a chunk
   keeps every slot busy for about :data:`TARGET_CHUNK_S` (easy candidates: full chunks; slow
   ones: a chunk per slot or a single candidate, so their results are not held back).
-- **In flight**: up to :data:`CHUNKS_IN_FLIGHT` chunks and ``depth`` candidates per actor
-  (``PIPELINE`` per slot, and a chunk more): while one chunk's results travel back, the next
-  ones are already judged, so the actor's workers never starve. A chunk smaller than its
+- **In flight**: up to ``depth`` candidates per actor (``PIPELINE`` per slot, and a chunk
+  more) in up to ``max_chunks`` calls (``PIPELINE`` per slot, at least
+  :data:`CHUNKS_IN_FLIGHT`: slow candidates go one per call, as many as before chunks):
+  while one chunk's results travel back, the next ones are already judged, so the actor's
+  workers never starve. A chunk smaller than its
   size is sent only when the actor would otherwise run out of work (fewer candidates than
   slots in flight): a lone ``Judge.judge()`` call or the end of a run goes at once.
 - **Affinity**: a problem has a home actor (the least loaded when it is first seen); its
@@ -36,7 +38,7 @@ from judge.execution.verdicts import CandidateResult, TestResult, Verdict
 
 #: candidates per actor call, at most
 MAX_CHUNK = 16
-#: actor calls in flight per actor, at most
+#: actor calls in flight per actor, at least this many allowed (more on an actor of many slots)
 CHUNKS_IN_FLIGHT = 4
 #: candidates in flight per actor slot (besides a chunk's worth more)
 PIPELINE = 2
@@ -99,6 +101,12 @@ class Member:
     def depth(self) -> int:
         """Candidates in flight at most: ``PIPELINE`` per slot and a chunk more."""
         return PIPELINE * self.slots + MAX_CHUNK
+
+    @property
+    def max_chunks(self) -> int:
+        """Calls in flight at most: ``PIPELINE`` per slot (a slow candidate per call keeps
+        every slot busy), at least :data:`CHUNKS_IN_FLIGHT`."""
+        return max(CHUNKS_IN_FLIGHT, PIPELINE * self.slots)
 
     @property
     def load(self) -> float:
@@ -177,7 +185,7 @@ class Dispatcher:
         """(Under the lock) the chunks to send now, their candidates counted in flight."""
         calls = []
         for member in sorted(self.live(), key=lambda m: m.in_flight / m.slots):
-            while member.chunks < CHUNKS_IN_FLIGHT:
+            while member.chunks < member.max_chunks:
                 want = member.chunk_size()
                 idle = member.in_flight < member.slots  # it would run out of work
                 if member.in_flight + want > member.depth and not idle:

@@ -38,9 +38,10 @@ from typing import Any, Callable
 # judge.problem first: importing judge.execution.executor before it is an import cycle
 from judge.problem.model import Problem
 from judge.execution.executor import Submission
-from judge.execution.ray_dispatch import (CHUNKS_IN_FLIGHT, MAX_CHUNK, NEED_PROBLEM,
+from judge.execution.ray_dispatch import (CHUNKS_IN_FLIGHT, MAX_CHUNK, NEED_PROBLEM, PIPELINE,
                                           Dispatcher, ItemError, Job, Member)
 from judge.execution.verdicts import CandidateResult
+from judge.sandbox.admission import OVERCOMMIT
 from judge.sandbox.base import Limits
 
 DEFAULT_RETRIES = 3
@@ -183,8 +184,8 @@ class RayExecutor:
         self._closed = False
         self._start_actors()
         self._dispatch = Dispatcher(self._members, self._send, retries, notice)
-        #: one thread per chunk in flight: it waits for the chunk's answers
-        self._calls = ThreadPoolExecutor(max_workers=CHUNKS_IN_FLIGHT * len(self._members),
+        #: one thread per chunk in flight (started as needed): it waits for the answers
+        self._calls = ThreadPoolExecutor(max_workers=sum(m.max_chunks for m in self._members),
                                          thread_name_prefix="ray-chunk")
 
     # ---- actors --------------------------------------------------------------------------
@@ -203,8 +204,10 @@ class RayExecutor:
             self._numbers += 1
             number = self._numbers
             handle = _actor_class().options(
-                # chunks in flight, and info/close beside them
-                num_cpus=0, max_concurrency=CHUNKS_IN_FLIGHT + 2, max_restarts=0,
+                # the chunks in flight (Member.max_chunks of a sandbox with the default
+                # overcommit), and info/close beside them
+                num_cpus=0, max_concurrency=max(CHUNKS_IN_FLIGHT, PIPELINE * OVERCOMMIT * jobs)
+                + 2, max_restarts=0,
                 scheduling_strategy=NodeAffinitySchedulingStrategy(node["NodeID"], soft=False),
             ).remote(self.sandbox_kind, jobs, self.limits, self.options)
             pending.append((Member(handle, node["NodeID"], jobs, number),
@@ -278,7 +281,10 @@ class RayExecutor:
         return entry[1]
 
     def _send(self, member: Member, jobs: list[Job], problems: dict[str, Problem]) -> None:
-        self._calls.submit(self._call, member, jobs, problems)
+        try:
+            self._calls.submit(self._call, member, jobs, problems)
+        except RuntimeError as exc:  # closed meanwhile: every job is still answered
+            self._dispatch.finished(member, jobs, problems, None, _short(exc))
 
     def _call(self, member: Member, jobs: list[Job], problems: dict[str, Problem]) -> None:
         """One chunk on one actor (in a thread of its own): its answers, or the failure,
@@ -286,8 +292,13 @@ class RayExecutor:
         ray = _ray()
         answers, error, lost = None, None, False
         try:
-            answers = ray.get(member.handle.judge_chunk.remote(
-                problems, [(job.key, job.submission, job.meta) for job in jobs]))
+            ref = member.handle.judge_chunk.remote(
+                problems, [(job.key, job.submission, job.meta) for job in jobs])
+        except Exception as exc:  # noqa: BLE001 - not sent (its arguments): not the actor's fault
+            self._dispatch.finished(member, jobs, problems, None, _short(exc))
+            return
+        try:
+            answers = ray.get(ref)
         except ray.exceptions.RayTaskError as exc:  # the chunk's call raised on the node
             error = _short(exc)
         except ray.exceptions.RayError as exc:  # actor, worker or node lost
