@@ -75,6 +75,10 @@ if isolated:
     if libc.unshare(0x40000000 | 0x00020000 | 0x08000000) != 0:
         raise SystemExit("cannot enter new namespaces (errno %d)" % ctypes.get_errno())
     mount(b"none", "/", None, 0x4000 | 0x40000, None)
+    if settings["readonly"]:  # every host mount read-only (hostfs.READONLY_CODE)
+        exec(settings["readonly_code"])
+        if host_readonly(libc) != 0:
+            raise SystemExit("cannot make the host's mounts read-only")
     for where, size in (("/tmp", "256m"), ("/var/tmp", "16m"), ("/dev/shm", "16m")):
         if os.path.isdir(where):
             mount(b"tmpfs", where, b"tmpfs", 2 | 4, ("mode=1777,size=%s" % size).encode())
@@ -198,19 +202,21 @@ class Converter:
     time)."""
 
     def __init__(self, time_s: float | None = None, memory_mb: int = MEMORY_MB) -> None:
-        from judge.sandbox.hostfs import world_writable_places
+        from judge.sandbox.hostfs import READONLY_CODE, readonly_mounts, world_writable_places
         from judge.sandbox.process import LOCK_DIR, UidLease, _uid_base
 
         self.time_s = TIME_S if time_s is None else time_s
         self._lock = threading.Lock()
         self.lease = None
         self.isolated = os.geteuid() == 0 and sys.platform.startswith("linux")
-        settings: dict[str, Any] = {"uid": None, "dirs": [], "files": [],
+        settings: dict[str, Any] = {"uid": None, "dirs": [], "files": [], "readonly": False,
                                     "time_s": self.time_s, "memory_mb": memory_mb,
                                     "max_bytes": MAX_RESULT_BYTES}
         if self.isolated:
             self.lease = UidLease.take(_uid_base(), LOCK_DIR)
             directories, files = world_writable_places()
+            if readonly_mounts():
+                settings.update(readonly=True, readonly_code=READONLY_CODE)
             settings.update(uid=self.lease.uid, files=list(files),
                             dirs=[[d, os.lstat(d).st_mode & 0o7777] for d in directories
                                   if os.path.isdir(d)])

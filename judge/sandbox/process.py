@@ -9,10 +9,12 @@ What it does (see the README for what it does not):
   lock), so a candidate cannot signal, ptrace or read the worker, and RLIMIT_NPROC really
   bounds a fork bomb; the worker moves into an empty network namespace (no network) and a
   private mount and IPC namespace (its own /tmp, /var/tmp, /dev/shm, wiped per candidate)
-  where every other world-writable directory of the host (/run/lock, ...: found by walking
-  the host, see ``world_writable_places``) is a small private tmpfs and every world-writable
-  file, FIFO or socket is /dev/null, so a candidate can neither leave a file on the host's
-  disk nor fill it (each tmpfs has a size and an inode limit).
+  where every mount of the host is read-only (``mount_setattr``; else, on older kernels,
+  every world-writable file is /dev/null), every other world-writable directory of the host
+  (/run/lock, ...: found by walking the host, see ``world_writable_places``) is a small
+  private tmpfs and every world-writable FIFO or socket is /dev/null, so a candidate can
+  neither leave a file on the host's disk nor fill it (each tmpfs has a size and an inode
+  limit).
   Where any of that fails as root, the sandbox refuses to start unless told
   ``allow_unisolated``;
 - per test (in the worker): CPU, file-size, open-file, core and process rlimits, a memory
@@ -49,6 +51,8 @@ from judge.sandbox.base import (
 from judge.sandbox.hostfs import (  # noqa: F401 (re-exported)
     PRIVATE_DIRS,
     SHADOW_TMPFS,
+    host_mode,
+    readonly_mounts,
     shadow_command,
     world_writable_places,
 )
@@ -334,7 +338,9 @@ class ProcessSandbox(PooledSandbox):
             return {"backend": "process", "isolated": True,
                     "user": "own uid per worker (from %d)" % self.uid_base,
                     "network": "none", "tmp": "private per worker, wiped per candidate",
-                    "filesystem": "host (read; every world-writable place private)",
+                    "filesystem": ("host (read-only mounts; every world-writable place "
+                                   "private)" if readonly_mounts() else
+                                   "host (read; every world-writable place private)"),
                     "image": None}
         return {"backend": "process", "isolated": False,
                 "user": "the judge's (uid %d)" % os.geteuid(), "network": "host",
@@ -349,6 +355,7 @@ class ProcessSandbox(PooledSandbox):
             "user_note": self.user_probe_error,
             "network_isolated": self._network_isolated,
             "filesystem_isolated": False,
+            "host_places": host_mode() if self.switch_user else None,
             "uids": sorted(lease.uid for lease in self._leases.values()),
             "isolation": self.isolation(),
         }
