@@ -496,6 +496,14 @@ def prerequisites() -> list["Prerequisite"]:
         sandbox.close()
     except SandboxUnavailable as exc:
         met, found_text = False, str(exc)
+    from judge.sandbox.hostfs import readonly_supported
+
+    readonly = readonly_supported()
     return found + [Need("root", "candidates as their own uid", True, "uid 0"),
                     Need("isolation", "a leased uid, empty network/mount/IPC namespaces",
-                         met, found_text)]
+                         met, found_text),
+                    Need("read-only host", "host mounts read-only in each worker (a short "
+                         "walk of the host)", readonly,
+                         "host places: read-only mounts" if readonly else
+                         "host places: full walk (about twice the CPU)", False,
+                         "Linux 5.12+ (mount_setattr)")]
