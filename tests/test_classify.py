@@ -69,6 +69,9 @@ CASES = [
     ({"status": R.SIGNALED, "signal": "SIGXCPU", "cpu_s": "3.0"}, V.RUNTIME_ERROR, []),
     ({"status": R.SIGNALED, "signal": "SIGXCPU", "cpu_s": 1.5, "index": 1}, V.RUNTIME_ERROR,
      []),
+    # the rlimit's clock ran ahead of the measured time (a loaded VM): still the kernel's
+    ({"status": R.SIGNALED, "signal": "SIGXCPU", "cpu_s": 1.85, "index": 1}, V.TIMEOUT,
+     ["CPU time limit"]),
     ({"status": R.SIGNALED, "signal": "SIGXFSZ", "file_capped": True}, V.OUTPUT_LIMIT,
      ["64 KiB"]),
     ({"status": R.SIGNALED, "signal": "SIGXFSZ", "output_capped": True}, V.OUTPUT_LIMIT, []),
