@@ -73,6 +73,10 @@ def test_python2_is_told_by_its_syntax_and_builtins_not_only_its_shebang(tmp_pat
     # written for both Pythons: it checks which one runs it
     assert not looks_like_python2("try:\n    input = raw_input\nexcept NameError:\n    pass\n")
     assert not looks_like_python2("def xrange(n):\n    return range(n)\nxrange(3)\n")
+    # a comment or a string naming Python 2 is not Python 2
+    assert not looks_like_python2("# raw_input() is input() now\nprint(input())\n")
+    assert not looks_like_python2("s = 'raw_input(x) and print x'\nprint(s)\n")
+    assert not looks_like_python2("from functools import reduce\nprint(reduce(max, [1]))\n")
     root = _package(tmp_path / "sum")
     _add(root, "accepted", "old.py", "a, b = map(int, raw_input().split())\nprint a + b\n")
     _add(root, "accepted", "new.py", "print(sum(map(int, input().split())))\n")

@@ -5,6 +5,7 @@ language of a submission from its file extension. Pure reading, nothing is run.
 
 from __future__ import annotations
 
+import ast
 import html as htmllib
 import re
 from dataclasses import dataclass
@@ -267,6 +268,11 @@ _PYTHON2 = re.compile(r"^[ \t]*print[ \t]+[^\s(=.,)\[]|^[ \t]*print[ \t]*$|"
                       r"\.has_key\s*\(|`[^`\n]+`", re.M)
 
 
+#: builtins Python 3 dropped: a call to one the program never defines cannot run there
+_PYTHON2_ONLY = frozenset({"raw_input", "xrange", "unichr", "basestring", "unicode",
+                           "long", "reduce", "execfile", "cmp"})
+
+
 def looks_like_python2(text: str) -> bool:
     """A ``.py`` file without a python2 shebang that is Python 2 all the same: it does not
     compile as Python 3, or it calls what only Python 2 has (``raw_input``, ``xrange``...)
@@ -275,17 +281,23 @@ def looks_like_python2(text: str) -> bool:
     if not _PYTHON2.search(text):
         return False
     try:
-        compile(text, "<submission>", "exec", dont_inherit=True)
+        tree = ast.parse(text)
     except (SyntaxError, ValueError):
         return True
     if re.search(r"except\s*(?:\(\s*)?(?:NameError|ImportError|Exception)\b|"
                  r"version_info|PY2|PY3", text):
         return False  # written for both: it checks which Python runs it
-    for name in set(re.findall(r"\b(raw_input|xrange|unichr|basestring)\s*\(", text)):
-        if not re.search(r"(?:\bdef\s+%s\b|\b%s\s*=[^=]|\bimport\b[^\n]*\b%s\b)"
-                         % (name, name, name), text):
-            return True
-    return False
+    bound = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            bound.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            bound.update((a.asname or a.name).split(".")[0] for a in node.names)
+    called = {node.func.id for node in ast.walk(tree) if isinstance(node, ast.Call)
+              and isinstance(node.func, ast.Name) and node.func.id in _PYTHON2_ONLY}
+    return bool(called - bound)
 
 
 def submission_language(path: Path) -> str | None:
