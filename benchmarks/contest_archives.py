@@ -53,6 +53,11 @@ def figures(outcome: dict) -> dict:
         "by_language": {k: dict(v) for k, v in sorted(by_language.items())},
         "by_folder": {"%s %s" % (f, "agree" if ok else "miss"): n
                       for (f, ok), n in sorted(by_folder.items())},
+        "by_package": {p["package"]: {"judged": len(p["submissions"]),
+                                      "agree": sum(s["agrees"] is True
+                                                   for s in p["submissions"]),
+                                      "time_limit_s": p.get("time_limit_s")}
+                       for p in outcome["packages"]},
         "misses": [{"file": s["file"], "folder": s["folder"], "verdict": s["verdict"],
                     "message": s["message"]} for s in subs if s["agrees"] is not True],
         "not_judged": [line for p in outcome["packages"] for line in p["log"]
@@ -98,6 +103,9 @@ def main() -> int:
             "%s %d/%d" % (k, v.get("agree", 0), v["judged"])
             for k, v in found["by_language"].items()))
         print("by folder: " + ", ".join("%s %d" % kv for kv in found["by_folder"].items()))
+        print("by package (agree/judged, time limit): " + ", ".join(
+            "%s %d/%d %ss" % (k, v["agree"], v["judged"], v["time_limit_s"])
+            for k, v in found["by_package"].items()))
         for miss in found["misses"]:
             print("  MISS %s (%s -> %s): %s" % (miss["file"], miss["folder"], miss["verdict"],
                                                 miss["message"]))
