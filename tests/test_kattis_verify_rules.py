@@ -94,3 +94,29 @@ def test_an_accepted_submission_that_fails_while_measuring_is_named(tmp_path, ca
     log = "\n".join(outcome["log"])
     assert "the accepted bad.py got wrong_answer while measuring" in log
     assert "time limit 1 s: slowest accepted run" in log
+
+
+def test_java_gets_the_memory_limit_as_its_heap_as_kattis_gives_it(tmp_path, capsys):
+    """Kattis runs Java with -Xmx<limit>: a jury's Java program whose arrays fill most of
+    a 256 MiB limit is accepted; the JVM's own memory is headroom beside it, and a program
+    that wants more than the limit still fails (the heap was the limit - 96 MiB: this
+    program ran out of it)."""
+    root = tmp_path / "sum"
+    (root / "data" / "secret").mkdir(parents=True)
+    (root / "data" / "secret" / "1.in").write_text("1 2\n")
+    (root / "data" / "secret" / "1.ans").write_text("3\n")
+    (root / "problem.yaml").write_text("name: Sum\nlimits:\n  memory: 256\n")
+    (root / ".timelimit").write_text("2\n")
+    program = ("import java.util.*;\npublic class %s { public static void main(String[] a) {\n"
+               "  Scanner s = new Scanner(System.in); long x = s.nextLong(), y = s.nextLong();\n"
+               "  int[] big = new int[%d]; for (int i = 0; i < big.length; i += 1024) big[i] = 1;"
+               "\n  System.out.println(x + y + big[1]); } }\n")
+    for folder, name, ints in (("accepted", "Fits", 35_000_000),  # 140 MB of 256
+                               ("run_time_error", "TooBig", 100_000_000)):  # 400 MB
+        (root / "submissions" / folder).mkdir(parents=True)
+        (root / "submissions" / folder / ("%s.java" % name)).write_text(program % (name, ints))
+    assert main(["verify", str(root), "--sandbox", "process", "--json"]) == 0
+    outcome = json.loads(capsys.readouterr().out)["packages"][0]
+    got = {Path(s["file"]).name: (s["verdict"], s["agrees"]) for s in outcome["submissions"]}
+    assert got["Fits.java"] == ("pass", True)
+    assert got["TooBig.java"][1] is True, got

@@ -127,12 +127,14 @@ def _test_spec(test: ProgramTest) -> dict[str, Any]:
 
 def program_limits(problem: ProgramProblem, base: Limits, lang: Any) -> tuple[Limits, float]:
     """The candidate's limits (the problem's, else the run's but at least the Kattis
-    defaults for memory and output) and its per-test CPU seconds."""
+    defaults for memory and output; a runtime's headroom on top of the memory) and its
+    per-test CPU seconds."""
     own = problem.limits
     time_s = own.time_limit_s if own.time_limit_s is not None else base.time_limit_s
     output_kb = own.output_kb if own.output_kb is not None else max(base.output_kb,
                                                                      DEFAULT_OUTPUT_KB)
-    memory_mb = own.memory_mb or max(base.memory_mb, DEFAULT_MEMORY_MB)
+    memory_mb = (own.memory_mb or max(base.memory_mb, DEFAULT_MEMORY_MB)) + \
+        lang.memory_headroom_mb
     limits = replace(base, memory_mb=memory_mb, output_kb=output_kb,
                      value_kb=max(base.value_kb, output_kb + 64),
                      nproc=max(base.nproc, lang.nproc))

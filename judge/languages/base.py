@@ -125,6 +125,9 @@ class Language:
     source_extensions: tuple[str, ...] = ()
     #: CPU seconds a runtime needs to start (JVM, Node) added to each test's limits
     startup_s = 0.0
+    #: MiB a whole program's runtime gets beside the problem's memory limit (the JVM's own
+    #: memory beside a heap as large as the limit, as Kattis gives Java ``-Xmx<limit>``)
+    memory_headroom_mb = 0
     #: processes/threads a test's process may have (runtimes are multi-threaded)
     nproc = 32
     comment = "//"

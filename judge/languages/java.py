@@ -90,6 +90,7 @@ class Java(Language):
     extension = "java"
     fence_tags = ("java",)
     startup_s = 0.6
+    memory_headroom_mb = 192
     nproc = 96
     tools = (("javac", ("/usr/bin/javac", "-version")), ("java", ("/usr/bin/java", "-version")))
 
@@ -197,7 +198,9 @@ class Java(Language):
     def program_build(self, sources: dict[str, str], memory_mb: int) -> Build:
         files = source_files(sources, ".java")
         main = main_source(sources, ".java", marker=r"static\s+(?:public\s+)?void\s+main\s*\(")
-        heap = max(64, memory_mb - 96)  # the JVM's own memory beside the heap
+        # ``memory_mb`` is the problem's limit plus the headroom (``program_limits``): the
+        # heap is the limit itself, as Kattis runs Java, the JVM's own memory beside it
+        heap = max(64, memory_mb - self.memory_headroom_mb)
         return Build(files=dict(sources),
                      compile=[["/usr/bin/javac", "-J-XX:+UseSerialGC", "-J-Xmx512m",
                                "-encoding", "UTF-8", "-nowarn", "-Xmaxerrs", "5", "-d", "out",
