@@ -24,6 +24,7 @@ from judge.execution.executor import Executor, Submission
 from judge.problem.model import problem_from_data
 from judge.sandbox.base import Job, Limits
 from judge.sandbox.base import TestInput as Call  # (not a pytest class)
+from tests.problems import next_number_data
 from tests.conftest import docker_or_skip
 
 IS_ROOT = os.geteuid() == 0
@@ -292,15 +293,8 @@ def test_cpp_candidates_leave_nothing_on_the_host(planted):
     places = _host_places(planted)
     code = (CPP_WRITER.replace("PLACES", ", ".join(json.dumps(p) for p in places))
             .replace("MARKER", MARKER).replace("SHARED", planted["file"]))
-    problem = problem_from_data({
-        "identifier": "next_number", "description": "n + 1",
-        "prompts": [{"prompt_id": "plain", "prompt": "Return n + 1.", "genericize": False,
-                 "sample_inputs_outputs": []}],
-        "function_prototype": {"function_name": "next_number",
-                               "parameters": [{"name": "n", "type": "int"}],
-                               "return_values": [{"type": "int"}]},
-        "correctness_test_suite": [{"input": {"n": i}, "expected_output": [i + 1]}
-                                   for i in range(3)]}, "<next_number>")
+    problem = problem_from_data(next_number_data([(i, i + 1) for i in range(3)]),
+                                "<next_number>")
     with ProcessSandbox(size=2) as sandbox:
         executor = Executor(sandbox, Limits(time_limit_s=5.0, memory_mb=256),
                             reference_timing=False)

@@ -27,6 +27,7 @@ from judge.execution.executor import Executor, Submission
 from judge.problem.model import problem_from_data
 from judge.sandbox.base import Job, Limits
 from judge.sandbox.base import TestInput as Call  # (not a pytest class)
+from tests.problems import next_number_data
 
 MARKER = "judge-rowalk-%d-%d" % (os.getpid(), time.monotonic_ns())
 LIMITS = Limits(time_limit_s=10.0, memory_mb=256)
@@ -267,15 +268,7 @@ def test_cpp_candidate_reaches_nothing_on_the_host(host):
     for key in ("late_dir", "file", "late_file", "socket", "fifo"):
         code = code.replace("@%s@" % key.upper(), host.get(key, "/nonexistent/" + key))
     expected = 0b11100000  # its work folder, /tmp and stdout: nothing of the host's
-    problem = problem_from_data({
-        "identifier": "next_number", "description": "n + 1",
-        "prompts": [{"prompt_id": "plain", "prompt": "Return n + 1.", "genericize": False,
-                     "sample_inputs_outputs": []}],
-        "function_prototype": {"function_name": "next_number",
-                               "parameters": [{"name": "n", "type": "int"}],
-                               "return_values": [{"type": "int"}]},
-        "correctness_test_suite": [{"input": {"n": 1}, "expected_output": [1 + expected]}]},
-        "<next_number>")
+    problem = problem_from_data(next_number_data([(1, 1 + expected)]), "<next_number>")
     with ProcessSandbox(size=1) as sandbox:
         executor = Executor(sandbox, LIMITS, reference_timing=False)
         result = executor.judge(problem, Submission(code, "next_number", language="cpp"))
