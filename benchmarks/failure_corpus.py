@@ -71,7 +71,7 @@ def _problems() -> dict[str, Any]:
 def _body_start(code: str, name: str) -> tuple[int, str] | None:
     """Line index of the first statement of ``def name`` after its docstring, and its indent."""
     lines = code.split("\n")
-    start = next((i for i, l in enumerate(lines) if re.match(r"\s*def %s\s*\(" % re.escape(name), l)),
+    start = next((i for i, text in enumerate(lines) if re.match(r"\s*def %s\s*\(" % re.escape(name), text)),
                  None)
     if start is None:
         return None

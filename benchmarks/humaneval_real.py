@@ -150,8 +150,8 @@ def uncomment_exec(source: str) -> str:
     lines = source.splitlines()
     for index, line in enumerate(lines):
         if EXEC_COMMENTED.match(line):
-            above = next(l for l in reversed(lines[:index])
-                         if l.strip() and not l.lstrip().startswith("#"))
+            above = next(text for text in reversed(lines[:index])
+                         if text.strip() and not text.lstrip().startswith("#"))
             indent = len(above) - len(above.lstrip())
             if above.rstrip().endswith(":"):
                 indent += 4

@@ -68,7 +68,7 @@ fi
 # ---- the lanes -----------------------------------------------------------------------------
 # With arguments: one pytest run over them (a developer's selection). Without (CI and the
 # README's command), the suite runs in lanes, each timed:
-#   lint     ruff over the package, the worker and the tests;
+#   lint     ruff over the package, the worker and the benchmarks;
 #   docs     mkdocs build --strict;
 #   pure     tests that start no sandbox, server or timer (tests/conftest.py marks them 'pure'),
 #            in parallel with pytest-xdist;
@@ -138,7 +138,7 @@ if [ "$#" -gt 0 ]; then
 fi
 
 lint() {
-    .venv/bin/python -m ruff check judge runners/python &&
+    .venv/bin/python -m ruff check judge runners/python benchmarks &&
     # the worker runs in candidates' sandboxes and is held to pycodestyle's line rules too
     # (the same selection tests/test_worker_module.py checks, so a slip fails here in seconds)
     .venv/bin/python -m ruff check --select E,F,W,I --line-length 100 runners/python \
