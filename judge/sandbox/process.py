@@ -29,8 +29,10 @@ from __future__ import annotations
 import fcntl
 import os
 import select
+import stat
 import subprocess
 import sys
+import sysconfig
 import tempfile
 import textwrap
 import time
@@ -167,6 +169,27 @@ def kill_tree(pid: int, uid: int | None) -> int:
     return len(victims)
 
 
+def _unreachable_stdlib(python: str) -> str | None:
+    """Why a stranger cannot import the standard library of ``python``, when that is plain
+    without starting it: the judge's own interpreter whose library lies under a folder others
+    may not enter (a home of mode 700, as pyenv's). Else None (the probe decides)."""
+    if os.path.realpath(python) != os.path.realpath(sys.executable):
+        return None
+    folder = os.path.realpath(sysconfig.get_paths()["stdlib"])
+    while True:
+        try:
+            mode = os.stat(folder).st_mode
+        except OSError:
+            return None
+        if not mode & stat.S_IXOTH:
+            return "%s: its standard library is under %s, which others may not enter" % (
+                python, folder)
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
+
+
 def _clean_env() -> dict[str, str]:
     """The worker's whole environment: nothing inherited from the judge."""
     return {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "PYTHONHASHSEED": "0"}
@@ -233,7 +256,7 @@ class ProcessSandbox(PooledSandbox):
             for python in dict.fromkeys(choices if lease is not None else []):
                 if not os.path.exists(python):
                     continue
-                error = self._probe_user(python, lease.uid)
+                error = _unreachable_stdlib(python) or self._probe_user(python, lease.uid)
                 if error is None:
                     self.python = python
                     return
