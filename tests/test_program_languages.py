@@ -87,7 +87,12 @@ def test_program_limits_default_to_the_kattis_ones():
     data = {"kind": "program", "identifier": "x", "statement": "x",
             "tests": [{"stdin": "", "expected": ""}]}
     plain = program_from_data(data, "<x>", Path("."))
-    limits, time_s = program_limits(plain, Limits(), languages.get("java"))
+    java = languages.get("java")
+    limits, time_s = program_limits(plain, Limits(), java)
+    # Kattis' 1024 MiB is Java's heap (-Xmx); the JVM's own headroom comes on top
+    assert java.memory_headroom_mb > 0
+    assert (limits.memory_mb, limits.output_kb) == (1024 + java.memory_headroom_mb, 8192)
+    limits, _ = program_limits(plain, Limits(), languages.get("c"))
     assert (limits.memory_mb, limits.output_kb) == (1024, 8192)
     assert time_s == Limits().time_limit_s + languages.get("java").startup_s
     data["limits"] = {"memory_mb": 256, "output_kb": 64, "time_limit_s": 3}
