@@ -20,18 +20,10 @@ from judge.problem.model import problem_from_data  # noqa: I001 (before executio
 from judge.execution.executor import Executor, Submission
 from judge.languages import NATIVE, get
 from judge.sandbox.base import Limits
+from tests.problems import next_number_data
 
 HOSTILE = json.loads((Path(__file__).parent / "data" / "langs" / "hostile.json").read_text())
-PROBLEM = {
-    "identifier": "next_number", "description": "n + 1",
-    "prompts": [{"prompt_id": "plain", "prompt": "Return n + 1.", "genericize": False,
-                 "sample_inputs_outputs": []}],
-    "function_prototype": {"function_name": "next_number",
-                           "parameters": [{"name": "n", "type": "int"}],
-                           "return_values": [{"type": "int"}]},
-    "correctness_test_suite": [{"input": {"n": 1}, "expected_output": [2]},
-                               {"input": {"n": 41}, "expected_output": [42]}],
-}
+PROBLEM = next_number_data([(1, 2), (41, 42)])
 LIMITS = Limits(time_limit_s=1.0, memory_mb=256, output_kb=64)
 
 #: (verdict, words the message must contain) per case; the syntax errors' lines per language

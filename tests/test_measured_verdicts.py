@@ -22,18 +22,10 @@ from judge.problem.model import problem_from_data  # noqa: I001 (before executio
 from judge.execution.executor import Executor, Submission
 from judge.execution.verdicts import Verdict
 from judge.sandbox.base import Limits
+from tests.problems import next_number_data
 
 LIMITS = Limits(time_limit_s=1.0, memory_mb=256, output_kb=64)
-PROBLEM = problem_from_data({
-    "identifier": "next_number", "description": "n + 1",
-    "prompts": [{"prompt_id": "plain", "prompt": "Return n + 1.", "genericize": False,
-                 "sample_inputs_outputs": []}],
-    "function_prototype": {"function_name": "next_number",
-                           "parameters": [{"name": "n", "type": "int"}],
-                           "return_values": [{"type": "int"}]},
-    "correctness_test_suite": [{"input": {"n": 1}, "expected_output": [2]},
-                               {"input": {"n": 41}, "expected_output": [42]}],
-}, "<next_number>")
+PROBLEM = problem_from_data(next_number_data([(1, 2), (41, 42)]), "<next_number>")
 
 FUNCTION = {"python": "next_number", "cpp": "next_number", "java": "nextNumber"}
 
