@@ -61,7 +61,7 @@ install_build_tools() {
     fi
     say "installing debootstrap with apt-get (needed to build the sandbox base image offline)"
     export DEBIAN_FRONTEND=noninteractive
-    if ! { apt-get update -qq && apt-get install -y -qq --no-install-recommends debootstrap; } >/dev/null; then
+    if ! { apt-get -o DPkg::Lock::Timeout=600 update -qq && apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends debootstrap; } >/dev/null; then
         say "warning: apt-get install debootstrap failed (is the Debian mirror reachable?)"
         return 1
     fi
@@ -88,9 +88,9 @@ if ! command -v dockerd >/dev/null 2>&1 || ! command -v debootstrap >/dev/null 2
     command -v debootstrap >/dev/null 2>&1 || pkgs+=(debootstrap)
     say "installing ${pkgs[*]} with apt-get (non-interactive)"
     export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq || die "apt-get update failed (is the Debian mirror reachable?)"
+    apt-get -o DPkg::Lock::Timeout=600 update -qq || die "apt-get update failed (is the Debian mirror reachable?)"
     # policy-rc.d 101: do not try to start services from maintainer scripts (no systemd here)
-    apt-get install -y -qq --no-install-recommends "${pkgs[@]}" iptables ca-certificates \
+    apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${pkgs[@]}" iptables ca-certificates \
         || die "apt-get install ${pkgs[*]} failed"
 fi
 command -v dockerd >/dev/null 2>&1 || die "dockerd still missing after install"

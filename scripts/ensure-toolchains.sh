@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # ensure-toolchains.sh - the host toolchains the process sandbox uses for the other languages
-# (judge/languages/): node, g++, go, rustc, javac/java, all from Debian packages, and a
+# (judge/languages/): node, g++, go, rustc, javac/java, pypy3, all from Debian packages, and a
 # precompiled <bits/stdc++.h> for C++ (halves each C++ compile). Also chromium, the headless
 # browser tests/test_report_html.py opens the HTML report in (not a sandbox toolchain).
 #
 # Idempotent: a tool already on PATH is left alone; as root on Debian/Ubuntu the missing ones
-# are installed with apt-get (nodejs, g++, golang-go, rustc, default-jdk-headless, chromium). The
+# are installed with apt-get (nodejs, g++, golang-go, rustc, default-jdk-headless, pypy3, chromium). The
 # toolchains must live where the sandbox's unprivileged users can run them (/usr/bin, not
 # ~/.cargo). Exit 0 when every toolchain answers, else 1 naming the missing ones.
 set -u
@@ -15,7 +15,8 @@ PCH_DIR="${JUDGE_PCH_DIR:-/usr/local/lib/judge-pch}"
 
 declare -A PACKAGE=( [/usr/bin/node]=nodejs [/usr/bin/g++]=g++ [/usr/bin/go]=golang-go
                      [/usr/bin/rustc]=rustc [/usr/bin/javac]=default-jdk-headless
-                     [/usr/bin/java]=default-jdk-headless [/usr/bin/chromium]=chromium )
+                     [/usr/bin/java]=default-jdk-headless [/usr/bin/pypy3]=pypy3
+                     [/usr/bin/chromium]=chromium )
 missing=()
 for tool in "${!PACKAGE[@]}"; do
     [ -x "$tool" ] || missing+=("${PACKAGE[$tool]}")
@@ -25,7 +26,7 @@ if [ "${#missing[@]}" -gt 0 ]; then
         packages=$(printf '%s\n' "${missing[@]}" | sort -u | tr '\n' ' ')
         say "installing $packages"
         export DEBIAN_FRONTEND=noninteractive
-        apt-get update -qq >/dev/null && apt-get install -y -qq $packages >/dev/null \
+        apt-get -o DPkg::Lock::Timeout=600 update -qq >/dev/null && apt-get -o DPkg::Lock::Timeout=600 install -y -qq $packages >/dev/null \
             || say "apt-get install failed"
     else
         say "missing: ${missing[*]} (run as root on Debian/Ubuntu to install them)"
@@ -48,7 +49,7 @@ fi
 
 status=0
 for tool in /usr/bin/node /usr/bin/g++ /usr/bin/go /usr/bin/rustc /usr/bin/javac /usr/bin/java \
-            /usr/bin/chromium; do
+            /usr/bin/pypy3 /usr/bin/chromium; do
     if [ -x "$tool" ]; then
         case "$tool" in
             */go) version=$("$tool" version 2>&1 | head -1) ;;
