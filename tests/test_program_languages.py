@@ -12,6 +12,8 @@ from judge.problem.model import load_suite
 from judge.problem.program import ProgramProblem
 
 SEVEN = ["python", "c", "cpp", "java", "js", "go", "rust"]
+#: and Python 3 on PyPy, as Kattis runs it
+EIGHT = SEVEN + ["pypy3"]
 
 
 def _write(folder, name, data):
@@ -41,7 +43,7 @@ def test_a_bad_program_file_is_reported_with_its_location(tmp_path):
     assert "bad.json" in text and "tests[0]" in text and "expected output" in text
 
 
-@pytest.mark.parametrize("name", SEVEN)
+@pytest.mark.parametrize("name", EIGHT)
 def test_every_language_builds_a_whole_program(name):
     lang = languages.get(name)
     code = "public class Sol { public static void main(String[] a) {} }" if name == "java" \
@@ -61,6 +63,20 @@ def test_contest_flags_and_the_java_main_class():
     code = "import java.util.*;\nclass Helper {}\npublic class Different { static public void main(String[] a) {} }"
     assert java.program_file(code) == "Different.java"
     assert java.program_build({"Different.java": code}, 512).run[-1] == "Different"
+
+
+def test_pypy_is_for_programs_only_and_checks_syntax_with_pypy():
+    pypy = languages.get("pypy")
+    assert pypy.name == "pypy3" and "pypy3" in languages.names()
+    assert "pypy3" not in languages.LANGUAGES
+    with pytest.raises(NotExpressible, match="whole programs only"):
+        pypy.check_expressible(object())
+    build = pypy.program_build({"main.py": "import helper\n", "helper.py": "x = 1\n"}, 256)
+    assert build.run == ["/usr/bin/pypy3", "{build}/main.py"]
+    assert build.compile[0][:2] == ["/usr/bin/pypy3", "-c"]
+    assert build.compile[0][-2:] == ["helper.py", "main.py"]
+    assert pypy.compile_error("main.py:3: error: SyntaxError: invalid syntax\n",
+                              build) == ("SyntaxError: invalid syntax", 3)
 
 
 def test_c_is_for_programs_only():

@@ -63,7 +63,7 @@ def test_every_package_submission_gets_its_folders_verdict(executor):
     found = read_packages(KATTIS)
     assert not found.issues
     judge = executor.programs
-    outcomes = {p.identifier: verify_package(judge, p, 2) for p in found.packages}
+    outcomes = {p.identifier: verify_package(judge, p, 2, "pypy3") for p in found.packages}
     assert "interactive" in outcomes["guess"]["not_verified"]
     judged = {s["file"]: s for o in outcomes.values() for s in o["submissions"]}
     wrong = [s for s in judged.values() if s["agrees"] is not True]
@@ -71,7 +71,9 @@ def test_every_package_submission_gets_its_folders_verdict(executor):
     folders = {s["folder"] for s in judged.values()}
     assert {"accepted", "wrong_answer", "time_limit_exceeded"} <= folders
     languages = {s["language"] for s in judged.values()}
-    assert {"python", "c", "cpp", "java", "javascript", "go", "rust"} <= languages
+    # Python 3 submissions run on PyPy 3, as Kattis and problemtools run them
+    assert {"pypy3", "c", "cpp", "java", "javascript", "go", "rust"} <= languages
+    assert "python" not in languages
     # a package without a time limit gets one by its format's rule, and says why
     assert any("time limit" in line and "slowest accepted" in line
                for line in outcomes["notimelimit"]["log"])
@@ -205,6 +207,9 @@ SNOOP = {
              "  System.out.println(found); } }\n").replace("SECRET", SECRET),
 }
 SNOOP["cpp"] = SNOOP["c"]
+# Python 3 on PyPy (as Kattis runs it): the same programs under another runtime
+for _table in (SUM, BOMB, FLOOD, SNOOP):
+    _table["pypy3"] = _table["python"]
 
 
 def _judge_all(executor, problem, codes):
@@ -230,6 +235,29 @@ def test_seven_languages_pass_and_hostile_programs_fail_honestly(executor, tmp_p
         assert result.verdict is Verdict.OUTPUT_LIMIT, (language, result.verdict, result.message)
     again = executor.judge(problem, Submission(SUM["c"], "", None, "c"))
     assert again.verdict is Verdict.PASS  # the sandbox survived them all
+
+
+def test_pypy_runs_python_programs_as_kattis_does(executor, tmp_path):
+    """A loop CPython needs seconds for is a fraction of a second on PyPy (the speed a Kattis
+    jury's time limit was set with); PyPy's own parser (Python 3.9) does the syntax check;
+    a crash is the program's runtime_error with its exit code."""
+    n = 30_000_000
+    problem = _problem(tmp_path, tests=[{"name": "loop", "stdin": "%d\n" % n,
+                                         "expected": "%d\n" % (n * (n - 1) // 2)}])
+    code = "n = int(input())\ns = 0\nfor i in range(n):\n    s += i\nprint(s)\n"
+    on_pypy = executor.judge(problem, Submission(code, "", None, "pypy3"))
+    assert on_pypy.verdict is Verdict.PASS, on_pypy.message
+    on_cpython = executor.judge(problem, Submission(code, "", None, "python"))
+    assert on_cpython.verdict is Verdict.TIMEOUT, on_cpython.message
+    match = "x = int(input())\nmatch x:\n    case 1:\n        print(3)\n"
+    newer = executor.judge(problem, Submission(match, "", None, "pypy3"))
+    assert newer.verdict is Verdict.COMPILE_ERROR and "(line 2)" in newer.message, newer.message
+    crash = executor.judge(problem, Submission("import sys\nsys.exit(3)\n", "", None, "pypy3"))
+    assert crash.verdict is Verdict.RUNTIME_ERROR and "exit code 3" in crash.message, \
+        crash.message
+    raised = executor.judge(problem, Submission("raise ValueError('no')\n", "", None, "pypy3"))
+    assert raised.verdict is Verdict.RUNTIME_ERROR and "ValueError" in raised.message, \
+        raised.message
 
 
 def test_the_expected_answer_is_nowhere_the_program_can_look(executor, tmp_path, sandbox):

@@ -43,6 +43,9 @@ def register(sub: Any) -> None:
                         "(by default its accepted submissions are measured here, in --sandbox, "
                         "and its format's rule sets it)")
     add_sandbox_choice(p, help="kattis: where accepted submissions are measured (%(default)s)")
+    from judge.cli.programs import add_python_runtime
+
+    add_python_runtime(p, "kattis, measuring: ")
     p.add_argument("--verbose", "-v", action="store_true",
                    help="list every problem's conversion, not only the ones with remarks")
     p.set_defaults(func=cmd_import)
@@ -67,7 +70,7 @@ def cmd_import(args: argparse.Namespace) -> int:
         from judge.sandbox.base import Limits
 
         for line in measure_imported([p for p in paths if p], Path(args.output), args.sandbox,
-                                     2, Limits()):
+                                     2, Limits(), args.python):
             err("note: %s" % line)
     totals = report.totals()
     for problem in report.problems:

@@ -19,6 +19,41 @@ from judge.cli.common import (EXIT_INPUT, EXIT_OK, add_limits, add_sandbox, dump
 
 #: the CPU seconds per test while measuring accepted submissions for a missing time limit
 MEASURE_LIMIT_S = 10.0
+#: what runs a package's Python 3 submissions: PyPy 3, as Kattis and problemtools run them
+#: (judge/languages/pypy.py), or the judge's CPython
+PYTHON_RUNTIMES = ("pypy3", "cpython")
+
+
+def add_python_runtime(parser: Any, prefix: str = "") -> None:
+    parser.add_argument("--python", choices=PYTHON_RUNTIMES, default="pypy3",
+                        help="%swhat runs a package's Python 3 submissions: pypy3 (the default, "
+                             "as Kattis and problemtools run them; CPython where PyPy is "
+                             "missing, said in the log) or cpython" % prefix)
+
+
+def python_runtime(choice: str, sandbox: Any, log: list[str]) -> str | None:
+    """The language Python 3 submissions run as (None: the judge's own, CPython): PyPy 3 when
+    chosen and present (the docker image has it; the process sandbox needs the host's
+    ``pypy3``), else CPython with a line in ``log``."""
+    if choice != "pypy3":
+        return None
+    from judge import languages
+
+    if sandbox.name == "process":
+        missing = [p for p in languages.get("pypy3").prerequisites() if not p.met]
+        if missing:
+            log.append("pypy3 is not available (%s): Python 3 submissions run with CPython, "
+                       "slower than the PyPy their time limits were set with" % missing[0].found)
+            return None
+    return "pypy3"
+
+
+def _run_as(item: Any, python: str | None) -> str | None:
+    """The language a submission is judged in: one in the default language (Python 3) as
+    ``python`` says."""
+    from judge import languages
+
+    return python if python and languages.is_default(item.language) else item.language
 
 
 def register(sub: Any) -> None:
@@ -32,18 +67,19 @@ def register(sub: Any) -> None:
     p.add_argument("--json", action="store_true", help="print the outcome as JSON")
     add_limits(p)
     add_sandbox(p, isolation=False)
+    add_python_runtime(p)
     p.set_defaults(func=cmd_verify)
 
 
 def _judge_all(judge: Any, problem: Any, items: list[Any], jobs: int,
-               time_limit_s: float | None) -> list[Any]:
+               time_limit_s: float | None, python: str | None = None) -> list[Any]:
     from judge.execution.executor import Submission
 
     def one(item: Any) -> Any:
         sources = item.sources or {}
         several = len(sources) > 1  # a multi-file program: its files under their names
         code = "" if several else next(iter(sources.values()), "")
-        return judge.judge(problem, Submission(code, "", None, item.language),
+        return judge.judge(problem, Submission(code, "", None, _run_as(item, python)),
                            time_limit_s=time_limit_s, sources=sources if several else None,
                            model=str(item.path))
 
@@ -52,7 +88,7 @@ def _judge_all(judge: Any, problem: Any, items: list[Any], jobs: int,
 
 
 def _time_limit(judge: Any, package: Any, accepted: list[Any], jobs: int,
-                log: list[str]) -> float | None:
+                log: list[str], python: str | None = None) -> float | None:
     """The package's time limit: its own, else its format's rule on measured runs."""
     problem = package.problem
     if problem.limits.time_limit_s is not None or problem.time_rule is None:
@@ -61,7 +97,7 @@ def _time_limit(judge: Any, package: Any, accepted: list[Any], jobs: int,
         log.append("%s: no time limit and no accepted submission to measure: the run's "
                    "default applies" % package.identifier)
         return None
-    results = _judge_all(judge, problem, accepted, jobs, MEASURE_LIMIT_S)
+    results = _judge_all(judge, problem, accepted, jobs, MEASURE_LIMIT_S, python)
     slowest = [max((t.time_s for t in r.tests), default=0.0) for r in results
                if r.verdict.value == "pass"]
     for item, result in zip(accepted, results):
@@ -79,7 +115,7 @@ def _time_limit(judge: Any, package: Any, accepted: list[Any], jobs: int,
 
 
 def measure_imported(paths: list[str], output: Path, sandbox_kind: str, jobs: int,
-                     run_limits: Any) -> list[str]:
+                     run_limits: Any, python: str = "pypy3") -> list[str]:
     """``judge import kattis``: a package that publishes no time limit gets one now, by its
     format's rule on its accepted submissions measured here, written into its problem file.
     Returns the log lines (what was chosen and why)."""
@@ -99,10 +135,11 @@ def measure_imported(paths: list[str], output: Path, sandbox_kind: str, jobs: in
     try:
         executor = Executor(sandbox, run_limits)
         judge = ProgramJudge(sandbox, executor.limits, executor.compile_cache)
+        runtime = python_runtime(python, sandbox, log)
         for package in todo:
             accepted = [s for s in package.submissions if s.folder == "accepted" and s.judged
                         and s.sources]
-            limit = _time_limit(judge, package, accepted, jobs, log)
+            limit = _time_limit(judge, package, accepted, jobs, log, runtime)
             if limit is None:
                 continue
             file = output / ("%s.json" % package.identifier)
@@ -125,7 +162,8 @@ def _why_skipped(item: Any) -> str:
     return "no code file"
 
 
-def verify_package(judge: Any, package: Any, jobs: int) -> dict[str, Any]:
+def verify_package(judge: Any, package: Any, jobs: int, python: str | None = None
+                   ) -> dict[str, Any]:
     from judge.execution.program_verdicts import check_submission
 
     log: list[str] = list(package.notes)
@@ -139,20 +177,20 @@ def verify_package(judge: Any, package: Any, jobs: int) -> dict[str, Any]:
     for item in skipped:
         log.append("%s: not judged (%s)" % (item.path, _why_skipped(item)))
     accepted = [s for s in items if s.folder == "accepted"]
-    limit = _time_limit(judge, package, accepted, jobs, log)
+    limit = _time_limit(judge, package, accepted, jobs, log, python)
     outcome["time_limit_s"] = limit if limit is not None else package.problem.limits.time_limit_s
     checks = [check_submission(item.folder, result.tests, item.expected) for item, result in
-              zip(items, _judge_all(judge, package.problem, items, jobs, limit))]
-    _with_margin(judge, package, items, checks, jobs, outcome["time_limit_s"], log)
+              zip(items, _judge_all(judge, package.problem, items, jobs, limit, python))]
+    _with_margin(judge, package, items, checks, jobs, outcome["time_limit_s"], log, python)
     for item, check in zip(items, checks):
         outcome["submissions"].append({"file": str(item.path), "folder": item.folder,
-                                       "language": item.language, "verdict": check.verdict.value,
+                                       "language": _run_as(item, python), "verdict": check.verdict.value,
                                        "agrees": check.agrees, "message": check.message})
     return outcome
 
 
 def _with_margin(judge: Any, package: Any, items: list[Any], checks: list[Any], jobs: int,
-                 limit: float | None, log: list[str]) -> None:
+                 limit: float | None, log: list[str], python: str | None = None) -> None:
     """problemtools' rule: a submission that times out at the time limit and should not
     gets the limit x the format's safety margin; the verdict it gets then stands ("OK with
     extra time"). A time_limit_exceeded submission must time out at the limit itself."""
@@ -163,7 +201,7 @@ def _with_margin(judge: Any, package: Any, items: list[Any], checks: list[Any], 
     if not todo:
         return
     high = round(limit * package.tle_margin, 3)
-    results = _judge_all(judge, package.problem, [items[i] for i in todo], jobs, high)
+    results = _judge_all(judge, package.problem, [items[i] for i in todo], jobs, high, python)
     for i, result in zip(todo, results):
         again = check_submission(items[i].folder, result.tests, items[i].expected)
         if again.agrees:
@@ -194,8 +232,12 @@ def cmd_verify(args: argparse.Namespace) -> int:
     try:
         executor = Executor(sandbox, limits(args))
         judge = ProgramJudge(sandbox, executor.limits, executor.compile_cache)
+        said: list[str] = []
+        runtime = python_runtime(args.python, sandbox, said)
         for package in found.packages:
-            outcomes.append(verify_package(judge, package, args.jobs))
+            outcome = verify_package(judge, package, args.jobs, runtime)
+            outcome["log"][:0] = said
+            outcomes.append(outcome)
     finally:
         sandbox.close()
     wrong = [s for o in outcomes for s in o["submissions"] if s["agrees"] is False]
@@ -221,4 +263,5 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return EXIT_INPUT if wrong or unknown or found.issues else EXIT_OK
 
 
-__all__ = ["cmd_verify", "register", "verify_package"]
+__all__ = ["PYTHON_RUNTIMES", "add_python_runtime", "cmd_verify", "python_runtime", "register",
+           "verify_package"]

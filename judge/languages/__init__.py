@@ -1,7 +1,8 @@
 """Languages by name: one module per language (type mapping, name conventions, prompt syntax,
 the reply-to-code step and the harness build), registered in :data:`REGISTRY`.
 
-Built in: ``python``, ``js``, ``cpp``, ``go``, ``rust``, ``java``. A module is imported on the
+Built in: ``python``, ``js``, ``cpp``, ``go``, ``rust``, ``java``; for whole programs only,
+``c`` and ``pypy3`` (Python 3 on PyPy, as Kattis runs it). A module is imported on the
 first lookup of its name. An external package adds a language with one entry point in the
 group ``judge.languages`` (``name = "package.module:LanguageClass"``); see judge/registry.py.
 
@@ -31,6 +32,7 @@ for _name, _target, _aliases in _BUILT_IN:
     REGISTRY.add(_name, _target, _aliases)
 #: whole programs only (program problems): not among the function languages below
 REGISTRY.add("c", "judge.languages.c:C", ("gnu-c", "c17"))
+REGISTRY.add("pypy3", "judge.languages.pypy:PyPy", ("pypy",))
 
 #: the built-in languages (``names()`` adds those of installed plug-ins)
 LANGUAGES = tuple(name for name, _, _ in _BUILT_IN)
