@@ -115,3 +115,28 @@ def test_program_limits_default_to_the_kattis_ones():
     own = program_from_data(data, "<x>", Path("."))
     limits, time_s = program_limits(own, Limits(), languages.get("c"))
     assert (limits.memory_mb, limits.output_kb, time_s) == (256, 64, 3)
+
+
+def test_packages_python_runs_on_pypy_unless_told_or_missing(monkeypatch):
+    """judge verify's choice of runtime for a package's Python 3 submissions: PyPy 3 (as Kattis
+    and problemtools), CPython when told, and CPython with a line in the log where the process
+    sandbox finds no pypy3; Python 2 and other languages are left as they are."""
+    from types import SimpleNamespace
+
+    from judge.cli.programs import _run_as, python_runtime
+    from judge.sandbox.prerequisites import Prerequisite
+
+    process, docker = SimpleNamespace(name="process"), SimpleNamespace(name="docker")
+    log: list[str] = []
+    assert python_runtime("cpython", process, log) is None and not log
+    assert python_runtime("pypy3", docker, log) == "pypy3"
+    pypy = languages.get("pypy3")
+    monkeypatch.setattr(type(pypy), "prerequisites", lambda self: [
+        Prerequisite("pypy3", "x", False, "/usr/bin/pypy3 not found on PATH")])
+    assert python_runtime("pypy3", process, log) is None
+    assert "pypy3 is not available (/usr/bin/pypy3 not found on PATH)" in log[0]
+    assert "CPython" in log[0]
+    for language, runs_as in (("python", "pypy3"), ("python2", "python2"), ("cpp", "cpp"),
+                              (None, None)):
+        assert _run_as(SimpleNamespace(language=language), "pypy3") == runs_as
+        assert _run_as(SimpleNamespace(language=language), None) == language

@@ -53,7 +53,8 @@ def _run_as(item: Any, python: str | None) -> str | None:
     ``python`` says."""
     from judge import languages
 
-    return python if python and languages.is_default(item.language) else item.language
+    return python if python and item.language and languages.is_default(item.language) \
+        else item.language
 
 
 def register(sub: Any) -> None:
