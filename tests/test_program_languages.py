@@ -140,3 +140,20 @@ def test_packages_python_runs_on_pypy_unless_told_or_missing(monkeypatch):
                               (None, None)):
         assert _run_as(SimpleNamespace(language=language), "pypy3") == runs_as
         assert _run_as(SimpleNamespace(language=language), None) == language
+
+
+def test_validate_names_a_runtime_the_judge_does_not_know(tmp_path, capsys):
+    from judge.cli.main import main
+
+    base = {"kind": "program", "identifier": "add", "statement": "Add.",
+            "tests": [{"stdin": "1 2\n", "expected": "3\n"}]}
+    _write(tmp_path, "add.json", {**base, "runtimes": {"python": "pypy9"}})
+    assert main(["validate", str(tmp_path)]) == 1
+    said = capsys.readouterr().err
+    assert "add.json: runtimes.python: unknown language 'pypy9' (did you mean 'pypy3'?)" in said
+    _write(tmp_path, "add.json", {**base, "runtimes": {"python": "Py Py"}})
+    assert main(["validate", str(tmp_path)]) == 1
+    assert "runtimes" in capsys.readouterr().err
+    _write(tmp_path, "add.json", {**base, "runtimes": {"python": "pypy3"}})
+    assert main(["validate", str(tmp_path)]) == 0
+    assert load_suite(tmp_path)["add"].runtimes == {"python": "pypy3"}

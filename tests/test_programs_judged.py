@@ -373,6 +373,8 @@ def test_import_run_and_verify_from_the_command_line(tmp_path, capsys):
     # applied (legacy: x5, rounded to a whole second, at least 1 s) and the log says so
     limits = json.loads((suite / "different.json").read_text())["limits"]
     assert limits["time_limit_s"] == 1.0
+    # the package's Python runs on PyPy, as Kattis runs it (its time limit was set so)
+    assert json.loads((suite / "hello.json").read_text())["runtimes"] == {"python": "pypy3"}
     assert "different: time limit 1 s: slowest accepted run" in capsys.readouterr().err
     solutions = tmp_path / "solutions.jsonl"
     accepted = (KATTIS / "different" / "submissions" / "accepted" / "different.py").read_text()
@@ -394,6 +396,11 @@ def test_import_run_and_verify_from_the_command_line(tmp_path, capsys):
     assert "not run: test 1 failed" in contest[1]["tests"][1]["message"]
     assert "wrong answer" in every[1]["tests"][1]["message"]
     assert contest[2]["language"] == "c"
+    assert "python runs as pypy3 on this problem" in contest[0]["note"]
+    on_cpython = tmp_path / "cpython"
+    assert main(["import", "kattis", str(KATTIS / "hello"), "--output", str(on_cpython),
+                 "--python", "cpython", "--sandbox", "process"]) == 0
+    assert "runtimes" not in json.loads((on_cpython / "hello.json").read_text())
     capsys.readouterr()
     status = main(["verify", str(KATTIS / "hello"), "--sandbox", "process", "--jobs", "2"])
     out = capsys.readouterr().out

@@ -45,7 +45,7 @@ def register(sub: Any) -> None:
     add_sandbox_choice(p, help="kattis: where accepted submissions are measured (%(default)s)")
     from judge.cli.programs import add_python_runtime
 
-    add_python_runtime(p, "kattis, measuring: ")
+    add_python_runtime(p, "kattis (the suite's runtimes and the time-limit measure): ")
     p.add_argument("--verbose", "-v", action="store_true",
                    help="list every problem's conversion, not only the ones with remarks")
     p.set_defaults(func=cmd_import)
@@ -57,7 +57,10 @@ def cmd_import(args: argparse.Namespace) -> int:
     from judge.importers import IMPORTERS
 
     paths = args.path or [None]
-    if len(paths) > 1:
+    if IMPORTERS.canonical(args.kind) == "kattis" and paths[0] is not None:
+        report = IMPORTERS.get(args.kind).import_paths(paths, Path(args.output),
+                                                       python=args.python)
+    elif len(paths) > 1:
         importer = IMPORTERS.get(args.kind)
         if not hasattr(importer, "import_paths"):
             err("error: judge import %s takes one file" % args.kind)

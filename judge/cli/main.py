@@ -68,6 +68,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     for suite in suites:
         for problem in suite.problems:
             issues.extend(syntax_issues(problem))
+            issues.extend(_runtime_issues(problem))
             if problem.identifier in seen and seen[problem.identifier] != problem.source:
                 issues.append(Issue(problem.source, "identifier %r is already used by %s"
                                     % (problem.identifier, seen[problem.identifier]),
@@ -86,6 +87,29 @@ def cmd_validate(args: argparse.Namespace) -> int:
     print("%d problem%s valid%s" % (count, "" if count == 1 else "s",
                                      " (reference solutions pass)" if args.run else ""))
     return EXIT_OK
+
+
+def _runtime_issues(problem: Any) -> list[Issue]:
+    """A program problem's ``runtimes`` name languages the judge knows, and ones that run
+    whole programs."""
+    from judge import languages
+    from judge.languages.base import NotExpressible
+
+    issues = []
+    where = getattr(problem, "source_file", None) or problem.source
+    for name, target in (getattr(problem, "runtimes", None) or {}).items():
+        for what in (name, target):
+            try:
+                lang = languages.get(what)
+            except ValueError as exc:
+                issues.append(Issue(where, str(exc), "runtimes.%s" % name))
+                break
+            try:
+                lang.program_build({lang.program_file(""): ""}, 256)
+            except NotExpressible as exc:
+                issues.append(Issue(where, str(exc), "runtimes.%s" % name))
+                break
+    return issues
 
 
 def _run_references(args: argparse.Namespace, suites: list[Any]) -> list[Issue]:

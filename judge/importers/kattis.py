@@ -447,9 +447,17 @@ def read_packages(*paths: str | Path) -> KattisImport:
     return KattisImport(packages, issues)
 
 
-def problem_data(package: KattisPackage, output_dir: Path) -> dict[str, Any]:
+#: what runs a package's Python 3 programs: PyPy 3, as Kattis and problemtools run them
+PYTHON_RUNTIME = "pypy3"
+
+
+def problem_data(package: KattisPackage, output_dir: Path, python: str = PYTHON_RUNTIME
+                 ) -> dict[str, Any]:
     """The package's problem as a problem file living in ``output_dir``: the test data and
-    the validator stay in the package, referred to by paths relative to ``output_dir``."""
+    the validator stay in the package, referred to by paths relative to ``output_dir``.
+    With ``python="pypy3"`` (the default) the problem's ``runtimes`` run Python candidates
+    on PyPy, as Kattis does (its time limit was set with PyPy); "cpython" leaves them on
+    CPython."""
     output_dir = Path(output_dir).resolve()
 
     def moved(name: str | None) -> str | None:
@@ -466,15 +474,18 @@ def problem_data(package: KattisPackage, output_dir: Path) -> dict[str, Any]:
             raw["checker"]["validator"] = moved(test.checker.validator)
     if problem.checker.validator is not None:
         data["checker"]["validator"] = moved(problem.checker.validator)
+    if python != "cpython":
+        data["runtimes"] = {"python": python}
     return data
 
 
-def write_problem(package: KattisPackage, output_dir: str | Path) -> Path:
+def write_problem(package: KattisPackage, output_dir: str | Path,
+                  python: str = PYTHON_RUNTIME) -> Path:
     """Write ``<id>.json`` into ``output_dir`` (see ``problem_data``)."""
     output_dir = Path(output_dir)
     output_dir.mkdir(parents=True, exist_ok=True)
     path = output_dir / ("%s.json" % package.identifier)
-    path.write_text(json.dumps(problem_data(package, output_dir), indent=1) + "\n",
+    path.write_text(json.dumps(problem_data(package, output_dir, python), indent=1) + "\n",
                     encoding="utf-8")
     return path
 
@@ -493,8 +504,9 @@ class KattisImporter(Importer):
 
     def import_paths(self, paths: list[str | Path], output: Path,
                      progress: Callable[[str], None] | None = None,
-                     kind: str = "kattis") -> ImportReport:
-        """Every package under each of ``paths`` (a package or a folder of packages)."""
+                     kind: str = "kattis", python: str = PYTHON_RUNTIME) -> ImportReport:
+        """Every package under each of ``paths`` (a package or a folder of packages); see
+        ``problem_data`` for ``python``."""
         result = read_packages(*paths)
         report = ImportReport(kind, " ".join(str(p) for p in paths), str(output))
         report.issues += result.issues
@@ -502,7 +514,7 @@ class KattisImporter(Importer):
             problem = ProblemReport(package.identifier, expected=len(package.problem.tests),
                                     notes=list(package.notes))
             if package.supported:
-                problem.file = str(write_problem(package, output))
+                problem.file = str(write_problem(package, output, python))
                 if progress:
                     progress(package.identifier)
             else:

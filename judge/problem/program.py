@@ -35,7 +35,7 @@ import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
@@ -376,6 +376,10 @@ class ProgramProblem(_Strict):
     contest: ContestRules = ContestRules()
     #: the languages the problem may be solved in (None: all)
     languages: list[str] | None = None
+    #: candidates in one language run as another: ``{"python": "pypy3"}`` runs Python
+    #: programs on PyPy, as Kattis runs them (what ``judge import kattis`` writes)
+    runtimes: dict[Annotated[str, Field(pattern=r"^[a-z][a-z0-9+_-]*$")],
+                   Annotated[str, Field(pattern=r"^[a-z][a-z0-9+_-]*$")]] | None = None
     tags: list[str] | None = None
     #: where the problem came from (an imported package's folder, a dataset's name)
     source: str | None = None
