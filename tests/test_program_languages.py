@@ -157,3 +157,22 @@ def test_validate_names_a_runtime_the_judge_does_not_know(tmp_path, capsys):
     _write(tmp_path, "add.json", {**base, "runtimes": {"python": "pypy3"}})
     assert main(["validate", str(tmp_path)]) == 0
     assert load_suite(tmp_path)["add"].runtimes == {"python": "pypy3"}
+
+
+def test_a_runtime_is_named_in_the_prompt_and_chosen_for_the_candidate(tmp_path):
+    from judge.candidates.extract import Candidate
+    from judge.execution.programs import program_submission
+    from judge.prompts.programs import render_program_prompt
+
+    _write(tmp_path, "add.json", {"kind": "program", "identifier": "add", "statement": "Add.",
+                                  "tests": [{"stdin": "1 2\n", "expected": "3\n"}],
+                                  "runtimes": {"py": "pypy"}})
+    problem = load_suite(tmp_path)["add"]
+    text = render_program_prompt(problem).prompt
+    assert "Write a complete Python 3 (PyPy 3) program" in text and "```python" in text
+    reply = "Here:\n```python\na, b = map(int, input().split())\nprint(a + b)\n```\n"
+    submission = program_submission(problem, Candidate("add", reply))
+    assert submission.language == "pypy3" and submission.code.startswith("a, b")
+    assert "python runs as pypy3 on this problem" in submission.note
+    c = program_submission(problem, Candidate("add", "int main(){}", language="c"))
+    assert c.language == "c" and not c.note

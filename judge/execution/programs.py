@@ -65,21 +65,11 @@ def program_submission(problem: Any, candidate: Any) -> Any:
     lang = languages.get(candidate.language)
     code, note = extract_fenced(candidate.solution.replace("\r\n", "\n"), lang.fence_tags,
                                 lambda block: True)
-    runs_as = runtime(problem, lang.name)
+    runs_as = languages.runs_as(problem, lang.name)
     if runs_as != lang.name:
         said = "%s runs as %s on this problem (its runtimes)" % (lang.name, runs_as)
         note = "%s; %s" % (note, said) if note else said
     return Submission(code, "", note, runs_as)
-
-
-def runtime(problem: Any, language: str) -> str:
-    """The language a ``language`` program runs as on ``problem`` (its ``runtimes``); an
-    unknown name there is :class:`judge.errors.UnknownName`."""
-    mapped = (getattr(problem, "runtimes", None) or {})
-    for name, target in mapped.items():
-        if languages.normalize(name) == language:
-            return languages.get(target).name
-    return language
 
 
 def is_program(problem: Any) -> bool:

@@ -64,10 +64,20 @@ def is_default(name: str | None) -> bool:
         return False
 
 
+def runs_as(problem: object, name: str) -> str:
+    """The language a ``name`` program runs as on ``problem``: its ``runtimes`` map
+    (``{"python": "pypy3"}``: Python on PyPy, as Kattis runs it), else ``name``; an unknown
+    name there is :class:`judge.errors.UnknownName`."""
+    for source, target in (getattr(problem, "runtimes", None) or {}).items():
+        if normalize(source) == name:
+            return get(target).name
+    return name
+
+
 def names() -> list[str]:
     """Every language, built-in and added by installed packages."""
     return REGISTRY.names()
 
 
 __all__ = ["ALIASES", "DEFAULT", "LANGUAGES", "NATIVE", "REGISTRY", "Language",
-           "NotExpressible", "get", "is_default", "names", "normalize"]
+           "NotExpressible", "get", "is_default", "names", "normalize", "runs_as"]
