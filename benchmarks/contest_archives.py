@@ -12,6 +12,10 @@ and prints, from what ``judge verify`` reports: the share of accepted submission
 folder, and every submission that misses its folder's verdict with the judge's message.
 
     python benchmarks/contest_archives.py FOLDER [--sandbox auto|process|docker] [--json]
+                                                 [--python pypy3|cpython]
+
+``--python`` is passed to both commands (default: theirs, PyPy 3 for Python 3 submissions as
+Kattis runs them); ``--python cpython`` measures what CPython would give.
 """
 
 from __future__ import annotations
@@ -70,15 +74,18 @@ def main() -> int:
     parser.add_argument("folder", help="a folder of problem packages (or one package)")
     parser.add_argument("--sandbox", default="auto")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument("--python", choices=("pypy3", "cpython"),
+                        help="what runs Python 3 submissions (default: the commands' own)")
     args = parser.parse_args()
+    python = ["--python", args.python] if args.python else []
     started = time.monotonic()
     with tempfile.TemporaryDirectory() as suite:
         imported = _judge("import", "kattis", args.folder, "--output", suite,
-                          "--sandbox", args.sandbox)
+                          "--sandbox", args.sandbox, *python)
     if imported.returncode not in (0, 1):
         print(imported.stdout + imported.stderr, file=sys.stderr)
         return 2
-    verified = _judge("verify", args.folder, "--json", "--sandbox", args.sandbox)
+    verified = _judge("verify", args.folder, "--json", "--sandbox", args.sandbox, *python)
     try:
         outcome = json.loads(verified.stdout)
     except ValueError:
