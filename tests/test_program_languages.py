@@ -176,3 +176,25 @@ def test_a_runtime_is_named_in_the_prompt_and_chosen_for_the_candidate(tmp_path)
     assert "python runs as pypy3 on this problem" in submission.note
     c = program_submission(problem, Candidate("add", "int main(){}", language="c"))
     assert c.language == "c" and not c.note
+
+
+def test_a_runtime_that_cannot_run_the_code_is_invalid_before_anything_runs(tmp_path, capsys):
+    """{"c": "pypy3"} would make every C candidate a compile error, and a map to a language
+    without whole programs could judge nothing: judge validate and judge run refuse both,
+    naming the field, before a candidate is judged."""
+    from judge.cli.main import main
+
+    base = {"kind": "program", "identifier": "add", "statement": "Add.",
+            "tests": [{"stdin": "1 2\n", "expected": "3\n"}]}
+    solutions = tmp_path / "solutions.jsonl"
+    solutions.write_text(json.dumps({"problem_id": "add", "solution": "print(3)"}) + "\n")
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    for runtimes, said in (({"c": "pypy3"}, "runtimes.c: pypy3 does not run C (gnu17) code"),
+                           ({"python": "pypy9"}, "runtimes.python: unknown language 'pypy9'")):
+        _write(suite, "add.json", {**base, "runtimes": runtimes})
+        assert main(["validate", str(suite)]) == 1
+        assert said in capsys.readouterr().err
+        assert main(["run", str(suite), "--solutions", str(solutions), "--sandbox", "process",
+                     "--no-output"]) == 1
+        assert said in capsys.readouterr().err

@@ -45,9 +45,15 @@ def _open_sandbox(args: argparse.Namespace) -> Any:
 
 
 def _load_suite(path: str) -> Any:
+    """The suite, with its program problems' ``runtimes`` checked (an unknown one is invalid
+    input before anything is judged, not a usage error in the middle of a run)."""
     from judge.problem.model import load_suite
 
-    return load_suite(path)
+    suite = load_suite(path)
+    issues = [i for problem in suite.problems for i in _runtime_issues(problem)]
+    if issues:
+        raise InputError(issues)
+    return suite
 
 
 # ---- commands ------------------------------------------------------------------------------
@@ -90,26 +96,12 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 
 def _runtime_issues(problem: Any) -> list[Issue]:
-    """A program problem's ``runtimes`` name languages the judge knows, and ones that run
-    whole programs."""
+    """A program problem's ``runtimes``, checked against the language registry (the problem
+    model cannot know it): located issues."""
     from judge import languages
-    from judge.languages.base import NotExpressible
 
-    issues = []
     where = getattr(problem, "source_file", None) or problem.source
-    for name, target in (getattr(problem, "runtimes", None) or {}).items():
-        for what in (name, target):
-            try:
-                lang = languages.get(what)
-            except ValueError as exc:
-                issues.append(Issue(where, str(exc), "runtimes.%s" % name))
-                break
-            try:
-                lang.program_build({lang.program_file(""): ""}, 256)
-            except NotExpressible as exc:
-                issues.append(Issue(where, str(exc), "runtimes.%s" % name))
-                break
-    return issues
+    return [Issue(where, why, field) for field, why in languages.runtime_issues(problem)]
 
 
 def _run_references(args: argparse.Namespace, suites: list[Any]) -> list[Issue]:

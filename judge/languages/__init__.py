@@ -74,10 +74,34 @@ def runs_as(problem: object, name: str) -> str:
     return name
 
 
+def runtime_issues(problem: object) -> list[tuple[str, str]]:
+    """What is wrong with a program problem's ``runtimes``, as (field, why) pairs:
+    a name no registry knows, a language that judges no whole programs, or one that does not
+    read the other's code (``{"c": "pypy3"}``)."""
+    issues = []
+    for source, target in (getattr(problem, "runtimes", None) or {}).items():
+        try:
+            langs = [get(source), get(target)]
+        except ValueError as exc:
+            issues.append(("runtimes.%s" % source, str(exc)))
+            continue
+        for lang in langs:
+            if lang.program_probe() is None:
+                issues.append(("runtimes.%s" % source, "%s judges no whole programs" % lang.name))
+                break
+        else:
+            files = [set(lang.source_extensions or (lang.extension,)) for lang in langs]
+            if not files[0] & files[1]:
+                issues.append(("runtimes.%s" % source, "%s does not run %s code" % (
+                    langs[1].name, langs[0].title or langs[0].name)))
+    return issues
+
+
 def names() -> list[str]:
     """Every language, built-in and added by installed packages."""
     return REGISTRY.names()
 
 
 __all__ = ["ALIASES", "DEFAULT", "LANGUAGES", "NATIVE", "REGISTRY", "Language",
-           "NotExpressible", "get", "is_default", "names", "normalize", "runs_as"]
+           "NotExpressible", "get", "is_default", "names", "normalize", "runs_as",
+           "runtime_issues"]

@@ -254,15 +254,21 @@ class Language:
     def description(self) -> str:
         """What ``judge sandbox doctor`` says of the language: its title and how a whole
         program is compiled and run (the contest flags)."""
-        try:
-            build = self.program_build({self.program_file(""): ""}, 256)
-        except (NotExpressible, ValueError):
+        build = self.program_probe()
+        if build is None:
             return self.title
         steps = [" ".join("<script>" if "\n" in part else
                           "<syntax check by the worker's python3>" if part == SYNTAX_CHECK
                           else part for part in command)
                  for command in build.compile + [build.run]]
         return "%s; programs: %s" % (self.title, " && ".join(steps))
+
+    def program_probe(self) -> Build | None:
+        """The build of an empty whole program: None when the language judges no programs."""
+        try:
+            return self.program_build({self.program_file(""): ""}, 256)
+        except (NotExpressible, ValueError):
+            return None
 
     def program_build(self, sources: dict[str, str], memory_mb: int) -> Build:
         """How a whole program (``sources``: file name -> text, e.g. a candidate's one file or
