@@ -25,7 +25,7 @@ import dataclasses
 import hashlib
 import time
 from collections import OrderedDict, deque
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator
 
@@ -36,6 +36,7 @@ from judge.errors import Issue
 from judge.execution.cache import VerdictCache
 from judge.execution.executor import Executor
 from judge.execution.progress import Progress
+from judge.execution.schedule import PriorityPool, pool_for, rank
 from judge.problem.model import Problem, Suite
 from judge.execution.verdicts import CandidateResult, TestResult, Verdict
 
@@ -330,7 +331,9 @@ class BatchRunner:
         self.source = source
         outcome = outcome if outcome is not None else RunOutcome()
         pending: deque[Future[CandidateResult] | CandidateResult] = deque()
-        pool = ThreadPoolExecutor(max_workers=self.jobs, thread_name_prefix="judge")
+        # likely-long candidates start first (judge.execution.schedule); output order stays
+        cores = int(getattr(getattr(self.executor, "sandbox", None), "size", self.jobs))
+        pool = pool_for(self.jobs, cores)
         finished = False
         try:
             for problem, candidate, issue in items:
@@ -367,7 +370,7 @@ class BatchRunner:
             if self.progress:
                 self.progress.close()
 
-    def _submit(self, pool: ThreadPoolExecutor, problem: Problem, candidate: Candidate,
+    def _submit(self, pool: PriorityPool, problem: Problem, candidate: Candidate,
                 submission: Submission, stamp: dict[str, Any]
                 ) -> "Future[CandidateResult] | _Duplicate":
         """Start judging a candidate, or, when an identical one is already judged or on its
@@ -381,14 +384,17 @@ class BatchRunner:
             stored = self.cache.get(cache_key)
             if stored is not None:
                 return self._identity(stored, submission, candidate, stamp, cached=True)
+        order = rank(problem, submission.code, submission.language)
         if not self.dedup:
-            return pool.submit(self._judge, problem, submission, candidate, stamp, cache_key)
+            return pool.submit(order, self._judge, problem, submission, candidate, stamp,
+                               cache_key)
         key = same_code_key(stamp["judged_with"], submission)
         leader = self._leaders.get(key)
         if leader is not None:
             self._leaders.move_to_end(key)
             return _Duplicate(leader, problem, submission, candidate, stamp)
-        future = pool.submit(self._judge, problem, submission, candidate, stamp, cache_key)
+        future = pool.submit(order, self._judge, problem, submission, candidate, stamp,
+                             cache_key)
         self._leaders[key] = future
         if len(self._leaders) > DEDUP_MEMORY:
             self._leaders.popitem(last=False)
@@ -403,6 +409,12 @@ class BatchRunner:
             # our failure, not the code's: this one is judged itself (and later duplicates
             # follow it, not the failed one)
             key = same_code_key(item.stamp["judged_with"], item.submission)
+            current = self._leaders.get(key)
+            if current is not None and current is not item.leader:
+                # an earlier duplicate of the same failed leader was judged again already
+                replacement = _result(current)
+                if replacement.verdict is not Verdict.SANDBOX_ERROR:
+                    return self._duplicate(replacement, item)
             result = self._judge(item.problem, item.submission, item.candidate, item.stamp)
             self._leaders[key] = result
             return result

@@ -170,6 +170,29 @@ class Language:
         return extract_fenced(text, self.fence_tags,
                               lambda block: self.find_function(block, names) is not None)
 
+    #: code that may block (sleep, wait for input, a lock, a socket, a child): such a
+    #: candidate may hold its slot for its whole wall budget while using no CPU
+    may_block = re.compile(r"\b(sleep|Sleep|sleep_for|sleep_until|usleep|nanosleep|pause|waitpid"
+                           r"|select|poll|accept"
+                           r"|recv|setTimeout|setInterval)\s*\(|\.(wait|await|join|take|lock)"
+                           r"\(\s*\)|\bselect\s*\{|<-\s*\w")
+    #: a loop without a condition (it ends only by a break): the likeliest to run forever
+    may_loop_forever = re.compile(r"\bwhile\s*\(?\s*(true|1)\s*\)?\s*[:{]|\bfor\s*\(\s*;\s*;\s*\)"
+                                  r"|\bloop\s*\{|\bfor\s*\{")
+    #: code that may loop: its candidate may run until its CPU budget is spent
+    may_loop = re.compile(r"\bwhile\b|\bgoto\b")
+
+    def stall_risk(self, code: str) -> int:
+        """How likely the code is to run into its time limits, by its text alone: 3 may
+        block, 2 loops without a condition, 1 loops, 0 none of these. Only the order
+        candidates start in follows it (:mod:`judge.execution.schedule`), never a limit or a
+        verdict."""
+        if self.may_block.search(code):
+            return 3
+        if self.may_loop_forever.search(code):
+            return 2
+        return 1 if self.may_loop.search(code) else 0
+
     def submission(self, problem: Any, candidate: Any) -> Submission:
         """The reply-to-code step: the code of ``candidate``'s reply and the name its
         function has here (the problem's name or this language's usual case of it)."""

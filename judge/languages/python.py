@@ -42,6 +42,13 @@ class Python(Language):
     default = True
     worker_native = False
     image = "python"
+    #: a sleep, a wait on an event, a lock, a thread, a child or a socket
+    may_block = re.compile(r"\b(sleep|wait|wait_for|acquire|pause|select|poll|accept"
+                           r"|recv|recv_into|communicate|run_forever|sigwait|sigtimedwait)"
+                           r"\s*\(|\.join\(\s*\)")
+    may_loop_forever = re.compile(r"\bwhile\s*\(?\s*(True|1)\s*\)?\s*:|\bitertools\.(count|cycle)\b"
+                                  r"|\bcycle\s*\(")
+    may_loop = re.compile(r"\bwhile\b")
 
     def defines(self, code: str, name: str) -> bool:
         return re.search(r"^\s*(async\s+)?def\s+%s\s*\(" % re.escape(name), code, re.M) \
