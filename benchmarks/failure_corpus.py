@@ -21,7 +21,9 @@ more converted tests (HumanEval/32, 38, 50, 53), where a per-test limit alone wo
 100 limits. Written as JSON Lines (``task_id``, ``completion``, ``mutation``, ``run``).
 
 ``--profile hangs`` builds the sleeper/looper corpus: the same, but its hangs are half
-sleepers, half loopers (4% hangs, a loop and a sleep in turn; the big problems' forced hangs included).
+sleepers, half loopers (4% hangs, a loop and a sleep in turn; the big problems' forced hangs
+included; an odd one out is evened by one more sleeper). Real code that loops by itself (a
+reply cut inside a ``while``) is beside these: the benchmark counts it with the loopers.
 
     .venv/bin/python benchmarks/failure_corpus.py OUT.jsonl [--samples FILE] [--every N]
         [--profile failures|hangs]
@@ -141,11 +143,21 @@ def build(rows: list[dict[str, Any]], every: int, profile: str = "failures"
             big_done.add(row["task_id"])
         if profile == "hangs" and kind in ("loop", "sleep"):
             kind = ("loop", "sleep")[hangs % 2]  # in turn: exactly half of each
-            hangs += 1
         code = row["code"]
         mutated = mutate(code, kind, name, rng) if kind else None
+        if profile == "hangs" and mutated and kind in ("loop", "sleep"):
+            hangs += 1  # counted once placed: a hang that could not be placed is not one
         out.append({"task_id": row["task_id"], "completion": mutated or code,
                     "mutation": kind if mutated else "real", "run": row.get("run")})
+    if profile == "hangs" and hangs % 2:
+        # one loop more than sleeps: the last sample left as written that takes one sleeps
+        for index in range(len(out) - 1, -1, -1):
+            if out[index]["mutation"] == "real":
+                name = _problems()[out[index]["task_id"]]["entry_point"]
+                slept = mutate(out[index]["completion"], "sleep", name, rng)
+                if slept:
+                    out[index].update(completion=slept, mutation="sleep")
+                    break
     return out
 
 
