@@ -204,6 +204,10 @@ class BatchRunner:
         self.on_note: Callable[[Issue], None] | None = None
         self._limits_fp = executor.limits.fingerprint()
         self._problem_fps: dict[int, str] = {}
+        #: the reply-to-code step's result for replies seen before (sampled output repeats
+        #: itself: parsing each copy again is most of the judge's own time per candidate)
+        self._submissions: OrderedDict[tuple[Any, ...], tuple[Problem, Submission]] = \
+            OrderedDict()
         self._expressible: dict[tuple[str, str], bool] = {}
         #: (problem, the problem as judged in a language) by (id of the problem, language)
         self._judged: dict[tuple[int, str], tuple[Problem, Problem]] = {}
@@ -262,6 +266,21 @@ class BatchRunner:
     def _judged_with(self, problem: Problem) -> str:
         return judged_with(self._problem_fp(problem), self._limits_fp)
 
+    def _submission(self, problem: Problem, candidate: Candidate) -> Submission:
+        """``submission_for``, once per distinct reply: it depends on the problem and on
+        these fields of the candidate only (a frozen Submission is shared)."""
+        key = (id(problem), candidate.language, candidate.prompt_id, candidate.genericized,
+               candidate.strict, candidate.solution)
+        found = self._submissions.get(key)
+        if found is not None and found[0] is problem:  # held: its id stays its own
+            self._submissions.move_to_end(key)
+            return found[1]
+        made = submission_for(problem, candidate)
+        self._submissions[key] = (problem, made)
+        if len(self._submissions) > DEDUP_MEMORY:
+            self._submissions.popitem(last=False)
+        return made
+
     def _prepare(self, problem: Problem, candidate: Candidate, outcome: RunOutcome
                  ) -> tuple[Submission, dict[str, Any]] | CandidateResult | None:
         if candidate.prompt_id is not None and hasattr(problem, "prompt") and \
@@ -270,7 +289,7 @@ class BatchRunner:
                                        "judged with the plain name" % (candidate.prompt_id,
                                                                        problem.identifier),
                                        line=candidate.line))
-        submission = submission_for(problem, candidate)
+        submission = self._submission(problem, candidate)
         stamp = {"key": candidate_key(candidate, submission.code),
                  "judged_with": self._judged_with(problem)}
         if candidate.line is not None:
@@ -384,15 +403,15 @@ class BatchRunner:
             stored = self.cache.get(cache_key)
             if stored is not None:
                 return self._identity(stored, submission, candidate, stamp, cached=True)
-        order = rank(problem, submission.code, submission.language)
         if not self.dedup:
-            return pool.submit(order, self._judge, problem, submission, candidate, stamp,
-                               cache_key)
+            return pool.submit(rank(problem, submission.code, submission.language),
+                               self._judge, problem, submission, candidate, stamp, cache_key)
         key = same_code_key(stamp["judged_with"], submission)
         leader = self._leaders.get(key)
         if leader is not None:
             self._leaders.move_to_end(key)
             return _Duplicate(leader, problem, submission, candidate, stamp)
+        order = rank(problem, submission.code, submission.language)
         future = pool.submit(order, self._judge, problem, submission, candidate, stamp,
                              cache_key)
         self._leaders[key] = future
