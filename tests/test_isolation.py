@@ -497,6 +497,98 @@ def test_files_left_in_tmp_dirs_do_not_reach_the_next_candidate(sandbox_kind):
         assert not os.path.exists(os.path.join(folder, "judge-leak-%s" % marker))
 
 
+SYSV_LEAVE = """
+    import ctypes
+    def add(*args):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.shmat.restype = ctypes.c_void_p
+        made = 0
+        shm = libc.shmget(%(key)d, 4096, 0o1666)
+        if shm >= 0:
+            ctypes.memmove(libc.shmat(shm, None, 0), b"7919007", 7)
+            made += 1
+        made += libc.msgget(%(key)d + 1, 0o1666) >= 0
+        made += libc.semget(%(key)d + 2, 1, 0o1666) >= 0
+        # and one without a key, found by its id alone
+        made += libc.shmget(0, 4096, 0o1666) >= 0
+        return made
+"""
+
+SYSV_FIND = """
+    import ctypes
+    def add(*args):
+        libc = ctypes.CDLL(None, use_errno=True)
+        found = (libc.shmget(%(key)d, 0, 0o666) >= 0) + (libc.msgget(%(key)d + 1, 0o666) >= 0) \\
+            + (libc.semget(%(key)d + 2, 0, 0o666) >= 0)
+        try:
+            with open("/proc/sysvipc/shm") as handle:
+                found += len(handle.read().splitlines()) - 1
+        except OSError:
+            pass
+        return found
+"""
+
+
+def test_sysv_ipc_objects_do_not_reach_the_next_candidate(sandbox_kind):
+    """Shared memory, message queues and semaphores live in the worker's IPC namespace, not
+    in a folder: a warm worker removes every one its candidate made, as it wipes /tmp."""
+    if sandbox_kind == "process":
+        root_only()
+    key = {"key": 0x4A0000 + os.getpid() % 0xFFFF}
+    with make_sandbox(sandbox_kind, size=1) as sandbox:
+        made = returned(sandbox.run(raw_job(SYSV_LEAVE % key, "add")))
+        assert made == 4
+        found = returned(sandbox.run(raw_job(SYSV_FIND % key, "add")))
+        assert found == 0
+
+
+KEYS_LEAVE = """
+    import ctypes
+    def add(*args):
+        libc = ctypes.CDLL(None, use_errno=True)
+        long = ctypes.c_long
+        made = 0
+        for where in (-4, -5):  # the user's keyring, its user-session keyring
+            made += libc.syscall(long(248), b"user", b"judge-leak-%d" % where, b"7919007",
+                                 long(7), long(where)) > 0
+        persistent = libc.syscall(long(250), long(22), long(-1), long(-3))
+        if persistent > 0:
+            made += libc.syscall(long(248), b"user", b"judge-leak-p", b"7919007", long(7),
+                                 long(persistent)) > 0
+        return made
+"""
+
+KEYS_FIND = """
+    import ctypes
+    def add(*args):
+        libc = ctypes.CDLL(None, use_errno=True)
+        long = ctypes.c_long
+        found = 0
+        for where in (-4, -5):
+            found += libc.syscall(long(250), long(10), long(where), b"user",
+                                  b"judge-leak-%d" % where, long(0)) > 0
+        persistent = libc.syscall(long(250), long(22), long(-1), long(-3))
+        if persistent > 0:
+            found += libc.syscall(long(250), long(10), long(persistent), b"user",
+                                  b"judge-leak-p", long(0)) > 0
+        return found
+"""
+
+
+@pytest.mark.skipif(os.uname().machine != "x86_64", reason="the keyctl numbers are x86_64's")
+def test_kernel_keys_do_not_reach_the_next_candidate(sandbox_kind):
+    """The user's keyrings outlive its processes (the persistent one, days): a warm worker's
+    candidates share their uid, so each child starts with them empty."""
+    if sandbox_kind == "process":
+        root_only()
+    with make_sandbox(sandbox_kind, size=1) as sandbox:
+        made = returned(sandbox.run(raw_job(KEYS_LEAVE, "add")))
+        # the process sandbox lets a candidate add keys; Docker's seccomp profile does not
+        assert made >= (2 if sandbox_kind == "process" else 0)
+        found = returned(sandbox.run(raw_job(KEYS_FIND, "add")))
+        assert found == 0
+
+
 FRESH_WORKDIR = """
     import os
     def add(*args):

@@ -10,6 +10,7 @@ import resource
 import sys
 
 from .records import MISSING_FUNCTION, RAISED, RETURNED, SETUP_ERROR, UNENCODABLE, VALUE_TOO_LARGE
+from .system import fresh_keyrings
 from .wire import WireError, encode
 
 #: the file name candidate code is compiled under (its traceback lines are the candidate's)
@@ -123,6 +124,7 @@ def become_candidate(job, limits, workdir):
         os.setgroups([])
         os.setresgid(job["gid"], job["gid"], job["gid"])
         os.setresuid(uid, uid, uid)
+    fresh_keyrings()  # as that user: nothing an earlier candidate put in its keyrings
     os.chdir(workdir)
     os.umask(0o077)
     _set_limits(job, limits)

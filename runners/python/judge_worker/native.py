@@ -32,7 +32,7 @@ from .supervise import (
     _split_mark,
     supervise,
 )
-from .system import _counters, kill_leftovers
+from .system import _counters, kill_leftovers, wipe_sysv_ipc
 from .worker import Worker
 
 RESULT_FD = 3
@@ -324,6 +324,7 @@ class NativeWorker(Worker):
             _remove_tree(builddir)
             for directory in self.wipe_dirs:  # nothing a candidate left reaches the next one
                 _wipe(directory, keep=self.workroot)
+            wipe_sysv_ipc()  # and what lives in no folder
             send({"event": "end", "id": job["id"], "recycle": recycle})
 
     def _run_native_test(self, job, index, test, build, capture_fd, builddir, workdir):

@@ -33,7 +33,7 @@ from .native import _native_env, _within_hard
 from .program_batch import can_series, run_series
 from .records import BUDGET_SPENT, EXITED, SETUP_ERROR, SPOILED
 from .supervise import supervise
-from .system import _counters
+from .system import _counters, wipe_sysv_ipc
 from .worker import Budget
 
 #: bytes kept of the program's standard error, and of each feedback file
@@ -384,6 +384,7 @@ def run_program_job(worker, job):
         _remove_tree(builddir)
         for directory in worker.wipe_dirs:
             _wipe(directory, keep=worker.workroot)
+        wipe_sysv_ipc()  # and what lives in no folder
         send({"event": "end", "id": job["id"], "recycle": recycle})
 
 

@@ -64,6 +64,72 @@ def _private_mounts():
     except Exception:
         return False
 
+#: System V IPC objects of the worker's IPC namespace: (listing, remove(id)), the id in the
+#: listing's second column; IPC_RMID is 0 for all three
+_SYSV = (("/proc/sysvipc/shm", "shmctl"), ("/proc/sysvipc/msg", "msgctl"),
+         ("/proc/sysvipc/sem", "semctl"))
+_LIBC = []
+
+
+def wipe_sysv_ipc():
+    """Remove every System V shared memory segment, message queue and semaphore set of the
+    worker's IPC namespace (its own where the worker isolates, the container's under
+    Docker): they live in no folder, so wiping /tmp and /dev/shm leaves them, and a warm
+    worker's next candidate could read what this one left there. The candidate's processes
+    are gone by now, so nothing is attached. Returns how many were removed."""
+    removed = 0
+    for listing, control in _SYSV:
+        for _ in range(64):  # a listing is read 64 KiB at a time: again until it is empty
+            ids = []
+            for line in _read_proc(listing).split(b"\n")[1:]:
+                fields = line.split()
+                if len(fields) > 1 and fields[1].isdigit():
+                    ids.append(int(fields[1]))
+            if not ids:
+                break
+            if not _LIBC:
+                _LIBC.append(ctypes.CDLL(None, use_errno=True))
+            function = getattr(_LIBC[0], control)
+            gone = 0
+            for ident in ids:
+                done = function(ident, 0, 0) if control == "semctl" else \
+                    function(ident, 0, None)
+                gone += done == 0
+            removed += gone
+            if not gone:
+                break  # none could be removed (not ours to remove): do not spin
+    return removed
+
+
+#: the keyctl system call's number (glibc has no wrapper): x86_64, arm64
+_KEYCTL = {"x86_64": 250, "aarch64": 219}.get(os.uname().machine)
+KEYCTL_JOIN_SESSION_KEYRING, KEYCTL_CLEAR, KEYCTL_GET_PERSISTENT = 1, 7, 22
+KEY_SPEC_SESSION_KEYRING, KEY_SPEC_USER_KEYRING, KEY_SPEC_USER_SESSION_KEYRING = -3, -4, -5
+
+
+def fresh_keyrings():
+    """In a child, once it is the candidate's user: empty the kernel keyrings that outlive a
+    process (the user's keyring and user-session keyring live as long as the uid has
+    processes, the persistent keyring days), in a new session keyring of its own. A warm
+    worker's candidates share their uid: without this, a key one candidate adds is there
+    for the next to read. (Docker's seccomp profile refuses these calls to candidates.)"""
+    if _KEYCTL is None:
+        return
+    try:
+        if not _LIBC:
+            _LIBC.append(ctypes.CDLL(None, use_errno=True))
+        syscall, long = _LIBC[0].syscall, ctypes.c_long
+        syscall(long(_KEYCTL), long(KEYCTL_JOIN_SESSION_KEYRING), None)
+        syscall(long(_KEYCTL), long(KEYCTL_CLEAR), long(KEY_SPEC_USER_KEYRING))
+        syscall(long(_KEYCTL), long(KEYCTL_CLEAR), long(KEY_SPEC_USER_SESSION_KEYRING))
+        persistent = syscall(long(_KEYCTL), long(KEYCTL_GET_PERSISTENT), long(-1),
+                             long(KEY_SPEC_SESSION_KEYRING))
+        if persistent > 0:
+            syscall(long(_KEYCTL), long(KEYCTL_CLEAR), long(persistent))
+    except Exception:
+        pass
+
+
 # ---- process bookkeeping ------------------------------------------------------------------
 
 def _read_proc(path):

@@ -26,7 +26,7 @@ from .supervise import (
     _split_mark,
     supervise,
 )
-from .system import IN_CONTAINER, _counters, kill_leftovers
+from .system import IN_CONTAINER, _counters, kill_leftovers, wipe_sysv_ipc
 
 #: below this many CPU seconds left, a budget counts as spent (a test could not even load)
 BUDGET_EPSILON = 0.005
@@ -192,6 +192,7 @@ class Worker:
             os.close(capture_fd)
             for directory in self.wipe_dirs:  # nothing a candidate left reaches the next one
                 _wipe(directory, keep=self.workroot)
+            wipe_sysv_ipc()  # and what lives in no folder
             send({"event": "end", "id": job["id"], "recycle": recycle or self.recycle})
             self.channel.flush()
             self.recycle = False
