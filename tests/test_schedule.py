@@ -152,11 +152,18 @@ def test_pool_for_caps_the_blocking_tier_at_the_slots_beyond_the_cores():
         assert pool._caps == {BLOCKING: 6}
     finally:
         pool.shutdown()
-    pool = pool_for(1, 1)  # no overcommit: the one thread still takes a blocking call
-    try:
-        assert pool.submit((BLOCKING,), lambda: "ran").result(10) == "ran"
-    finally:
-        pool.shutdown()
+    # no overcommit (a sandbox that lends nothing), or no local sandbox at all (the Ray
+    # executor: each actor's own sandbox lends on its node): nothing capped, so blocking
+    # candidates are never held to one at a time
+    for slots, cores in ((2, 2), (8, None)):
+        pool = pool_for(slots, cores)
+        try:
+            assert pool._caps == {}
+            together = threading.Barrier(slots, timeout=10)  # broken unless all run at once
+            running = [pool.submit((BLOCKING,), together.wait) for _ in range(slots)]
+            assert sorted(f.result(20) for f in running) == list(range(slots))
+        finally:
+            pool.shutdown()
 
 
 # ---- with the real sandbox -----------------------------------------------------------------

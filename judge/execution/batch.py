@@ -351,8 +351,8 @@ class BatchRunner:
         outcome = outcome if outcome is not None else RunOutcome()
         pending: deque[Future[CandidateResult] | CandidateResult] = deque()
         # likely-long candidates start first (judge.execution.schedule); output order stays
-        cores = int(getattr(getattr(self.executor, "sandbox", None), "size", self.jobs))
-        pool = pool_for(self.jobs, cores)
+        cores = getattr(getattr(self.executor, "sandbox", None), "size", None)
+        pool = pool_for(self.jobs, int(cores) if isinstance(cores, int) else None)
         finished = False
         try:
             for problem, candidate, issue in items:

@@ -35,11 +35,15 @@ from judge import languages
 BLOCKING = 3
 
 
-def pool_for(slots: int, cores: int, name: str = "judge") -> "PriorityPool":
-    """The pool a run judges through: ``slots`` threads (the sandbox's capacity), and at
-    most ``slots - cores`` likely-blocking candidates in flight, so that ``cores`` threads
-    are always there for candidates that compute."""
-    return PriorityPool(slots, name, caps={BLOCKING: max(1, slots - max(1, cores))})
+def pool_for(slots: int, cores: int | None, name: str = "judge") -> "PriorityPool":
+    """The pool a run judges through: ``slots`` threads (the sandbox's capacity), and, where
+    the sandbox takes more jobs than it has cores (it lends a blocked job's core), at most
+    ``slots - cores`` likely-blocking candidates in flight, so that ``cores`` threads are
+    always there for candidates that compute. Without such a sandbox (no overcommit; the
+    Ray executor, whose actors' sandboxes lend on their own nodes) nothing is capped."""
+    if cores is None or slots <= cores:
+        return PriorityPool(slots, name)
+    return PriorityPool(slots, name, caps={BLOCKING: slots - cores})
 
 
 def rank(problem: Any, code: str, language: str | None) -> tuple[int, int]:

@@ -22,14 +22,15 @@ from .system import _charged_memory, _usage, _waited, _waited_most
 from .wire import MAX_DEPTH, decode
 
 #: how often the limits are checked, seconds: always during a test's first POLL_SETTLE_S
-#: (most tests end within it), and whenever the candidate holds over half its memory limit
+#: (most tests end within it), and whenever the candidate holds over a quarter of its
+#: memory limit
 POLL_S = 0.005
 POLL_SETTLE_S = 0.1
 #: past that, the checks of a test that keeps running (a looper, a sleeper) space out up to
 #: this, never past the moment its CPU could reach its limit on every core, nor its wall
 #: deadline: each check reads /proc for the whole process tree, and 600 of them in a 3 s
 #: timeout cost 0.1 s of CPU. A memory bomb grows at most this long between two checks
-#: from under half its limit (~100 MB at 4 GB/s) before it is stopped as ``memory``.
+#: from under a quarter of its limit (~100 MB at 4 GB/s) before it is stopped as ``memory``.
 POLL_MAX_S = 0.025
 _CPUS = os.cpu_count() or 1
 #: the wall-clock backstop never stretches past this many times its limit, however loaded
@@ -37,7 +38,7 @@ WALL_HARD_FACTOR = 5.0
 
 def _next_poll(now, settle_from, cpu, cpu_limit, rss, memory, deadline):
     """When to check the limits next (see POLL_MAX_S)."""
-    if now - settle_from < POLL_SETTLE_S or 2 * rss > memory:
+    if now - settle_from < POLL_SETTLE_S or 4 * rss > memory:
         return now + POLL_S
     return now + max(POLL_S, min(POLL_MAX_S, (cpu_limit - cpu) / _CPUS, deadline - now))
 
