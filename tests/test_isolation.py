@@ -589,6 +589,35 @@ def test_kernel_keys_do_not_reach_the_next_candidate(sandbox_kind):
         assert found == 0
 
 
+def test_unisolated_the_hosts_own_ipc_objects_and_keys_are_left_alone():
+    """Unisolated (``allow_unisolated``: candidates run as the judge's user, in the host's
+    IPC namespace) nothing there is a candidate's own: a System V segment and a key the
+    judge's user holds survive a candidate, where an isolated worker would wipe its own."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    long = ctypes.c_long
+    key = 0x4B0000 + os.getpid() % 0xFFFF
+    segment = libc.shmget(key, 4096, 0o1600)
+    assert segment >= 0, ctypes.get_errno()
+    name = b"judge-host-key-%d" % os.getpid()
+    host_key = -1
+    if os.uname().machine == "x86_64":
+        host_key = libc.syscall(long(248), b"user", name, b"x", long(1), long(-4))
+    try:
+        with make_sandbox("process", size=1, switch_user=False,
+                          allow_unisolated=True) as sandbox:
+            assert returned(sandbox.run(raw_job("def f(*args):\n    return 7\n"))) == 7
+        assert libc.shmget(key, 0, 0o600) == segment  # still there
+        if host_key > 0:
+            assert libc.syscall(long(250), long(10), long(-4), b"user", name, long(0)) \
+                == host_key
+    finally:
+        libc.shmctl(segment, 0, None)
+        if host_key > 0:
+            libc.syscall(long(250), long(21), long(host_key))  # KEYCTL_INVALIDATE
+
+
 FRESH_WORKDIR = """
     import os
     def add(*args):

@@ -71,7 +71,8 @@ class PriorityPool:
 
     def __init__(self, workers: int, name: str = "judge",
                  caps: dict[int, int] | None = None) -> None:
-        self._heap: list[tuple[Any, ...]] = []
+        #: waiting calls: one heap per capped tier, one (key None) for all the others
+        self._heaps: dict[int | None, list[tuple[Any, ...]]] = {None: []}
         self._order = itertools.count()
         self._workers = max(1, workers)
         self._name = name
@@ -86,9 +87,11 @@ class PriorityPool:
         with self._ready:
             if self._closed:
                 raise RuntimeError("the pool is shut down")
-            # negated: the heap gives the smallest first
-            heapq.heappush(self._heap, (tuple(-value for value in rank), next(self._order),
-                                        rank[0] if rank else None, future, function, args))
+            tier = rank[0] if rank else None
+            # negated: a heap gives the smallest first
+            heapq.heappush(self._heaps.setdefault(tier if tier in self._caps else None, []),
+                           (tuple(-value for value in rank), next(self._order), tier, future,
+                            function, args))
             if len(self._threads) < self._workers:
                 thread = threading.Thread(target=self._work, daemon=True,
                                           name="%s_%d" % (self._name, len(self._threads)))
@@ -98,20 +101,15 @@ class PriorityPool:
         return future
 
     def _take(self) -> tuple[Any, ...] | None:
-        """The best call whose tier is under its cap (with the lock held), or None."""
-        held: list[tuple[Any, ...]] = []
-        found = None
-        while self._heap:
-            item = heapq.heappop(self._heap)
-            tier = item[2]
-            if tier in self._caps and self._running.get(tier, 0) >= self._caps[tier]:
-                held.append(item)
+        """The best call of a tier under its cap (with the lock held), or None: the best
+        of each heap's first, a capped tier's only while it is under its cap."""
+        best = None
+        for tier, heap in self._heaps.items():
+            if not heap or (tier is not None and self._running.get(tier, 0) >= self._caps[tier]):
                 continue
-            found = item
-            break
-        for item in held:
-            heapq.heappush(self._heap, item)
-        return found
+            if best is None or heap[0] < best[0]:
+                best = heap
+        return heapq.heappop(best) if best is not None else None
 
     def _work(self) -> None:
         while True:
@@ -142,9 +140,10 @@ class PriorityPool:
             self._closed = True
             threads = list(self._threads)
             if cancel_futures:
-                for item in self._heap:
-                    item[3].cancel()
-                self._heap.clear()
+                for heap in self._heaps.values():
+                    for item in heap:
+                        item[3].cancel()
+                    heap.clear()
             self._ready.notify_all()
         if wait:
             for thread in threads:

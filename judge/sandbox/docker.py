@@ -63,7 +63,10 @@ SANDBOX_UID = 10001
 #: the worker imported from /opt/judge/runner (its bytecode compiled when the image was built)
 WORKER_COMMAND = worker_command("python3", "/opt/judge/runner", write_bytecode=False) + [
                   "--workroot", "/work", "--wipe", "/tmp", "--wipe", "/dev/shm",
-                  "--wipe", "/dev/mqueue", "--offer-pipes"]
+                  "--wipe", "/dev/mqueue", "--offer-pipes",
+                  # the container's IPC namespace is its own (ipc_mode="private" below): the
+                  # System V objects in it are its candidates', removed after each
+                  "--own-ipc"]
 CONTAINER_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": "/work"}
 
 

@@ -124,7 +124,9 @@ def become_candidate(job, limits, workdir):
         os.setgroups([])
         os.setresgid(job["gid"], job["gid"], job["gid"])
         os.setresuid(uid, uid, uid)
-    fresh_keyrings()  # as that user: nothing an earlier candidate put in its keyrings
+        # as that user (its own, never the judge's): nothing an earlier candidate put in
+        # its keyrings
+        fresh_keyrings()
     os.chdir(workdir)
     os.umask(0o077)
     _set_limits(job, limits)

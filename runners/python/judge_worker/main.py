@@ -108,12 +108,13 @@ class Channel:
 
 class Options:
     """The worker's command line: --workroot DIR, --wipe DIR (repeated), --isolate-network,
-    --private-tmp, --offer-pipes, --preimport NAME,NAME... (empty: none). Parsed by hand
+    --private-tmp, --own-ipc (the sandbox gave the worker an IPC namespace of its own: a
+    container's), --offer-pipes, --preimport NAME,NAME... (empty: none). Parsed by hand
     (argparse alone is a megabyte of the worker's memory)."""
 
     def __init__(self, argv):
         self.workroot, self.wipe = None, []
-        self.isolate_network = self.private_tmp = self.offer_pipes = False
+        self.isolate_network = self.private_tmp = self.offer_pipes = self.own_ipc = False
         self.preimports = PREIMPORTS
         args = list(argv)
         while args:
@@ -132,6 +133,8 @@ class Options:
                 self.private_tmp = True
             elif arg == "--offer-pipes":
                 self.offer_pipes = True
+            elif arg == "--own-ipc":
+                self.own_ipc = True
             else:
                 sys.stderr.write("judge sandbox worker: unknown argument %r\n" % arg)
                 sys.exit(2)
@@ -166,7 +169,8 @@ def main(argv):
     os.chmod(workroot, 0o711)  # candidates switched to another user must reach their workdir
     gc.collect()
     gc.freeze()  # keep the forked children from copying the worker's heap on gc passes
-    worker = NativeWorker(channel, workroot, options.wipe, network_isolated)
+    worker = NativeWorker(channel, workroot, options.wipe, network_isolated,
+                          own_ipc=private_tmp or options.own_ipc)
     ready = {"event": "ready", "protocol": PROTOCOL, "pid": os.getpid(),
              "python": sys.version.split()[0], "network_isolated": network_isolated,
              "private_tmp": private_tmp, "uid": os.getuid()}

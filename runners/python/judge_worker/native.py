@@ -15,7 +15,7 @@ import resource
 import time
 
 from .child import CANDIDATE_MARK, _child_setup, _safe_str, _write_raw
-from .files import _remove_tree, _reset_capture, _wipe
+from .files import _remove_tree, _reset_capture
 from .records import (
     EXITED,
     MISSING_FUNCTION,
@@ -32,7 +32,7 @@ from .supervise import (
     _split_mark,
     supervise,
 )
-from .system import _counters, kill_leftovers, wipe_sysv_ipc
+from .system import _counters, kill_leftovers
 from .worker import Worker
 
 RESULT_FD = 3
@@ -322,9 +322,7 @@ class NativeWorker(Worker):
         finally:
             os.close(capture_fd)
             _remove_tree(builddir)
-            for directory in self.wipe_dirs:  # nothing a candidate left reaches the next one
-                _wipe(directory, keep=self.workroot)
-            wipe_sysv_ipc()  # and what lives in no folder
+            self.wipe_leftovers()
             send({"event": "end", "id": job["id"], "recycle": recycle})
 
     def _run_native_test(self, job, index, test, build, capture_fd, builddir, workdir):

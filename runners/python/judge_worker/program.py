@@ -28,12 +28,12 @@ import stat
 import time
 
 from .child import _safe_str, _write_raw, become_candidate
-from .files import _remove_tree, _reset_capture, _wipe
+from .files import _remove_tree, _reset_capture
 from .native import _native_env, _within_hard
 from .program_batch import can_series, run_series
 from .records import BUDGET_SPENT, EXITED, SETUP_ERROR, SPOILED
 from .supervise import supervise
-from .system import _counters, wipe_sysv_ipc
+from .system import _counters
 from .worker import Budget
 
 #: bytes kept of the program's standard error, and of each feedback file
@@ -382,9 +382,7 @@ def run_program_job(worker, job):
     finally:
         os.close(capture_fd)
         _remove_tree(builddir)
-        for directory in worker.wipe_dirs:
-            _wipe(directory, keep=worker.workroot)
-        wipe_sysv_ipc()  # and what lives in no folder
+        worker.wipe_leftovers()
         send({"event": "end", "id": job["id"], "recycle": recycle})
 
 

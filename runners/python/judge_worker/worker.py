@@ -90,11 +90,14 @@ def _isolated_order(job):
 
 
 class Worker:
-    def __init__(self, channel, workroot, wipe_dirs, network_isolated):
+    def __init__(self, channel, workroot, wipe_dirs, network_isolated, own_ipc=False):
         self.channel = channel
         self.workroot = workroot
         self.wipe_dirs = wipe_dirs
         self.network_isolated = network_isolated
+        #: the worker has an IPC namespace of its own (it isolates, or is in a container):
+        #: only then are the System V IPC objects in it the candidates' to remove
+        self.own_ipc = own_ipc
         self.me = os.getpid()
         self.made = 0
         self.environment_set = False
@@ -190,12 +193,19 @@ class Worker:
             self._run_isolated(job, code, capture_fd, args, line_limit)
         finally:
             os.close(capture_fd)
-            for directory in self.wipe_dirs:  # nothing a candidate left reaches the next one
-                _wipe(directory, keep=self.workroot)
-            wipe_sysv_ipc()  # and what lives in no folder
+            self.wipe_leftovers()
             send({"event": "end", "id": job["id"], "recycle": recycle or self.recycle})
             self.channel.flush()
             self.recycle = False
+
+    def wipe_leftovers(self):
+        """After a candidate: nothing it left reaches the next one, in the wiped folders nor
+        in System V IPC (which lives in no folder). Unisolated, the worker shares the
+        host's IPC namespace: what is there is not the candidate's, and stays."""
+        for directory in self.wipe_dirs:
+            _wipe(directory, keep=self.workroot)
+        if self.own_ipc:
+            wipe_sysv_ipc()
 
     def _run_isolated(self, job, code, capture_fd, args, line_limit):
         """One child per test, each in a fresh work directory, within the candidate's budget
