@@ -8,6 +8,7 @@ import json
 import re
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import psutil
@@ -115,6 +116,34 @@ def test_suite_lookup(basics):
     assert list(basics) == basics.problems
     with pytest.raises(KeyError, match="no problem 'nope'"):
         basics["nope"]
+
+
+def test_a_judge_never_closed_leaves_no_folder_nor_worker(tmp_path):
+    """A script that exits holding an open Judge (no ``with``, no close): its process
+    sandbox's folder (the worker's code, the work directories) goes with it, and so do its
+    workers."""
+    script = tmp_path / "unclosed.py"
+    script.write_text(
+        "import judge, os\n"
+        "suite = judge.load_suite(%r)\n"
+        "j = judge.Judge(sandbox='process', jobs=2)\n"
+        "p = suite.problems[0]\n"
+        "print(j.judge(p, p.optimal_solution).verdict.value)\n"
+        "sandbox = j._executor.sandbox\n"
+        "print(sandbox._dir)\n"
+        "print(' '.join(str(s.pid) for s in sandbox._live))\n"
+        % str(ROOT / "problems" / "basics"), encoding="utf-8")
+    done = subprocess.run([sys.executable, str(script)], cwd=ROOT, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    verdict, folder, pids = (done.stdout.splitlines() + ["", "", ""])[:3]
+    assert verdict == "pass", done.stdout + done.stderr
+    assert folder.startswith(("/tmp/", tempfile.gettempdir())), done.stdout
+    assert not Path(folder).exists(), "left behind: %s" % folder
+    alive = [p for p in psutil.process_iter(["pid", "status"])
+             if str(p.info["pid"]) in pids.split() and p.info["status"] != "zombie"]
+    psutil.wait_procs(alive, timeout=10)
+    assert not [p for p in alive if p.is_running() and p.status() != "zombie"], pids
 
 
 def test_limits_as_keywords():

@@ -36,6 +36,7 @@ import sysconfig
 import tempfile
 import textwrap
 import time
+import weakref
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -222,6 +223,9 @@ class ProcessSandbox(PooledSandbox):
         self.lock_dir = lock_dir or LOCK_DIR
         self.allow_unisolated = allow_unisolated
         self._dir = Path(tempfile.mkdtemp(prefix="judge-process-"))
+        # removed by close(); a sandbox never closed (a script that exits holding a Judge)
+        # still takes its folder with it when collected or when the interpreter exits
+        self._remove_dir = weakref.finalize(self, remove_tree, str(self._dir))
         install_worker(self._dir)
         self._dir.chmod(0o755)
         is_root = os.geteuid() == 0
@@ -393,7 +397,7 @@ class ProcessSandbox(PooledSandbox):
         self._cleanup_dir()
 
     def _cleanup_dir(self) -> None:
-        remove_tree(str(self._dir))
+        self._remove_dir()  # once: later calls do nothing
 
 
 def remove_tree(path: str) -> None:
