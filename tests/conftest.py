@@ -56,6 +56,12 @@ def pytest_configure(config):
         import tempfile
 
         os.environ["JUDGE_RESULTS_DIR"] = tempfile.mkdtemp(prefix="judge-test-results-")
+    # reference timings are remembered across runs (judge.execution.reference_cache): the
+    # session keeps its own, so no test takes a measurement from an earlier session
+    if "JUDGE_REFERENCE_CACHE" not in os.environ:
+        import tempfile
+
+        os.environ["JUDGE_REFERENCE_CACHE"] = tempfile.mkdtemp(prefix="judge-test-reference-")
 
 
 def pytest_collection_modifyitems(config, items):

@@ -1,0 +1,170 @@
+"""Reference timings remembered across runs (on by default; ``JUDGE_REFERENCE_CACHE=off``).
+
+With reference timing (the default), each problem's per-test time limits follow its
+reference solution's CPU time on this machine (:meth:`Executor.reference_times`). That
+measurement is a fact about the machine and the problem, not about the run: EvalPlus keeps
+its ground truth's times in ``~/.cache/evalplus`` for the same reason. Measured once, it is
+kept here, so a re-run, the next checkpoint's evaluation or a training loop's next process
+does not run every reference again before its first candidate (on the shipped HumanEval
+corpus that is 164 sandbox jobs per run, a tenth of its wall time on 2 cores).
+
+An entry is found only by the hash of everything the measurement depends on, so nothing
+else can ever reuse it:
+
+- the job the reference runs as (code, function, every test's arguments, the limits);
+- the sandbox it ran in (kind, interpreter or image) and the machine (CPU model and count);
+- the judge's version and its own code (:func:`judge.execution.cache.code_version`).
+
+An entry is kept for ``MAX_AGE_S`` (a week), then measured again. A file that cannot be
+read, is too large, or does not hold one finite, non-negative number per test is a miss,
+never an error; writes go to a temporary file renamed into place (concurrent runs never see
+a partial one) and a folder that cannot be written only costs speed. The folder is the
+judge's user's (candidates never reach it: they run as other users, or in containers).
+
+Where: ``JUDGE_REFERENCE_CACHE`` (a folder; ``off``, ``0`` or ``no`` to never remember),
+else ``$XDG_CACHE_HOME/judge/reference-times``, else ``~/.cache/judge/reference-times``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import platform
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+#: the setting: a folder, or one of OFF
+ENV = "JUDGE_REFERENCE_CACHE"
+OFF = ("off", "0", "no", "false", "none")
+#: an entry older than this is measured again (machines change: BIOS, governor, neighbours)
+MAX_AGE_S = 7 * 24 * 3600.0
+#: a larger file is not read (an entry holds one number per test)
+MAX_BYTES = 1 << 20
+_FORMAT = 1
+_MACHINE: list[str] = []
+
+
+def default_folder() -> Path | None:
+    """Where reference timings are kept, or None when remembering them is turned off."""
+    setting = os.environ.get(ENV, "").strip()
+    if setting.lower() in OFF:
+        return None
+    if setting:
+        return Path(setting).expanduser()
+    base = os.environ.get("XDG_CACHE_HOME", "").strip()
+    root = Path(base) if base else Path.home() / ".cache"
+    return root / "judge" / "reference-times"
+
+
+def machine() -> str:
+    """The CPU this is measured on: model name, count and architecture."""
+    if not _MACHINE:
+        model = ""
+        try:
+            with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as handle:
+                for line in handle:
+                    if line.startswith("model name"):
+                        model = line.split(":", 1)[1].strip()
+                        break
+        except OSError:
+            pass
+        _MACHINE.append("%s|%s|%s" % (model or platform.processor(), os.cpu_count(),
+                                      platform.machine()))
+    return _MACHINE[0]
+
+
+def sandbox_identity(sandbox: Any) -> str:
+    """The sandbox a reference runs in: its kind and what runs the code (the interpreter of
+    the process sandbox, the image of the Docker one). A language wrapper is looked
+    through to the Python sandbox it holds."""
+    inner = getattr(sandbox, "python", None)
+    if inner is not None and not isinstance(inner, str) and hasattr(inner, "run"):
+        sandbox = inner
+    parts = [str(getattr(sandbox, "name", type(sandbox).__name__))]
+    for attribute in ("python", "image"):
+        value = getattr(sandbox, attribute, None)
+        if isinstance(value, str):
+            parts.append("%s=%s" % (attribute, value))
+    return "|".join(parts)
+
+
+class ReferenceTimes:
+    """Per-test reference CPU seconds by content (see the module's docstring). Thread- and
+    process-safe."""
+
+    def __init__(self, folder: str | os.PathLike[str], sandbox: str) -> None:
+        from judge.execution.cache import code_version
+
+        self.folder = Path(folder)
+        self.context = "\x00".join([str(_FORMAT), code_version(), machine(), sandbox])
+        self.hits = 0
+        self.stored = 0
+
+    def key(self, job_wire: dict[str, Any]) -> str:
+        """The hash of the job (its id left out) in this context."""
+        content = {k: v for k, v in job_wire.items() if k != "id"}
+        text = json.dumps(content, sort_keys=True, ensure_ascii=False, default=str)
+        return hashlib.sha256(("%s\x00%s" % (self.context, text))
+                              .encode("utf-8", "surrogatepass")).hexdigest()
+
+    def _path(self, key: str) -> Path:
+        return self.folder / key[:2] / ("%s.json" % key)
+
+    def get(self, key: str, count: int, now: float | None = None) -> list[float] | None:
+        """The stored times (``count`` of them), or None: absent, expired or unusable."""
+        path = self._path(key)
+        try:
+            with open(path, "rb") as handle:
+                raw = handle.read(MAX_BYTES + 1)
+            if len(raw) > MAX_BYTES:
+                return None
+            data = json.loads(raw)
+            if not isinstance(data, dict) or data.get("key") != key:
+                return None
+            measured = float(data["measured_at"])
+            times = data["times"]
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+        age = (time.time() if now is None else now) - measured
+        if not (0.0 <= age <= MAX_AGE_S):
+            return None
+        if not isinstance(times, list) or len(times) != count or not all(
+                type(t) in (int, float) and math.isfinite(t) and t >= 0 for t in times):
+            return None
+        self.hits += 1
+        return [float(t) for t in times]
+
+    def put(self, key: str, times: list[float]) -> bool:
+        """Remember a measurement; False when it could not be written."""
+        payload = json.dumps({"key": key, "measured_at": time.time(),
+                              "times": [float(t) for t in times]})
+        path = self._path(key)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                    handle.write(payload)
+                os.replace(temporary, path)
+            except BaseException:
+                try:
+                    os.unlink(temporary)
+                except OSError:
+                    pass
+                raise
+        except (OSError, ValueError):
+            return False
+        self.stored += 1
+        return True
+
+
+def for_sandbox(sandbox: Any) -> ReferenceTimes | None:
+    """The store for this sandbox at the configured folder, or None when turned off."""
+    folder = default_folder()
+    if folder is None:
+        return None
+    return ReferenceTimes(folder, sandbox_identity(sandbox))
