@@ -133,6 +133,13 @@ def _ranges(indices: tuple[int, ...]) -> str:
     return ("test " if len(indices) == 1 else "tests ") + text
 
 
+def _wrong_value(test: TestResult, record: dict[str, Any] | None) -> bool:
+    """A batch test that returned a value the judge found wrong (not one stopped by a limit,
+    nor one that raised, nor a value that could not be read)."""
+    return test.verdict is Verdict.WRONG_ANSWER and isinstance(record, dict) \
+        and record.get("status") == records.RETURNED
+
+
 class Executor:
     """Judges candidates on one sandbox. Thread-safe."""
 
@@ -300,7 +307,15 @@ class Executor:
         is as isolated as any (loaded fresh, nothing ran before it), so a failure of the
         batch's first test with a record of its own stands too. So every failing verdict
         comes from an isolated test, a candidate that passes costs one child, and one that
-        fails costs one child more per failing (or unreached) test."""
+        fails costs one child more per failing (or unreached) test.
+
+        One exception, for code that provably cannot carry state from one call to the next
+        (:meth:`Language.carries_no_state`, for Python the static check of
+        :mod:`judge.languages.python_state`): a value it returned wrong in the batch is the
+        value it returns alone, so that verdict stands (``isolation`` says "no state
+        carried"). Tests it raised on or was stopped in, and those never reached, still run
+        alone. Letting a failure stand can never help a candidate: a rerun may only turn a
+        failure into a pass."""
         batch = replace(job, batch=True, batch_acks=False)
         report = self.sandbox.run(batch)
         tests = self.verdicts(problem, report, batch)
@@ -314,12 +329,20 @@ class Executor:
         # the batch's tests share one capture file: once it overflowed, which of them printed
         # is not known, so no verdict of that child stands, passes included
         shared_flood = any(r.get("output_capped") for r in report.records.values())
+        # code that provably carries no state from one call to the next: a value it returned
+        # wrong in the batch is the value it returns alone (judge.languages.python_state)
+        stateless = not shared_flood and any(
+            t.verdict is Verdict.WRONG_ANSWER and not (first_stands and t.index == 0)
+            for t in tests) and \
+            languages.get(job.language).carries_no_state(job.code)
         rerun = tuple(t.index for t in tests
                       if (shared_flood or t.verdict is not Verdict.PASS)
-                      and not (first_stands and t.index == 0))
+                      and not (first_stands and t.index == 0)
+                      and not (stateless and _wrong_value(t, report.records.get(t.index))))
         kept = {t.index: t for t in tests if t.index not in rerun}
+        how = "batch (no state carried)" if stateless else "batch"
         if not rerun:
-            return report, tests, "batch"
+            return report, tests, how
         tail = replace(job, only=rerun)
         if job.budget_s is not None:
             tail = self._within_budget(tail, report, first, kept)
@@ -331,7 +354,7 @@ class Executor:
         # messages name the candidate's whole budget, not what was left of it for the tail
         named = replace(tail, budget_s=job.budget_s)
         return tail_report, self.verdicts(problem, tail_report, named, kept), \
-            "batch, isolated: %s" % _ranges(rerun)
+            "%s, isolated: %s" % (how, _ranges(rerun))
 
     @staticmethod
     def _within_budget(tail: Job, report: JobReport, first: int,

@@ -193,6 +193,13 @@ class Language:
             return 2
         return 1 if self.may_loop.search(code) else 0
 
+    def carries_no_state(self, code: str) -> bool:
+        """Whether calls of the code's function provably cannot see what an earlier call
+        changed (then a failing value from a process that ran earlier tests first stands:
+        :meth:`judge.execution.executor.Executor._batch_then_isolated`). False unless the
+        language can show it."""
+        return False
+
     def submission(self, problem: Any, candidate: Any) -> Submission:
         """The reply-to-code step: the code of ``candidate``'s reply and the name its
         function has here (the problem's name or this language's usual case of it)."""

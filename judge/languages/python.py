@@ -50,6 +50,11 @@ class Python(Language):
                                   r"|\bcycle\s*\(")
     may_loop = re.compile(r"\bwhile\b")
 
+    def carries_no_state(self, code: str) -> bool:
+        from judge.languages.python_state import carries_no_state
+
+        return carries_no_state(code)
+
     def defines(self, code: str, name: str) -> bool:
         return re.search(r"^\s*(async\s+)?def\s+%s\s*\(" % re.escape(name), code, re.M) \
             is not None
