@@ -133,11 +133,21 @@ def _ranges(indices: tuple[int, ...]) -> str:
     return ("test " if len(indices) == 1 else "tests ") + text
 
 
-def _wrong_value(test: TestResult, record: dict[str, Any] | None) -> bool:
-    """A batch test that returned a value the judge found wrong (not one stopped by a limit,
-    nor one that raised, nor a value that could not be read)."""
-    return test.verdict is Verdict.WRONG_ANSWER and isinstance(record, dict) \
-        and record.get("status") == records.RETURNED
+#: exceptions whose batch verdict never stands: an earlier test's leftovers (memory, depth)
+#: may have caused them (the worker's batch stops at them too)
+_STOPPING = ("MemoryError", "RecursionError")
+
+
+def _own_failure(test: TestResult, record: dict[str, Any] | None) -> bool:
+    """A batch test of code that carries no state whose failure is its own: a value the
+    judge found wrong, or an exception its call raised (not one a limit, the memory or the
+    depth an earlier test left could cause, nor a record that is not the test's own)."""
+    if not isinstance(record, dict) or not record.get("own"):
+        return False
+    if test.verdict is Verdict.WRONG_ANSWER:
+        return record.get("status") == records.RETURNED
+    return test.verdict is Verdict.RUNTIME_ERROR and record.get("status") == records.RAISED \
+        and record.get("stage") == "call" and record.get("exc_type") not in _STOPPING
 
 
 class Executor:
@@ -316,7 +326,10 @@ class Executor:
         carried"). Tests it raised on or was stopped in, and those never reached, still run
         alone. Letting a failure stand can never help a candidate: a rerun may only turn a
         failure into a pass."""
-        batch = replace(job, batch=True, batch_acks=False)
+        # code that provably carries no state from one call to the next: what it returned or
+        # raised in the batch is what it returns or raises alone (judge.languages.python_state)
+        stateless = languages.get(job.language).carries_no_state(job.code)
+        batch = replace(job, batch=True, batch_acks=False, past_raises=stateless)
         report = self.sandbox.run(batch)
         tests = self.verdicts(problem, report, batch)
         first = next((t.index for t in tests if t.verdict is not Verdict.PASS), None)
@@ -329,18 +342,15 @@ class Executor:
         # the batch's tests share one capture file: once it overflowed, which of them printed
         # is not known, so no verdict of that child stands, passes included
         shared_flood = any(r.get("output_capped") for r in report.records.values())
-        # code that provably carries no state from one call to the next: a value it returned
-        # wrong in the batch is the value it returns alone (judge.languages.python_state)
-        stateless = not shared_flood and any(
-            t.verdict is Verdict.WRONG_ANSWER and not (first_stands and t.index == 0)
-            for t in tests) and \
-            languages.get(job.language).carries_no_state(job.code)
+        stands = stateless and not shared_flood
         rerun = tuple(t.index for t in tests
                       if (shared_flood or t.verdict is not Verdict.PASS)
                       and not (first_stands and t.index == 0)
-                      and not (stateless and _wrong_value(t, report.records.get(t.index))))
+                      and not (stands and _own_failure(t, report.records.get(t.index))))
         kept = {t.index: t for t in tests if t.index not in rerun}
-        how = "batch (no state carried)" if stateless else "batch"
+        how = "batch (no state carried)" if stands and any(
+            t.verdict is not Verdict.PASS and t.index not in rerun
+            and not (first_stands and t.index == 0) for t in tests) else "batch"
         if not rerun:
             return report, tests, how
         tail = replace(job, only=rerun)

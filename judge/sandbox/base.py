@@ -151,6 +151,9 @@ class Job:
     #: batch: the child waits for the worker after each test, so each is timed exactly
     #: (reference timing); without, a test's CPU time may be an upper bound over several
     batch_acks: bool = True
+    #: batch: go on past a test whose call raised (not MemoryError nor RecursionError); only
+    #: for code that carries no state from one call to the next
+    past_raises: bool = False
     #: the job's language (judge.languages); a job with a ``build`` (files, compile and run
     #: commands, see judge/languages/) is run by the worker's native part, one without by
     #: the worker itself (Python)
@@ -181,6 +184,8 @@ class Job:
             message["only"] = list(self.only)
         if self.batch and not self.batch_acks:
             message["acks"] = False
+        if self.batch and self.past_raises:
+            message["past_raises"] = True
         if self.budget_s is not None:
             wall = self.budget_wall_s
             message["budget"] = {"cpu": self.budget_s,

@@ -201,6 +201,21 @@ def _call(function, args, job, extra=None):
 CANDIDATE_MARK = b"+"
 #: how a result line of a test that returned starts (``_call`` writes it compact)
 _RETURNED_LINE = ('{"status":"%s"' % RETURNED).encode()
+#: how the line of a test whose call raised starts, up to the exception's name
+_RAISED_CALL_LINE = ('{"status":"%s","stage":"call","exc_type":"' % RAISED).encode()
+#: exceptions a batch stops at even when told to go past raises: what memory or depth an
+#: earlier test left behind may have caused them
+STOPPING = ("MemoryError", "RecursionError")
+
+
+def goes_past(line):
+    """Whether a batch told to go past raises (``past_raises``: code that carries no state
+    from one call to the next) goes on after this result line: a call that raised anything
+    but :data:`STOPPING`."""
+    if not line.startswith(_RAISED_CALL_LINE):
+        return False
+    name = line[len(_RAISED_CALL_LINE):].split(b'"', 1)[0].decode("utf-8", "replace")
+    return name not in STOPPING
 
 
 def run_child(job, test, code, result_fd, capture_fd, workdir, args):
@@ -220,8 +235,9 @@ def run_child(job, test, code, result_fd, capture_fd, workdir, args):
 
 def run_batch_child(job, total, code, result_fd, capture_fd, workdir, args, ack_fd):
     """Batch mode: every test in this one child, one result line each, stopping at the first
-    test that does not return. Only a run where every test returns the right value stands;
-    the judge reruns anything else with one child per test.
+    test that does not return (with ``past_raises``, at the first that does not return nor
+    raise, or raises one of :data:`STOPPING`). The judge reruns in a child of its own every
+    test that did not pass here, but for the failures of code that carries no state.
 
     The child keeps no clock of its own (the candidate shares its memory and could rewrite
     it): the worker reads the CPU time of the whole candidate as each result line arrives.
@@ -244,10 +260,11 @@ def _run_batch_tests(job, total, code, result_fd, capture_fd, workdir, args, ack
     acks = job.get("acks", True)
     if acks:
         _await_ack(ack_fd)
+    past_raises = bool(job.get("past_raises"))
     for index, test in enumerate(job["tests"]):
         line = _call(function, args[index], job, {"index": index}) + b"\n"
         _write_raw(result_fd, line)
-        if not line.startswith(_RETURNED_LINE):
+        if not line.startswith(_RETURNED_LINE) and not (past_raises and goes_past(line)):
             break
         if acks:
             _await_ack(ack_fd)

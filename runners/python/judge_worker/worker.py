@@ -5,7 +5,7 @@ candidate left behind killed and wiped after it."""
 import os
 import time
 
-from .child import compile_candidate, run_batch_child, run_child
+from .child import STOPPING, compile_candidate, run_batch_child, run_child
 from .files import _candidate_environment, _file_reached, _remove_tree, _reset_capture, _wipe
 from .records import (
     BUDGET_SPENT,
@@ -77,6 +77,15 @@ class Budget:
         if record.get("status") == TIMEOUT and cut.get(record.get("limit"), False):
             record["budget_s"] = self.cpu
             self.cpu_left = self.wall_left = 0.0  # stopped by what was left: nothing is
+
+
+def _goes_on(record, past_raises):
+    """Whether the batch child went on to its next test after this record: after a return,
+    and with ``past_raises`` after a call that raised anything but ``STOPPING``."""
+    if record["status"] == RETURNED:
+        return True
+    return past_raises and record["status"] == RAISED and record.get("stage") == "call" \
+        and record.get("exc_type") not in STOPPING
 
 
 def _isolated_order(job):
@@ -333,6 +342,7 @@ class Worker:
             os.close(read_fd)
             os.close(ack_write)
         exit_code = outcome.pop("exit_code", 0)
+        past_raises = bool(job.get("past_raises"))
         phase_cpu = outcome.pop("phase_cpu", [])
         grouped = outcome.pop("phase_grouped", [])
         records = []
@@ -363,11 +373,11 @@ class Worker:
                           "limit": "cpu", "cpu_s": record["cpu_s"],
                           "own": not (grouped[index] if index < len(grouped) else True)}
             records.append(record)
-            if record["status"] != RETURNED or len(records) == len(tests):
+            if len(records) == len(tests) or not _goes_on(record, past_raises):
                 break
         stopped = outcome.get("status")
         if len(records) < len(tests) and (stopped or raw is not None) and (
-                not records or records[-1]["status"] == RETURNED):
+                not records or _goes_on(records[-1], past_raises)):
             record = {"event": "test", "index": len(records), "batch": True}
             record.update(outcome if stopped else {"status": EXITED, "exit_code": exit_code})
             if record.pop("by_total", False) and isinstance(budget, dict):
