@@ -133,15 +133,16 @@ def _ranges(indices: tuple[int, ...]) -> str:
     return ("test " if len(indices) == 1 else "tests ") + text
 
 
-#: exceptions whose batch verdict never stands: an earlier test's leftovers (memory, depth)
-#: may have caused them (the worker's batch stops at them too)
-_STOPPING = ("MemoryError", "RecursionError")
+#: exceptions whose batch verdict never stands: the memory an earlier test left may have
+#: caused them (the worker's batch stops at them too; every call starts at the same depth,
+#: so a RecursionError is the test's own)
+_STOPPING = ("MemoryError",)
 
 
 def _own_failure(test: TestResult, record: dict[str, Any] | None) -> bool:
     """A batch test of code that carries no state whose failure is its own: a value the
-    judge found wrong, or an exception its call raised (not one a limit, the memory or the
-    depth an earlier test left could cause, nor a record that is not the test's own)."""
+    judge found wrong, or an exception its call raised (not one a limit or the memory an
+    earlier test left could cause, nor a record that is not the test's own)."""
     if not isinstance(record, dict) or not record.get("own"):
         return False
     if test.verdict is Verdict.WRONG_ANSWER:

@@ -151,7 +151,7 @@ class Job:
     #: batch: the child waits for the worker after each test, so each is timed exactly
     #: (reference timing); without, a test's CPU time may be an upper bound over several
     batch_acks: bool = True
-    #: batch: go on past a test whose call raised (not MemoryError nor RecursionError); only
+    #: batch: go on past a test whose call raised (not a MemoryError); only
     #: for code that carries no state from one call to the next
     past_raises: bool = False
     #: the job's language (judge.languages); a job with a ``build`` (files, compile and run
