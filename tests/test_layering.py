@@ -17,7 +17,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "judge"
 #: package -> layer; the README's architecture picture, bottom to top
 LAYERS = {
     "judge.errors": 0, "judge.resources": 0,
-    "judge.jsonl": 1, "judge.registry": 1,
+    "judge.jsonl": 1, "judge.registry": 1, "judge.pyparse": 1,
     "judge.sandbox": 2, "judge.problem": 2, "judge.candidates": 2, "judge.scoring": 2,
     "judge.languages": 3,
     "judge.prompts": 4, "judge.grading": 4,

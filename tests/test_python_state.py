@@ -182,3 +182,41 @@ def test_most_real_replies_and_references_are_vouched_for():
     assert len(vouched) > len(codes) // 2, (len(vouched), len(codes))
     for code in vouched:
         assert "global " not in code and "random" not in code
+
+
+def test_parses_from_many_threads_run_one_at_a_time(monkeypatch):
+    """CPython 3.11 (to 3.11.7) keeps the AST converter's depth counter per interpreter
+    (gh-106905): two threads parsing at once can fail one with ``SystemError: AST
+    constructor recursion depth mismatch`` (seen in CI, a run's pool threads checking
+    candidates). Every parse of candidate code goes through judge.pyparse, one at a time."""
+    import ast
+    import threading
+    import time
+
+    from judge import pyparse
+
+    inside, most, lock = [0], [0], threading.Lock()
+    real = ast.parse
+
+    def watched(*args, **kwargs):
+        with lock:
+            inside[0] += 1
+            most[0] = max(most[0], inside[0])
+        time.sleep(0.002)
+        try:
+            return real(*args, **kwargs)
+        finally:
+            with lock:
+                inside[0] -= 1
+
+    monkeypatch.setattr(ast, "parse", watched)
+    code = "def f(x):\n    return [i for i in range(x)]\n"
+    threads = [threading.Thread(target=lambda: [carries_no_state(code) for _ in range(20)])
+               for _ in range(6)]
+    threads += [threading.Thread(target=lambda: [pyparse.parse(code) for _ in range(20)])
+                for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert most[0] == 1

@@ -12,7 +12,6 @@ defines the function is taken. The function is found by name later, in the sandb
 
 from __future__ import annotations
 
-import ast
 import re
 import textwrap
 from dataclasses import dataclass
@@ -21,6 +20,7 @@ from typing import Any, Iterator
 
 from judge import jsonl
 from judge.errors import Issue
+from judge.pyparse import parse
 
 # A fence closes on a line of the same character at least as long as the one that opened it
 # (CommonMark): "```python" ... "````" is one block.
@@ -72,7 +72,7 @@ _PARSE_BUDGET = 3 * PARSE_LIMIT
 def _syntax_error_line(code: str) -> int | None:
     """None when ``code`` parses; else the line the parser stopped at (0 when unknown)."""
     try:
-        ast.parse(code)
+        parse(code)
     except (SyntaxError, ValueError) as exc:
         line = getattr(exc, "lineno", None)
         if not line and "\x00" in code:  # "cannot contain null bytes": no line given

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from judge.candidates.submission import GENERIC_FUNCTION
+from judge.pyparse import parse
 
 
 @dataclass(frozen=True)
@@ -174,7 +175,7 @@ def _is_fstring(literal: str) -> bool:
 def _scope_lines(code: str, function: str) -> tuple[int, int] | None:
     """The lines (first, last; 1-based) of the last top-level definition of ``function``."""
     try:
-        tree = ast.parse(code)
+        tree = parse(code)
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return None
     found = None

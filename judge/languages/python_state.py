@@ -37,6 +37,8 @@ from __future__ import annotations
 import ast
 import re
 
+from judge.pyparse import parse
+
 #: modules whose functions and classes keep no state a later call could see (caches inside
 #: ``re`` or ``typing`` return equal, immutable results); ``random``, ``sys``, ``os``,
 #: ``time``, ``decimal`` (its context), ``calendar`` (its first weekday) are not among them
@@ -61,77 +63,79 @@ _DUNDER_OK = frozenset({"__name__", "__doc__"})
 MAX_CHARS = 200_000
 
 
-class _Stateful(Exception):
-    """Raised inside the check with the reason the code may carry state."""
-
-
 def why_stateful(code: str) -> str | None:
     """None when calls of the code's functions cannot carry state from one to the next
     (see the module's docstring); else the first reason they might."""
     if len(code) > MAX_CHARS:
         return "code longer than the check reads"
     try:
-        tree = ast.parse(code)
-    except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
+        tree = parse(code)
+    except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError, SystemError):
         return "code that does not parse"
+    if not isinstance(tree, ast.Module):
+        return "not a module"
     try:
-        _module(tree.body, set())
+        reason = _module(tree.body, set()) or _walrus_at_top(tree)
         for node in ast.walk(tree):
-            _anywhere(node)
-    except _Stateful as reason:
-        return str(reason)
+            if reason is not None:
+                break
+            reason = _anywhere(node)
     except RecursionError:
         return "code nested too deeply to check"
-    return None
+    return reason
 
 
 def carries_no_state(code: str) -> bool:
     return why_stateful(code) is None
 
 
-def _module(body: list[ast.stmt], constants: set[str]) -> None:
+def _module(body: list[ast.stmt], constants: set[str]) -> str | None:
     """The top level: what it may bind (functions, stateless imports, constants)."""
     for statement in body:
-        if isinstance(statement, ast.FunctionDef):
-            continue  # its body: _anywhere
-        if isinstance(statement, (ast.Import, ast.ImportFrom)):
-            continue  # checked by _anywhere (everywhere)
-        if isinstance(statement, ast.Assign):
-            if not _constant(statement.value, constants):
-                raise _Stateful("a module-level name bound to something not constant")
-            for target in statement.targets:
-                constants.update(_names(target))
-            continue
-        if isinstance(statement, ast.AnnAssign):
-            if statement.value is None:
+        if isinstance(statement, (ast.FunctionDef, ast.Import, ast.ImportFrom, ast.Expr,
+                                  ast.Pass)):
+            continue  # bodies, imports and names: _anywhere (everywhere)
+        if isinstance(statement, (ast.Assign, ast.AnnAssign)):
+            if isinstance(statement, ast.AnnAssign) and statement.value is None:
                 continue  # an annotation binds nothing
+            targets = statement.targets if isinstance(statement, ast.Assign) \
+                else [statement.target]
             if not _constant(statement.value, constants):
-                raise _Stateful("a module-level name bound to something not constant")
-            constants.update(_names(statement.target))
+                return "a module-level name bound to something not constant"
+            for target in targets:
+                names = _names(target)
+                if names is None:
+                    return "a module-level assignment to something other than a name"
+                constants.update(names)
             continue
         if isinstance(statement, ast.If):
-            _module(statement.body, constants)
-            _module(statement.orelse, constants)
+            reason = _module(statement.body, constants) or _module(statement.orelse, constants)
+            if reason is not None:
+                return reason
             continue
-        if isinstance(statement, (ast.Expr, ast.Pass)):
-            continue
-        raise _Stateful("a module-level %s" % type(statement).__name__)
+        return "a module-level %s" % type(statement).__name__
+    return None
 
 
-def _names(target: ast.expr) -> list[str]:
+def _names(target: ast.expr) -> list[str] | None:
+    """The names an assignment target binds, or None when it is not only names."""
     if isinstance(target, ast.Name):
         return [target.id]
     if isinstance(target, (ast.Tuple, ast.List)):
-        return [name for element in target.elts for name in _names(element)]
-    raise _Stateful("a module-level assignment to something other than a name")
+        names: list[str] = []
+        for element in target.elts:
+            inner = _names(element)
+            if inner is None:
+                return None
+            names.extend(inner)
+        return names
+    return None
 
 
 def _constant(node: ast.expr | None, constants: set[str]) -> bool:
     """A value nothing can change: a literal number, string, bytes, bool or None, a tuple of
     such, arithmetic on them, or an earlier module-level constant."""
-    if node is None:
-        return True
-    if isinstance(node, ast.Constant):
+    if node is None or isinstance(node, ast.Constant):
         return True
     if isinstance(node, ast.Tuple):
         return all(_constant(e, constants) for e in node.elts)
@@ -144,67 +148,60 @@ def _constant(node: ast.expr | None, constants: set[str]) -> bool:
     return False
 
 
-def _anywhere(node: ast.AST) -> None:
-    """The rules that hold at every depth."""
+def _anywhere(node: ast.AST) -> str | None:
+    """The rules that hold at every depth: why the node may carry state, or None."""
     if isinstance(node, (ast.ClassDef, ast.AsyncFunctionDef, ast.Await, ast.AsyncFor,
-                         ast.AsyncWith, ast.Global)):
-        raise _Stateful("a %s" % type(node).__name__)
+                         ast.AsyncWith, ast.Global, ast.TryStar)):
+        return "a %s" % type(node).__name__
     if isinstance(node, (ast.FunctionDef, ast.Lambda)):
         if isinstance(node, ast.FunctionDef) and node.decorator_list:
-            raise _Stateful("a decorator")
+            return "a decorator"
         arguments = node.args
         for default in list(arguments.defaults) + [d for d in arguments.kw_defaults if d]:
             if not _constant(default, set()):
-                raise _Stateful("a default value that is not constant")
+                return "a default value that is not constant"
     elif isinstance(node, ast.Import):
         for alias in node.names:
             if alias.name not in STATELESS_MODULES:
-                raise _Stateful("an import of %s" % alias.name)
+                return "an import of %s" % alias.name
     elif isinstance(node, ast.ImportFrom):
         if node.level or node.module not in STATELESS_MODULES:
-            raise _Stateful("an import from %s" % (node.module or "."))
+            return "an import from %s" % (node.module or ".")
         for alias in node.names:
             if alias.name != "*" and _REACHING.match(alias.name):
-                raise _Stateful("an import of %s" % alias.name)
+                return "an import of %s" % alias.name
     elif isinstance(node, ast.Attribute):
         if not isinstance(node.ctx, ast.Load):
-            raise _Stateful("an attribute store")
+            return "an attribute store"
         if _REACHING.match(node.attr):
-            raise _Stateful("the attribute %s" % node.attr)
+            return "the attribute %s" % node.attr
     elif isinstance(node, ast.Name):
         if node.id.startswith("__") and node.id not in _DUNDER_OK:
-            raise _Stateful("the name %s" % node.id)
+            return "the name %s" % node.id
         if node.id in STATEFUL_BUILTINS:
-            raise _Stateful("the builtin %s" % node.id)
+            return "the builtin %s" % node.id
     elif isinstance(node, ast.ExceptHandler):
         caught = node.type
         if caught is None:
-            raise _Stateful("a bare except")
+            return "a bare except"
         for kind in (caught.elts if isinstance(caught, ast.Tuple) else [caught]):
             if not isinstance(kind, ast.Name) or kind.id in SENSITIVE_EXCEPTIONS:
-                raise _Stateful("a handler of %s" % ast.unparse(kind))
-    elif isinstance(node, ast.TryStar):
-        raise _Stateful("an except*")
-    elif isinstance(node, ast.NamedExpr):
-        pass  # at the top level it would bind a module name: caught by _module_walrus
+                return "a handler of %s" % ast.unparse(kind)
     elif isinstance(node, ast.Delete):
         for target in node.targets:
             if not isinstance(target, (ast.Name, ast.Subscript)):
-                raise _Stateful("a delete of an attribute")
-    _module_walrus(node)
+                return "a delete of an attribute"
+    return None
 
 
-def _module_walrus(node: ast.AST) -> None:
+def _walrus_at_top(tree: ast.AST) -> str | None:
     """A walrus outside every function binds a module-level name."""
-    if isinstance(node, ast.Module):
-        for child in node.body:
-            _walrus_outside_functions(child)
-
-
-def _walrus_outside_functions(node: ast.AST) -> None:
-    if isinstance(node, (ast.FunctionDef, ast.Lambda)):
-        return
-    if isinstance(node, ast.NamedExpr):
-        raise _Stateful("a walrus at the module level")
-    for child in ast.iter_child_nodes(node):
-        _walrus_outside_functions(child)
+    for child in ast.iter_child_nodes(tree):
+        if isinstance(child, (ast.FunctionDef, ast.Lambda)):
+            continue
+        if isinstance(child, ast.NamedExpr):
+            return "a walrus at the module level"
+        reason = _walrus_at_top(child)
+        if reason is not None:
+            return reason
+    return None

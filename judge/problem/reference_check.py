@@ -8,10 +8,10 @@ what the parser follows is reported like a syntax error, never a crash.
 
 from __future__ import annotations
 
-import ast
 import warnings
 
 from judge.errors import Issue
+from judge.pyparse import parse
 from judge.problem.model import Problem
 
 
@@ -23,7 +23,7 @@ def syntax_issues(problem: Problem) -> list[Issue]:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # SyntaxWarning: invalid escapes and the like
-            ast.parse(code, filename=problem.source)
+            parse(code, filename=problem.source)
     except SyntaxError as exc:
         where = "line %s" % exc.lineno if exc.lineno else "somewhere"
         if exc.lineno and exc.offset:

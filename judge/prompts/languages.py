@@ -13,6 +13,7 @@ from judge.languages import get
 from judge.languages.base import NotExpressible
 from judge.problem.model import Problem, Prompt, Suite
 from judge.problem.types import from_json, parse_type
+from judge.pyparse import parse
 from judge.prompts.genericize import rename_code, rename_text, renaming_for
 from judge.prompts.render import RenderedPrompt, prompt_environment
 
@@ -27,8 +28,8 @@ def _doc_of(code: str | None, name: str) -> str | None:
     if not code:
         return None
     try:
-        tree = ast.parse(code)
-    except SyntaxError:
+        tree = parse(code)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
         return None
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
