@@ -12,6 +12,7 @@ defines the function is taken. The function is found by name later, in the sandb
 
 from __future__ import annotations
 
+import functools
 import re
 import textwrap
 from dataclasses import dataclass
@@ -50,13 +51,22 @@ class Candidate:
     strict: bool = False
 
 
+@functools.lru_cache(maxsize=4096)
+def def_pattern(name: str, where: str = "line") -> "re.Pattern[str]":
+    """The pattern of ``def name(`` at the start of any line (``line``), at the start of
+    the code or of a line (``top``), or after any indentation (``indented``); compiled once
+    per name (re's own cache holds 512 patterns, fewer than a suite's names need)."""
+    head = {"line": "^", "top": "(?:^|\n)", "indented": "^\\s*"}[where]
+    flags = re.M if where in ("line", "indented") else 0
+    return re.compile(r"%s(async\s+)?def\s+%s\s*\(" % (head, re.escape(name)), flags)
+
+
 def _defines(code: str, name: str) -> bool:
-    return re.search(r"^(async\s+)?def\s+%s\s*\(" % re.escape(name), code, re.M) is not None
+    return def_pattern(name).search(code) is not None
 
 
 def _defines_top_level(code: str, name: str) -> bool:
-    return re.search(r"^(async\s+)?def\s+%s\s*\(" % re.escape(name), code) is not None or \
-        re.search(r"\n(async\s+)?def\s+%s\s*\(" % re.escape(name), code) is not None
+    return def_pattern(name, "top").search(code) is not None
 
 
 #: The judge parses a reply (to find where its code ends) only up to this size: parsing costs

@@ -292,7 +292,9 @@ def answers_generic(problem: Any, code: str, asked: bool) -> bool:
 
 
 def _defines_top_level(code: str, name: str) -> bool:
-    return re.search(r"(?:^|\n)(async\s+)?def\s+%s\s*\(" % re.escape(name), code) is not None
+    from judge.candidates.extract import def_pattern
+
+    return def_pattern(name, "top").search(code) is not None
 
 
 __all__ = ["Renaming", "answers_generic", "generic_prefix", "rename_code", "rename_text",

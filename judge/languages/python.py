@@ -17,7 +17,8 @@ import re
 import sys
 from typing import Any
 
-from judge.candidates.extract import PYTHON_TAGS, extract_code, with_completion_prefix
+from judge.candidates.extract import (PYTHON_TAGS, def_pattern, extract_code,
+                                      with_completion_prefix)
 from judge.candidates.generic import answers_generic, generic_prefix
 from judge.candidates.submission import (GENERIC_FUNCTION, Submission, function_names,
                                          problem_prefix)
@@ -56,8 +57,7 @@ class Python(Language):
         return carries_no_state(code)
 
     def defines(self, code: str, name: str) -> bool:
-        return re.search(r"^\s*(async\s+)?def\s+%s\s*\(" % re.escape(name), code, re.M) \
-            is not None
+        return def_pattern(name, "indented").search(code) is not None
 
     def extract(self, text: str, names: list[str]) -> tuple[str, str | None]:
         return extract_code(text, names)
@@ -92,7 +92,7 @@ class Python(Language):
         function = GENERIC_FUNCTION if generic else (defined[0] if defined else names[0])
         if function != problem.function_name:
             note = ("%s; " % note if note else "") + "judged as %s (generic name)" % function
-        if not re.search(r"^(async\s+)?def\s+%s\s*\(" % re.escape(function), code, re.M) and \
+        if not def_pattern(function).search(code) and \
                 re.search(r"^class\s+Solution\b", code, re.M):
             # LeetCode style (APPS/TACO, LiveCodeBench call it so): the method of Solution
             code += "\n\n\ndef %s(*args):\n    return Solution().%s(*args)\n" % (function, function)
