@@ -101,24 +101,32 @@ class VerdictCache:
             return False
         line = {k: v for k, v in result.to_json().items() if k not in IDENTITY}
         payload = json.dumps({"cache_key": key, "result": line}, ensure_ascii=False)
-        path = self._path(key)
-        try:
-            path.parent.mkdir(exist_ok=True)
-            fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
-            try:
-                with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                    handle.write(payload)
-                os.replace(temporary, path)
-            except BaseException:
-                try:
-                    os.unlink(temporary)
-                except OSError:
-                    pass
-                raise
-        except (OSError, ValueError):
+        if not write_atomically(self._path(key), payload):
             return False  # a cache that cannot be written only costs speed
         self.stored += 1
         return True
+
+
+def write_atomically(path: Path, text: str) -> bool:
+    """Write ``text`` to ``path`` through a temporary file in the same folder renamed into
+    place (concurrent writers never leave a partial file; the last complete one wins). The
+    folders are made as needed. False when it could not be written."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(text)
+            os.replace(temporary, path)
+        except BaseException:
+            try:
+                os.unlink(temporary)
+            except OSError:
+                pass
+            raise
+    except (OSError, ValueError):
+        return False
+    return True
 
 
 def _from_json(data: dict[str, Any]) -> CandidateResult:

@@ -32,7 +32,6 @@ import json
 import math
 import os
 import platform
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -140,23 +139,11 @@ class ReferenceTimes:
 
     def put(self, key: str, times: list[float]) -> bool:
         """Remember a measurement; False when it could not be written."""
+        from judge.execution.cache import write_atomically
+
         payload = json.dumps({"key": key, "measured_at": time.time(),
                               "times": [float(t) for t in times]})
-        path = self._path(key)
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
-            try:
-                with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                    handle.write(payload)
-                os.replace(temporary, path)
-            except BaseException:
-                try:
-                    os.unlink(temporary)
-                except OSError:
-                    pass
-                raise
-        except (OSError, ValueError):
+        if not write_atomically(self._path(key), payload):
             return False
         self.stored += 1
         return True
