@@ -7,6 +7,7 @@ is kept."""
 from __future__ import annotations
 
 import json
+import os
 import time
 from pathlib import Path
 
@@ -37,6 +38,10 @@ def _wire(code="def f(x):\n    return x\n", args=(1, 2), time_limit=10.0, memory
                limits=Limits(memory_mb=memory_mb)).to_wire()
 
 
+#: the limits the two tests of ``_wire()`` are timed under
+TWO = [10.0, 10.0]
+
+
 def _entries(folder: Path) -> list[Path]:
     return sorted(folder.rglob("*.json"))
 
@@ -62,9 +67,9 @@ class Counting:
 def test_stored_times_come_back_and_only_for_their_key(tmp_path):
     store = ReferenceTimes(tmp_path, "process|python=/usr/bin/python3")
     key = store.key(_wire())
-    assert store.get(key, 2) is None
+    assert store.get(key, TWO) is None
     assert store.put(key, [0.001, 0.25])
-    assert store.get(key, 2) == [0.001, 0.25] and store.hits == 1
+    assert store.get(key, TWO) == [0.001, 0.25] and store.hits == 1
     # the job's id is not part of what was measured; everything else is
     assert store.key(dict(_wire(), id="other")) == key
     changed = [_wire(code="def f(x):\n    return x + 0\n"), _wire(args=(1, 3)),
@@ -73,7 +78,7 @@ def test_stored_times_come_back_and_only_for_their_key(tmp_path):
     # another sandbox, another machine or another judge is another context
     other = ReferenceTimes(tmp_path, "docker|image=judge-python:abc")
     assert other.key(_wire()) != key
-    assert other.get(other.key(_wire()), 2) is None
+    assert other.get(other.key(_wire()), TWO) is None
 
 
 @pytest.mark.parametrize("times", [[0.1], [0.1, 0.2, 0.3], [0.1, -1.0], [0.1, float("nan")],
@@ -85,7 +90,7 @@ def test_an_unusable_entry_is_a_miss(tmp_path, times):
     path.parent.mkdir(parents=True)
     path.write_text(json.dumps({"key": key, "measured_at": time.time(), "times": times},
                                allow_nan=True))
-    assert store.get(key, 2) is None
+    assert store.get(key, TWO) is None
 
 
 def test_a_foreign_broken_expired_or_oversized_file_is_a_miss(tmp_path):
@@ -96,18 +101,34 @@ def test_a_foreign_broken_expired_or_oversized_file_is_a_miss(tmp_path):
     path.parent.mkdir(parents=True, exist_ok=True)
     # another key's entry copied under this name
     path.write_bytes(store._path(other).read_bytes())
-    assert store.get(key, 2) is None
+    assert store.get(key, TWO) is None
     for content in (b"", b"{", b"[1, 2]", b"\xff\xfe", b'{"key": "%s"}' % key.encode()):
         path.write_bytes(content)
-        assert store.get(key, 2) is None
+        assert store.get(key, TWO) is None
     path.write_text(json.dumps({"key": key, "measured_at": time.time(), "times": [0.1, 0.2],
                                 "pad": "x" * reference_cache.MAX_BYTES}))
-    assert store.get(key, 2) is None
+    assert store.get(key, TWO) is None
     assert store.put(key, [0.1, 0.2])
-    assert store.get(key, 2) == [0.1, 0.2]
+    assert store.get(key, TWO) == [0.1, 0.2]
     later = time.time() + reference_cache.MAX_AGE_S + 60
-    assert store.get(key, 2, now=later) is None  # a week on, measured again
-    assert store.get(key, 2, now=time.time() - 3600) is None  # from the future: not trusted
+    assert store.get(key, TWO, now=later) is None  # a week on, measured again
+    assert store.get(key, TWO, now=time.time() - 3600) is None  # from the future: not trusted
+
+
+def test_a_time_no_measurement_could_give_or_a_file_of_another_user_is_a_miss(tmp_path):
+    """A stored time sets a limit (``max(floor, factor x time)``): one above the limit its
+    test is timed under could only be planted, never measured; neither is a file another
+    user wrote."""
+    store = ReferenceTimes(tmp_path, "process")
+    key = store.key(_wire())
+    assert store.put(key, [0.1, 10.5])
+    assert store.get(key, TWO) is None
+    assert store.put(key, [0.1, 10.0])
+    assert store.get(key, TWO) == [0.1, 10.0]
+    if os.geteuid() != 0:
+        pytest.skip("giving the entry to another user needs root")
+    os.chown(store._path(key), 65534, 65534)
+    assert store.get(key, TWO) is None
 
 
 def test_a_folder_that_cannot_be_written_only_costs_speed(tmp_path):
@@ -116,7 +137,7 @@ def test_a_folder_that_cannot_be_written_only_costs_speed(tmp_path):
     store = ReferenceTimes(blocker / "cache", "process")
     key = store.key(_wire())
     assert store.put(key, [0.1, 0.2]) is False
-    assert store.get(key, 2) is None
+    assert store.get(key, TWO) is None
 
 
 def test_where_it_is_kept_and_how_it_is_turned_off(tmp_path, monkeypatch):

@@ -413,8 +413,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--test-isolation", choices=("per-test", "on-failure"), default="on-failure",
                    help="on-failure (default): a candidate's tests run in one child, and each "
                         "test that did not pass there (or was not reached) runs again in a "
-                        "child of its own: every failing verdict comes from an isolated test. "
-                        "per-test: one forked child per test, passes included (slower)")
+                        "child of its own: every failing verdict comes from an isolated test, "
+                        "or, for a wrong value or an exception, from code the judge proved "
+                        "carries no state between calls. per-test: one forked child per "
+                        "test, passes and failures included (slower)")
     p.add_argument("--no-dedup", action="store_true",
                    help="judge every candidate, also one whose code, problem, language and "
                         "limits equal an earlier one's (by default such a duplicate gets "

@@ -31,7 +31,8 @@ from judge.execution.verdicts import CandidateResult, TestResult, Verdict, overa
 
 #: "on-failure" (default): a candidate's tests run in one child first; every test that did
 #: not pass there (or was not reached) runs again in a child of its own, so every failing
-#: verdict comes from an isolated test (see ``Executor._batch_then_isolated``). "per-test": one
+#: verdict comes from an isolated test, or, for a wrong value or an exception, from code that
+#: provably carries no state (see ``Executor._batch_then_isolated``). "per-test": one
 #: forked child per test for every test (design principle 4), passes included.
 TEST_ISOLATION = ("per-test", "on-failure")
 _OUTPUT_SHOWN = 300
@@ -218,7 +219,7 @@ class Executor:
         store, key = self.reference_cache, None
         if store is not None:
             key = store.key(job.to_wire())
-            remembered = store.get(key, len(job.tests))
+            remembered = store.get(key, [t.time_limit_s for t in job.tests])
             if remembered is not None:
                 return remembered
         times = self._returned_times(self.sandbox.run(replace(job, batch=True)), len(job.tests))

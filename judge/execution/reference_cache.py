@@ -16,7 +16,8 @@ else can ever reuse it:
 - the judge's version and its own code (:func:`judge.execution.cache.code_version`).
 
 An entry is kept for ``MAX_AGE_S`` (a week), then measured again. A file that cannot be
-read, is too large, or does not hold one finite, non-negative number per test is a miss,
+read, is too large, is not the judge's user's own, or does not hold one finite,
+non-negative number per test within the limit that test is timed under is a miss,
 never an error; writes go to a temporary file renamed into place (concurrent runs never see
 a partial one) and a folder that cannot be written only costs speed. The folder is the
 judge's user's (candidates never reach it: they run as other users, or in containers).
@@ -113,11 +114,17 @@ class ReferenceTimes:
     def _path(self, key: str) -> Path:
         return self.folder / key[:2] / ("%s.json" % key)
 
-    def get(self, key: str, count: int, now: float | None = None) -> list[float] | None:
-        """The stored times (``count`` of them), or None: absent, expired or unusable."""
+    def get(self, key: str, limits: list[float], now: float | None = None
+            ) -> list[float] | None:
+        """The stored times (one per test, each within that test's limit in ``limits``: a
+        real measurement never exceeds the limit it ran under), or None: absent, expired,
+        unusable, or in a file that is not the judge's user's own."""
         path = self._path(key)
+        count = len(limits)
         try:
             with open(path, "rb") as handle:
+                if os.fstat(handle.fileno()).st_uid != os.geteuid():
+                    return None  # written by someone else: never trusted with a limit
                 raw = handle.read(MAX_BYTES + 1)
             if len(raw) > MAX_BYTES:
                 return None
@@ -132,7 +139,8 @@ class ReferenceTimes:
         if not (0.0 <= age <= MAX_AGE_S):
             return None
         if not isinstance(times, list) or len(times) != count or not all(
-                type(t) in (int, float) and math.isfinite(t) and t >= 0 for t in times):
+                type(t) in (int, float) and math.isfinite(t) and 0 <= t <= limit
+                for t, limit in zip(times, limits)):
             return None
         self.hits += 1
         return [float(t) for t in times]

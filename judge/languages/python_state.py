@@ -37,6 +37,7 @@ from __future__ import annotations
 import ast
 import re
 
+from judge.candidates.extract import PARSE_LIMIT
 from judge.pyparse import parse
 
 #: modules whose functions and classes keep no state a later call could see (caches inside
@@ -59,8 +60,10 @@ SENSITIVE_EXCEPTIONS = frozenset({"BaseException", "Exception", "MemoryError",
 _REACHING = re.compile(r"^(_|(f|gi|cr|ag|tb|co)_|register$|mro$)")
 #: names fine though they start with two underscores
 _DUNDER_OK = frozenset({"__name__", "__doc__"})
-#: the most code the check reads (longer code is not vouched for: the reruns stay)
-MAX_CHARS = 200_000
+#: the most code the check parses in the judge's process: the reply-to-code step's bound
+#: (parsing takes hundreds of bytes of memory per byte of code); longer code is not vouched
+#: for, so its reruns stay
+MAX_CHARS = PARSE_LIMIT
 
 
 def why_stateful(code: str) -> str | None:
