@@ -4,6 +4,7 @@ ones never holding every slot, results still in input order and verdicts unchang
 from __future__ import annotations
 
 import threading
+import time
 from typing import Any
 
 import pytest
@@ -218,8 +219,18 @@ def test_sleepers_start_first_never_take_every_slot_and_results_keep_input_order
                   for i, code in enumerate(codes)]
     executor = Watching(two_core_box, LIMITS, reference_timing=False)
 
+    def started() -> int:
+        with executor.lock:
+            return sum(event == "start" for event, _ in executor.log)
+
     def items():
-        for candidate in candidates:
+        for i, candidate in enumerate(candidates):
+            # the first eight each start before the next is queued: a pool thread that
+            # took its first call late would otherwise pick a sleeper queued meanwhile
+            deadline = time.monotonic() + 30
+            while i <= 8 and started() < i:
+                assert time.monotonic() < deadline, "candidate %d never started" % i
+                time.sleep(0.005)
             yield PROBLEM, candidate, None
         executor.queued.set()
 
