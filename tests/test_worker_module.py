@@ -257,3 +257,26 @@ def test_remove_tree_of_any_depth_and_mode(pkg, tmp_path):
     os.close(current)
     pkg["files"]._remove_tree(str(top))
     assert not top.exists()
+
+
+def test_limit_checks_space_out_only_where_no_verdict_can_move(pkg):
+    """A test's limits are checked every POLL_S during its first POLL_SETTLE_S and while it
+    holds over a quarter of its memory limit; after that, no later than POLL_MAX_S, nor than
+    the moment its CPU could reach its limit on every core, nor its wall deadline."""
+    sv = pkg["supervise"]
+    step, most, cores = sv.POLL_S, sv.POLL_MAX_S, sv._CPUS
+    mb = 1 << 20
+    at = 100.0
+
+    def gap(since, cpu=0.0, limit=3.0, rss=10 * mb, memory=1024 * mb, deadline=at + 3.0):
+        return round(sv._next_poll(at, at - since, cpu, limit, rss, memory, deadline) - at, 9)
+
+    assert gap(0.0) == step and gap(sv.POLL_SETTLE_S / 2) == step  # a test's start
+    assert gap(1.0) == most  # a looper or a sleeper well inside its limits
+    assert gap(1.0, rss=300 * mb) == step  # over a quarter of its memory: every check
+    assert gap(1.0, rss=256 * mb) == most  # at a quarter exactly: not yet
+    # near its CPU limit: never later than all cores could take it there
+    assert gap(1.0, cpu=3.0 - cores * 0.01) == pytest.approx(max(step, 0.01))
+    assert gap(1.0, cpu=3.5) == step  # past it: checked at once (POLL_S)
+    assert gap(1.0, deadline=at + 0.012) == pytest.approx(0.012)  # near its wall deadline
+    assert gap(1.0, deadline=at - 1.0) == step

@@ -21,10 +21,28 @@ from .records import (
 from .system import _charged_memory, _usage, _waited, _waited_most
 from .wire import MAX_DEPTH, decode
 
-#: how often the limits are checked, seconds
+#: how often the limits are checked, seconds: always during a test's first POLL_SETTLE_S
+#: (most tests end within it), and whenever the candidate holds over a quarter of its
+#: memory limit
 POLL_S = 0.005
+POLL_SETTLE_S = 0.1
+#: past that, the checks of a test that keeps running (a looper, a sleeper) space out up to
+#: this, never past the moment its CPU could reach its limit on every core, nor its wall
+#: deadline: each check reads /proc for the whole process tree, and 600 of them in a 3 s
+#: timeout cost 0.1 s of CPU. A memory bomb grows at most this long between two checks
+#: from under a quarter of its limit (~100 MB at 4 GB/s) before it is stopped as ``memory``.
+POLL_MAX_S = 0.025
+_CPUS = os.cpu_count() or 1
 #: the wall-clock backstop never stretches past this many times its limit, however loaded
 WALL_HARD_FACTOR = 5.0
+
+
+def _next_poll(now, settle_from, cpu, cpu_limit, rss, memory, deadline):
+    """When to check the limits next (see POLL_MAX_S)."""
+    if now - settle_from < POLL_SETTLE_S or 4 * rss > memory:
+        return now + POLL_S
+    return now + max(POLL_S, min(POLL_MAX_S, (cpu_limit - cpu) / _CPUS, deadline - now))
+
 
 def _signal_name(number):
     try:
@@ -39,8 +57,9 @@ def supervise(pid, result_fd, job, test, started, cap=None, phases=None, me=None
     dict (without the child's result, which is parsed by the caller).
 
     Limits cover the whole candidate: CPU and resident memory are summed over every process
-    below the worker (``_usage``), not only the child's own tree. They are checked every
-    ``POLL_S`` whatever the result pipe does (a child trickling bytes into it cannot
+    below the worker (``_usage``), not only the child's own tree. They are checked on the
+    worker's own schedule (``_next_poll``: every ``POLL_S``, spacing out for a test that
+    keeps running) whatever the result pipe does (a child trickling bytes into it cannot
     postpone them), memory first, so a memory bomb is ``memory`` however late the worker
     gets to look.
 
@@ -81,6 +100,7 @@ def supervise(pid, result_fd, job, test, started, cap=None, phases=None, me=None
     peak, waited_end, stopped_phase, tasks_peak = 0, 0.0, None, 0
     starved = False  # stopped by the hard cap only: the machine gave it no CPU (not its doing)
     next_check = time.monotonic() + POLL_S
+    settle_from = started  # the current test's start (batch: its phase's)
     while True:
         now = time.monotonic()
         waiting = [pidfd] if pidfd is not None else []
@@ -117,6 +137,8 @@ def supervise(pid, result_fd, job, test, started, cap=None, phases=None, me=None
                             if lines_seen < len(phases):
                                 wall_limit = phases[lines_seen]["wall_limit"]
                                 phase_started = time.monotonic()
+                                settle_from = phase_started
+                                next_check = min(next_check, phase_started + POLL_S)
                                 deadline = phase_started + wall_limit
                                 hard_deadline = phase_started + WALL_HARD_FACTOR * wall_limit
                                 waited_base = waited = _waited_most(me)
@@ -140,12 +162,13 @@ def supervise(pid, result_fd, job, test, started, cap=None, phases=None, me=None
             break
         now = time.monotonic()
         if killed_for is None and now >= next_check:
-            next_check = now + POLL_S
             cpu, rss, tasks = _usage(me)
             tasks_peak = max(tasks_peak, tasks)
             if rss > memory:
                 rss = _charged_memory(me, rss)
             peak = max(peak, rss)
+            next_check = _next_poll(now, settle_from, cpu, cpu_limit, rss, memory,
+                                    min(deadline, total_deadline or deadline))
             if now >= deadline or (total_deadline is not None and now >= total_deadline):
                 waited = max(waited, _waited_most(me))
             if rss > memory:
