@@ -280,3 +280,22 @@ def test_limit_checks_space_out_only_where_no_verdict_can_move(pkg):
     assert gap(1.0, cpu=3.5) == step  # past it: checked at once (POLL_S)
     assert gap(1.0, deadline=at + 0.012) == pytest.approx(0.012)  # near its wall deadline
     assert gap(1.0, deadline=at - 1.0) == step
+
+
+def test_cgroup_counters_are_read_only_in_a_container_the_sandbox_names(pkg):
+    """Whether the worker reads the memory and pids cgroup counters as the candidate's is
+    said by the sandbox that starts it (``--container``), never guessed from ``/.dockerenv``,
+    which a host or VM may carry (this one does): there, the root cgroup's OOM-kill counter
+    would charge any process's OOM kill on the machine to the candidate running then."""
+    main, system = pkg["main"], pkg["system"]
+    assert system.IN_CONTAINER is False
+    assert system._oom_kills() is None and system._pids_limit_hits() is None
+    assert main.Options([]).container is False
+    assert main.Options(["--container"]).container is True
+    from judge.sandbox.docker import WORKER_COMMAND
+
+    assert "--container" in WORKER_COMMAND  # the Docker sandbox's worker: its own cgroups
+    from judge.sandbox import process
+
+    source = Path(process.__file__).read_text()
+    assert "--container" not in source  # the process sandbox's worker: the host's

@@ -66,7 +66,9 @@ WORKER_COMMAND = worker_command("python3", "/opt/judge/runner", write_bytecode=F
                   "--wipe", "/dev/mqueue", "--offer-pipes",
                   # the container's IPC namespace is its own (ipc_mode="private" below): the
                   # System V objects in it are its candidates', removed after each
-                  "--own-ipc"]
+                  "--own-ipc",
+                  # and so are its cgroups: their OOM-kill and pids counters are its own
+                  "--container"]
 CONTAINER_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": "/work"}
 
 

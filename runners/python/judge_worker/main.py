@@ -7,6 +7,7 @@ import os
 import signal
 import sys
 
+from . import system
 from .files import _remove_tree
 from .native import NativeWorker
 from .program import is_program, run_program_job
@@ -109,12 +110,14 @@ class Channel:
 class Options:
     """The worker's command line: --workroot DIR, --wipe DIR (repeated), --isolate-network,
     --private-tmp, --own-ipc (the sandbox gave the worker an IPC namespace of its own: a
-    container's), --offer-pipes, --preimport NAME,NAME... (empty: none). Parsed by hand
-    (argparse alone is a megabyte of the worker's memory)."""
+    container's), --container (the worker runs in a container of its own: its memory and
+    pids cgroup counters are the candidate's), --offer-pipes, --preimport NAME,NAME...
+    (empty: none). Parsed by hand (argparse alone is a megabyte of the worker's memory)."""
 
     def __init__(self, argv):
         self.workroot, self.wipe = None, []
         self.isolate_network = self.private_tmp = self.offer_pipes = self.own_ipc = False
+        self.container = False
         self.preimports = PREIMPORTS
         args = list(argv)
         while args:
@@ -135,6 +138,8 @@ class Options:
                 self.offer_pipes = True
             elif arg == "--own-ipc":
                 self.own_ipc = True
+            elif arg == "--container":
+                self.container = True
             else:
                 sys.stderr.write("judge sandbox worker: unknown argument %r\n" % arg)
                 sys.exit(2)
@@ -142,6 +147,7 @@ class Options:
 
 def main(argv):
     options = Options(argv)
+    system.IN_CONTAINER = options.container
     channel = Channel()
     _prctl(PR_SET_CHILD_SUBREAPER, 1)
     _prctl(PR_SET_DUMPABLE, 0)  # same-user children cannot ptrace us or read our fds

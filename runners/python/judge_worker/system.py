@@ -294,7 +294,11 @@ def kill_leftovers(me):
 
 IS_ROOT = os.geteuid() == 0
 OOM_FILES = ("/sys/fs/cgroup/memory/memory.oom_control", "/sys/fs/cgroup/memory.events")
-IN_CONTAINER = os.path.exists("/.dockerenv")
+#: whether the worker runs in a container of its own, whose cgroups (memory, pids) are the
+#: candidate's alone: said by the sandbox that started it (``--container``), never guessed
+#: from the filesystem (a host or VM may carry ``/.dockerenv``, and its root cgroup's
+#: counters would then charge the host's OOM kills to a candidate)
+IN_CONTAINER = False
 PIDS_EVENTS = ("/sys/fs/cgroup/pids.events", "/sys/fs/cgroup/pids/pids.events")
 
 

@@ -5,6 +5,7 @@ candidate left behind killed and wiped after it."""
 import os
 import time
 
+from . import system
 from .child import STOPPING, compile_candidate, run_batch_child, run_child
 from .files import _candidate_environment, _file_reached, _remove_tree, _reset_capture, _wipe
 from .records import (
@@ -26,7 +27,7 @@ from .supervise import (
     _split_mark,
     supervise,
 )
-from .system import IN_CONTAINER, _counters, kill_leftovers, wipe_sysv_ipc
+from .system import _counters, kill_leftovers, wipe_sysv_ipc
 
 #: below this many CPU seconds left, a budget counts as spent (a test could not even load)
 BUDGET_EPSILON = 0.005
@@ -145,7 +146,7 @@ class Worker:
             return budget
         if os.getuid() == 0:
             return None  # root ignores RLIMIT_NPROC; the process sandbox switches users
-        if IN_CONTAINER:
+        if system.IN_CONTAINER:
             # every container runs as the same host uid, so RLIMIT_NPROC would count the
             # other containers' processes too (one candidate's fork bomb failing another's
             # fork): the container's own pids cgroup limit bounds its processes instead
