@@ -12,7 +12,10 @@ import time
 import pytest
 
 import judge
+from judge.candidates.submission import Submission
+from judge.execution.executor import Executor
 from judge.sandbox.admission import Admission, tree_cpu
+from judge.sandbox.base import Limits
 from judge.sandbox.process import ProcessSandbox
 from tests.conftest import docker_or_skip
 
@@ -115,3 +118,72 @@ def test_docker_sleepers_lend_their_core_too():
         box.close()
     assert {_summary(r)[0] for r in many} == {"timeout"}
     assert len({str(_summary(r)) for r in many}) == 1
+
+
+def test_an_urgent_job_does_not_wait_for_a_busy_core_only_for_a_place():
+    """A problem's reference timing and code that likely blocks are admitted beside jobs
+    busy on every core (``urgent``), never beyond ``most``."""
+    gate = Admission(cores=1, most=2, window=0.01, probe=lambda pid: time.monotonic())
+    first = gate.enter()
+    gate.watch(first, 1)  # its CPU grows as fast as the clock: busy on the one core
+    time.sleep(0.05)
+    assert not gate.admissible(0)  # an ordinary job waits for the core
+    assert gate.admissible(0, urgent=True)
+    second = gate.enter(urgent=True)  # at once
+    assert gate.running == 2 and gate.lent == 1
+    assert not gate.admissible(0, urgent=True)  # no place left under most
+    assert not gate.admissible(1 << 60, urgent=True)  # nor memory the machine lacks
+    gate.leave(second)
+    gate.leave(first)
+    assert gate.running == 0
+
+
+def _while_a_looper_computes(box, problem, then):
+    """Run ``then()`` while a looper holds the sandbox's only core (two of its CPU seconds
+    left at least); answer whether ``then`` was done before the looper's verdict came."""
+    executor = Executor(box, Limits(time_limit_s=4.0, budget_s=4.0), reference_timing=False)
+    looper = threading.Thread(target=executor.judge,
+                              args=(problem, Submission(LOOPER % 99, "digital_root")))
+    looper.start()
+    try:
+        while box.admission.running == 0 or box.admission.admissible(0):
+            time.sleep(0.01)  # until the looper runs and is seen busy
+        then()
+        return looper.is_alive()
+    finally:
+        looper.join()
+
+
+def test_a_reference_timing_is_not_held_behind_a_looper_on_every_core():
+    """Every candidate of a problem waits for its reference timing: it runs beside a
+    looper busy on the only core, not after it (the reference's CPU time, and so the
+    limits, do not depend on it: the same as timed alone)."""
+    problem = _problem()
+    with ProcessSandbox(size=1) as box:
+        alone = Executor(box, Limits(), reference_cache=False).reference_times(problem)
+        timed = {}
+        beside = Executor(box, Limits(), reference_cache=False)
+        done_first = _while_a_looper_computes(
+            box, problem, lambda: timed.setdefault("times", beside.reference_times(problem)))
+    assert done_first
+    assert alone is not None and timed["times"] is not None
+    assert len(timed["times"]) == len(alone)
+
+
+def test_a_likely_sleeper_is_not_held_behind_a_looper_on_every_core():
+    """The run starts code that likely blocks first, so that its waiting overlaps the
+    computing; the sandbox admits it beside a looper busy on the only core, and its
+    verdict is the one it gets alone."""
+    problem = _problem()
+    with ProcessSandbox(size=1, overcommit=0) as box:
+        single = Executor(box, Limits(**LIMITS), reference_timing=False).judge(
+            problem, Submission(SLEEPER % 7, "digital_root"))
+    with ProcessSandbox(size=1) as box:
+        executor = Executor(box, Limits(**LIMITS), reference_timing=False)
+        judged = {}
+        done_first = _while_a_looper_computes(box, problem, lambda: judged.setdefault(
+            "result", executor.judge(problem, Submission(SLEEPER % 7, "digital_root"))))
+        assert box.admission.lent > 0
+    assert done_first
+    assert _summary(judged["result"]) == _summary(single)
+    assert _summary(single)[0] == "timeout"

@@ -24,6 +24,7 @@ from judge.execution import classify
 from judge.execution.checkers import CheckerPool, CheckOutcome
 from judge.execution.compare import compare, python_equal
 from judge.execution.reference_cache import ReferenceTimes, for_sandbox
+from judge.execution.schedule import BLOCKING
 from judge.problem.model import PreparedTest, Problem, require_tests
 from judge.sandbox.base import Job, JobReport, Limits, Sandbox, TestInput
 from judge.problem.types import Tolerance, ValueTypeError, from_json, to_json
@@ -215,7 +216,9 @@ class Executor:
         generous = [max(10.0, limits.time_limit_s)] * len(problem.tests)
         job = self._job(problem, Submission(problem.optimal_solution or "", problem.function_name),
                         limits, generous, "reference")
-        job = replace(job, budget_s=None)  # trusted code: timed, not budgeted
+        # trusted code: timed, not budgeted; the problem's candidates wait for it, so it
+        # does not queue behind candidates computing on every core (Admission.enter)
+        job = replace(job, budget_s=None, urgent=True)
         store, key = self.reference_cache, None
         if store is not None:
             key = store.key(job.to_wire())
@@ -273,6 +276,10 @@ class Executor:
             native = jobs.prepare(job, submission.language, problem.param_specs, problem.return_spec,
                                   self.compile_cache, self.sandbox.name)
             job = native.job
+        if languages.get(submission.language).stall_risk(submission.code) >= BLOCKING:
+            # likely to sleep or wait: admitted without waiting for a busy core, as the
+            # run's order started it first (judge.execution.schedule); never a verdict
+            job = replace(job, likely_blocked=True)
         started = time.monotonic()
         if self.test_isolation == "on-failure" and len(job.tests) > 1 and native is None:
             report, tests, isolation = self._batch_then_isolated(problem, job)

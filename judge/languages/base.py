@@ -185,8 +185,9 @@ class Language:
     def stall_risk(self, code: str) -> int:
         """How likely the code is to run into its time limits, by its text alone: 3 may
         block, 2 loops without a condition, 1 loops, 0 none of these. Only the order
-        candidates start in follows it (:mod:`judge.execution.schedule`), never a limit or a
-        verdict."""
+        candidates start in follows it (:mod:`judge.execution.schedule`), and whether code
+        that may block is admitted beside candidates busy on every core
+        (:meth:`judge.sandbox.admission.Admission.enter`), never a limit or a verdict."""
         if self.may_block.search(code):
             return 3
         if self.may_loop_forever.search(code):

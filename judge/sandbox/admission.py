@@ -21,6 +21,14 @@ worker's wall backstop does not count (up to its hard cap, past which the test i
 
 A worker whose process tree cannot be read (a container on another host) counts as busy:
 no more than ``cores`` of those run at once, as before.
+
+Two kinds of job do not wait for a busy core (``urgent``), only for a place under ``most``:
+a problem's reference timing, which all its candidates wait for, and code that likely
+blocks (the language's guess, ``Job.likely_blocked``), which the run started first so that
+its wait overlaps the computing (:mod:`judge.execution.schedule`). Behind candidates that
+loop on every core, either would otherwise wait out their whole budgets, and the run would
+end with a tail of sleepers. A wrong guess costs a computing candidate a shared core, never
+a verdict, for the reasons above.
 """
 
 from __future__ import annotations
@@ -147,31 +155,38 @@ class Admission:
             count += ticket.busy
         return count
 
-    def enter(self, memory_bytes: int = 0) -> Ticket:
+    def enter(self, memory_bytes: int = 0, urgent: bool = False) -> Ticket:
         """Wait until a job may start; the ticket counts as busy until :meth:`watch` and a
         window after it. Beyond ``cores``, a job also needs ``memory_bytes`` (its memory
-        limit) and a reserve free on the machine: sleepers that hold memory do not lend it."""
+        limit) and a reserve free on the machine: sleepers that hold memory do not lend it.
+
+        An ``urgent`` job (one that others wait for: a problem's reference timing, which
+        every candidate of the problem waits for) does not wait for a busy core either,
+        only for a place under ``most``: behind two loopers it would hold up each of its
+        problem's candidates for their whole budgets. It is short, trusted and measured by
+        its CPU time, which waiting for a CPU does not change, and so do the candidates'
+        verdicts beside it (see the module's docstring)."""
         ticket = Ticket()
         with self._changed:
             while True:
                 running = len(self._running)
-                if self._admissible(memory_bytes):
+                if self._admissible(memory_bytes, urgent):
                     self._running.append(ticket)
                     self.peak = max(self.peak, running + 1)
                     self.lent += running >= self.cores
                     return ticket
                 self._changed.wait(self.window)
 
-    def _admissible(self, memory_bytes: int) -> bool:
+    def _admissible(self, memory_bytes: int, urgent: bool = False) -> bool:
         running = len(self._running)
         return running < self.cores or (running < self.most
-                                        and self._busy(time.monotonic()) < self.cores
+                                        and (urgent or self._busy(time.monotonic()) < self.cores)
                                         and available_memory() >= memory_bytes + RESERVE)
 
-    def admissible(self, memory_bytes: int = 0) -> bool:
+    def admissible(self, memory_bytes: int = 0, urgent: bool = False) -> bool:
         """Would a job needing ``memory_bytes`` start now?"""
         with self._changed:
-            return self._admissible(memory_bytes)
+            return self._admissible(memory_bytes, urgent)
 
     def watch(self, ticket: Ticket, pid: int | None) -> None:
         """The job's worker: its process tree is what the job uses (None: always busy)."""

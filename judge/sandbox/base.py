@@ -159,6 +159,13 @@ class Job:
     #: the worker itself (Python)
     language: str = "python"
     build: dict[str, Any] | None = None
+    #: others wait for this job (a problem's reference timing): a pooled sandbox admits it
+    #: without waiting for a busy core (``Admission.enter``); never sent to the worker
+    urgent: bool = False
+    #: the code likely sleeps or waits (``Language.stall_risk``): admitted the same way, so
+    #: the candidates a run starts first for that reason are not held behind ones that
+    #: compute on every core; a guess that moves no limit or verdict, never sent either
+    likely_blocked: bool = False
 
     def to_wire(self, uid: int | None = None, gid: int | None = None) -> dict[str, Any]:
         limits = self.limits
@@ -528,7 +535,8 @@ class PooledSandbox(Sandbox):
                     self._reserved.discard(slot)
 
     def run(self, job: Job) -> JobReport:
-        ticket = self.admission.enter(job.limits.memory_mb << 20)
+        ticket = self.admission.enter(job.limits.memory_mb << 20,
+                                      urgent=job.urgent or job.likely_blocked)
         try:
             try:
                 session = self._acquire()
