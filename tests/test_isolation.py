@@ -865,3 +865,51 @@ def test_pages_shared_by_forks_are_counted_once(test_isolation):
     result = _judge_one("process", FORKS_SHARING_THEIR_MEMORY, limits, test_isolation,
                         problem=_problem("shared_forks", SECRET_SUMS[:2]))
     assert result.verdict is Verdict.PASS, [(t.verdict, t.message) for t in result.tests]
+
+
+# ---- a timeout keeps the process worker only when it left nothing behind --------------------
+
+WORKER_PID = """
+    import os
+    def f():
+        return os.getppid()  # the test process's parent: the worker
+"""
+LOOPS = """
+    def f():
+        while True:
+            pass
+"""
+#: a looper that first leaves a daemon behind: a new session (out of the killed process
+#: group) and a double fork (its parent gone at once)
+LOOPS_AND_ESCAPES = """
+    import os, time
+    def f():
+        if os.fork() == 0:
+            os.setsid()
+            if os.fork() == 0:
+                time.sleep(60)
+            os._exit(0)
+        while True:
+            pass
+"""
+
+
+def test_a_clean_timeout_keeps_the_process_worker_and_a_survivor_retires_it():
+    """The process sandbox's worker is a child subreaper: a looper stopped at its limit
+    leaves nothing below it, so the worker takes the next candidate (no new worker per
+    hang). A looper that left a daemon behind (new session, double fork) is stopped all
+    the same, the daemon is found below the worker and killed (``leftovers``), and that
+    worker is retired, as before."""
+    root_only()
+    from judge.sandbox.process import ProcessSandbox
+
+    with ProcessSandbox(size=1) as box:
+        worker = returned(box.run(raw_job(WORKER_PID)))
+        stopped = box.run(raw_job(LOOPS, time_limit=0.3, wall=2.0))
+        assert stopped.records[0]["status"] == "timeout"
+        assert not stopped.records[0].get("leftovers")
+        assert returned(box.run(raw_job(WORKER_PID))) == worker  # kept
+        escaped = box.run(raw_job(LOOPS_AND_ESCAPES, time_limit=0.3, wall=2.0))
+        assert escaped.records[0]["status"] == "timeout"
+        assert escaped.records[0].get("leftovers", 0) >= 1  # the daemon, killed
+        assert returned(box.run(raw_job(WORKER_PID))) != worker  # retired after it

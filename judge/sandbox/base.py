@@ -241,6 +241,16 @@ class JobReport:
     compile_info: dict[str, Any] | None = None
 
     @property
+    def clean_timeout(self) -> bool:
+        """The only incident was a timeout, with nothing left behind: the worker killed
+        everything below it and the worker itself is as after any candidate."""
+        statuses = {r.get("status") for r in self.records.values()}
+        return (self.died_during is None and self.infra_error is None
+                and records.TIMEOUT in statuses
+                and not (statuses & (INCIDENT_STATUSES - {records.TIMEOUT}))
+                and not any(r.get("leftovers") for r in self.records.values()))
+
+    @property
     def incident(self) -> bool:
         return (
             self.died_during is not None
@@ -460,6 +470,10 @@ class PooledSandbox(Sandbox):
     (``overcommit`` more; default ``admission.OVERCOMMIT`` per core, 0: none), while some of
     the running ones are blocked, using no CPU (see :mod:`judge.sandbox.admission`)."""
 
+    #: whether a worker is retired after a timeout that left nothing behind (a back end
+    #: whose worker provably kills everything below it may keep it: ProcessSandbox)
+    retire_after_timeout = True
+
     def __init__(self, size: int, max_jobs_per_worker: int = 200, fresh: bool = False,
                  overcommit: int | None = None) -> None:
         self.size = max(1, size)
@@ -547,7 +561,9 @@ class PooledSandbox(Sandbox):
             uid, gid = self._job_identity(session)
             report = session.run(job, uid, gid)
             self._after_job(session, report)
-            if (session.broken or report.recycle or report.incident
+            retire = report.incident and (self.retire_after_timeout
+                                          or not report.clean_timeout)
+            if (session.broken or report.recycle or retire
                     or session.jobs_run >= self.max_jobs_per_worker):
                 self._discard(session)
             else:
