@@ -375,3 +375,143 @@ def test_a_failing_candidate_mid_chunk_and_an_actor_killed_mid_chunk(cluster, tm
     assert [r["sample"] for r in rows] == list(range(60))
     assert [r["verdict"] for r in rows] == ["pass"] * 60
     assert info["lost_actors"] == 1 and info["nodes"] == 1
+
+
+# ---- actors kept between runs of one driver (judge.execution.ray_session) -----------------
+
+def add_problem(sign: str):
+    """``add`` whose tests expect a + b (sign "+") or a - b (sign "-"): the same identifier,
+    other tests."""
+    return problem_from_data({
+        "identifier": "ray_kept_add", "description": "add",
+        "prompts": [{"prompt_id": "p", "prompt": "add", "genericize": False,
+                     "sample_inputs_outputs": []}],
+        "function_prototype": {"function_name": "add",
+                               "parameters": [{"name": "a", "type": "int"},
+                                              {"name": "b", "type": "int"}],
+                               "return_values": [{"type": "int"}]},
+        "correctness_test_suite": [{"input": {"a": i, "b": 2},
+                                    "expected_output": [i + 2 if sign == "+" else i - 2]}
+                                   for i in range(3)],
+        "limits": {"time_limit_s": 2.0},
+    }, "<ray-test>")
+
+
+def actor_pids(judge: Judge) -> list[int]:
+    return sorted(n["pid"] for n in judge.describe()["node_sandboxes"])
+
+
+def wait_until(check, seconds: float = 30.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while not check():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.1)
+    return True
+
+
+def test_a_later_run_takes_the_kept_actors_with_a_fresh_sandbox_and_its_own_limits(
+        cluster, tmp_path):
+    """A run's actors are kept (their sandboxes closed, no candidate process left) and the
+    driver's next run takes them: same processes, none started; that run's limits apply,
+    not the first run's, and its problems are its own even under the same identifier."""
+    from judge.execution import ray_session
+    from judge.problem.model import Suite
+
+    ray_session.release_all()
+    hungry = ("def add(a, b):\n    block = bytearray(200 * 2**20)\n"
+              "    block[::4096] = b'x' * len(block[::4096])\n    return a + b\n")
+    plus, minus = add_problem("+"), add_problem("-")
+    adder = "def add(a, b):\n    return a + b\n"
+    with Judge("process", 1, executor="ray", ray_address=cluster.address,
+               reference_timing=False) as first:
+        first_pids = actor_pids(first)
+        assert first.describe()["started_actors"] == 2
+        assert first.judge(plus, hungry).verdict.value == "pass"  # 512 MB by default
+        assert first.judge(plus, adder).verdict.value == "pass"
+    assert uid_processes(*ACTOR_UIDS) == [], "candidate processes left"
+    assert ray_session.idle_count() == 2
+    assert all(psutil.pid_exists(pid) for pid in first_pids)
+    with Judge("process", 1, executor="ray", ray_address=cluster.address,
+               reference_timing=False, memory_mb=128) as second:
+        info = second.describe()
+        assert info["reused_actors"] == 2 and info["started_actors"] == 0
+        assert actor_pids(second) == first_pids
+        assert ray_session.idle_count() == 0
+        assert second.judge(plus, hungry).verdict.value == "memory_limit"
+        # the same identifier, other tests: judged against this run's problem
+        assert second.judge(minus, adder).verdict.value == "wrong_answer"
+        suite, candidates = shipped_candidates(24)
+        got = second.run(with_problems(suite, ((c, None) for c in candidates))).results
+    with Judge("process", 2, memory_mb=128) as local:
+        expected = local.run(with_problems(suite, ((c, None) for c in candidates))).results
+        assert local.judge(plus, hungry).verdict.value == "memory_limit"
+    assert signature(got) == signature(expected)
+    assert uid_processes(*ACTOR_UIDS) == [], "candidate processes left"
+    ray_session.release_all()
+    assert wait_until(lambda: not any(psutil.pid_exists(p) for p in first_pids))
+
+
+def test_kept_actors_end_after_their_time_and_a_dead_one_is_replaced(cluster, monkeypatch):
+    """JUDGE_RAY_KEEP_S bounds how long an idle actor is kept; a kept actor that died
+    meanwhile is replaced by a new one on its node, and the run is judged as usual;
+    JUDGE_RAY_KEEP_S=0 keeps none."""
+    from judge.execution import ray_session
+
+    ray_session.release_all()
+    suite, candidates = shipped_candidates(16)
+    monkeypatch.setenv("JUDGE_RAY_KEEP_S", "1.5")
+    with Judge("process", 1, executor="ray", ray_address=cluster.address) as first:
+        pids = actor_pids(first)
+        expected = signature(first.run(with_problems(
+            suite, ((c, None) for c in candidates))).results)
+    assert ray_session.idle_count() == 2
+    assert wait_until(lambda: ray_session.idle_count() == 0)
+    assert wait_until(lambda: not any(psutil.pid_exists(p) for p in pids))
+
+    monkeypatch.setenv("JUDGE_RAY_KEEP_S", "600")
+    with Judge("process", 1, executor="ray", ray_address=cluster.address) as first:
+        pids = actor_pids(first)
+    assert ray_session.idle_count() == 2
+    psutil.Process(pids[0]).kill()
+    assert wait_until(lambda: not psutil.pid_exists(pids[0]))
+    notes: list[str] = []
+    with Judge("process", 1, executor="ray", ray_address=cluster.address,
+               notice=notes.append) as second:
+        info = second.describe()
+        assert info["nodes"] == 2, notes
+        assert info["reused_actors"] == 1 and info["started_actors"] == 1
+        assert pids[1] in actor_pids(second) and pids[0] not in actor_pids(second)
+        got = signature(second.run(with_problems(
+            suite, ((c, None) for c in candidates))).results)
+    assert got == expected
+
+    monkeypatch.setenv("JUDGE_RAY_KEEP_S", "0")
+    ray_session.release_all()
+    with Judge("process", 1, executor="ray", ray_address=cluster.address) as third:
+        pids = actor_pids(third)
+    assert ray_session.idle_count() == 0
+    assert wait_until(lambda: not any(psutil.pid_exists(p) for p in pids))
+    assert uid_processes(*ACTOR_UIDS) == [], "candidate processes left"
+
+
+def test_a_connection_the_caller_made_is_never_closed_by_the_judge(cluster):
+    """``ray.init`` before the judge: the judge runs on it, keeps its actors on it, and
+    neither closing the run nor ending the kept actors disconnects the caller."""
+    from judge.execution import ray_session
+
+    ray_session.release_all()
+    ray.shutdown()
+    ray.init(address=cluster.address, log_to_driver=False)
+    try:
+        suite, candidates = shipped_candidates(8)
+        with Judge("process", 1, executor="ray") as remote:  # no address: the caller's
+            assert remote.describe()["nodes"] == 2
+            rows = remote.run(with_problems(suite, ((c, None) for c in candidates))).results
+        assert len(rows) == 8
+        assert ray.is_initialized() and ray_session.idle_count() == 2
+        ray_session.release_all()
+        assert ray.is_initialized() and ray_session.idle_count() == 0
+        assert ray.get(ray.put(41)) + 1 == 42
+    finally:
+        ray.shutdown()

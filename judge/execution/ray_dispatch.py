@@ -92,6 +92,8 @@ class Member:
         self.sent = 0  # chunks sent in all
         self.sandbox: dict[str, Any] = {}
         self.isolation: dict[str, Any] = {}
+        #: the actor's process id (on its node)
+        self.pid: int | None = None
         #: keys of the problems this actor has been sent
         self.problems: set[str] = set()
         #: seconds a candidate takes there (moving average), None before the first

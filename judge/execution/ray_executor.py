@@ -31,12 +31,14 @@ does locally) instead of importing the public API, so this module stays below it
 from __future__ import annotations
 
 import os
+import secrets
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable
 
 # judge.problem first: importing judge.execution.executor before it is an import cycle
 from judge.problem.model import Problem
+from judge.execution import ray_session
 from judge.execution.executor import Submission
 from judge.execution.ray_dispatch import (CHUNKS_IN_FLIGHT, MAX_CHUNK, NEED_PROBLEM, PIPELINE,
                                           Dispatcher, ItemError, Job, Member)
@@ -68,6 +70,10 @@ class JudgeActor:
 
     def __init__(self, sandbox: str, jobs: int, limits: Limits,
                  options: dict[str, Any]) -> None:
+        self.kind = sandbox
+        self._open(jobs, limits, options)
+
+    def _open(self, jobs: int, limits: Limits, options: dict[str, Any]) -> None:
         from judge.execution.executors import open_local
 
         self.notes: list[str] = []
@@ -75,14 +81,25 @@ class JudgeActor:
         # as judge.Judge does: the local executor (under Docker, the other languages go to
         # the native image)
         options = {"test_isolation": "per-test", **options}
-        self.executor = open_local(sandbox, jobs, limits, notice=self.notes.append,
+        self.executor = open_local(self.kind, jobs, limits, notice=self.notes.append,
                                    options=options)
         self.sandbox = self.executor.sandbox
         #: candidates judged at once: the executor's slots (its sandbox's capacity)
         self.slots = max(1, int(getattr(self.executor, "slots", jobs)))
         self._pool = ThreadPoolExecutor(max_workers=self.slots, thread_name_prefix="judge")
+        #: this run's problems (each run's keys carry a token of their own)
         self._problems: dict[str, Problem] = {}
         self._arrived = threading.Condition()
+        self._released = False
+
+    def reopen(self, jobs: int, limits: Limits, options: dict[str, Any]) -> dict[str, Any]:
+        """A kept actor taken by a new run (:mod:`judge.execution.ray_session`): a fresh
+        sandbox and executor with that run's jobs, limits and options; nothing of the
+        earlier run is left (its problems are dropped). Answers :meth:`info`."""
+        if not self._released:
+            self.release()
+        self._open(jobs, limits, options)
+        return self.info()
 
     def info(self) -> dict[str, Any]:
         import ray
@@ -125,14 +142,21 @@ class JudgeActor:
         except Exception as exc:  # noqa: BLE001 - the driver retries it elsewhere
             return ItemError(_short(exc))
 
-    def close(self) -> bool:
-        """Stop the checker helpers, then the sandbox: no worker or container survives."""
+    def release(self) -> bool:
+        """End the run on this actor: stop the checker helpers, then the sandbox (no worker
+        or container survives), and drop the run's problems. The process stays, for
+        :meth:`reopen` or to be killed."""
+        self._released = True
         self._pool.shutdown(wait=False, cancel_futures=True)
         try:
             self.executor.close()
         finally:
             self.sandbox.close()
+            with self._arrived:
+                self._problems.clear()
         return True
+
+    close = release
 
 
 _ACTOR: Any = None
@@ -162,27 +186,37 @@ class RayExecutor:
         self.options = options or {}
         self.retries = retries
         self.notice = notice
-        self._owns_ray = False
-        if not ray.is_initialized():
+
+        def init() -> None:
             kwargs: dict[str, Any] = {"log_to_driver": False}
             if address is None and not os.environ.get("RAY_ADDRESS"):
                 kwargs["include_dashboard"] = False  # a private Ray for this run
-            try:
-                _check_reachable(address or os.environ.get("RAY_ADDRESS"))
-                ray.init(address=address, **kwargs)
-            except Exception as exc:  # noqa: BLE001 - no cluster there: say so, exit 3
-                from judge.sandbox.base import SandboxUnavailable
+            _check_reachable(address or os.environ.get("RAY_ADDRESS"))
+            ray.init(address=address, **kwargs)
 
-                raise SandboxUnavailable("cannot reach a Ray cluster at %s: %s" % (
-                    address or os.environ.get("RAY_ADDRESS") or "(local)", _short(exc))
-                ) from None
-            self._owns_ray = True
+        try:
+            ray_session.connect(ray, address, init)
+        except Exception as exc:  # noqa: BLE001 - no cluster there: say so, exit 3
+            from judge.sandbox.base import SandboxUnavailable
+
+            raise SandboxUnavailable("cannot reach a Ray cluster at %s: %s" % (
+                address or os.environ.get("RAY_ADDRESS") or "(local)", _short(exc))
+            ) from None
+        #: this run's problem keys carry it: a kept actor never takes an earlier run's
+        self._token = secrets.token_hex(4)
+        #: actors taken from the ones kept by an earlier run, and started for this one
+        self.reused_actors = 0
+        self.started_actors = 0
         self._lock = threading.Lock()
         self._members: list[Member] = []
         self._numbers = 0
         self._problem_keys: dict[int, tuple[Problem, str]] = {}
         self._closed = False
-        self._start_actors()
+        try:
+            self._start_actors()
+        except BaseException:
+            ray_session.disconnect(ray)
+            raise
         self._dispatch = Dispatcher(self._members, self._send, retries, notice)
         #: one thread per chunk in flight (started as needed): it waits for the answers
         self._calls = ThreadPoolExecutor(max_workers=sum(m.max_chunks for m in self._members),
@@ -195,41 +229,78 @@ class RayExecutor:
         return [n for n in ray.nodes() if n.get("Alive") and n.get("Resources", {}).get("CPU")]
 
     def _start_actors(self) -> None:
-        ray = _ray()
-        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
-
+        """One actor per node: one the driver kept from its last run, with a fresh sandbox
+        (:mod:`judge.execution.ray_session`), else a new one; a node that cannot judge is
+        skipped, with a notice."""
         pending = []
         for node in self._nodes():
             jobs = self.jobs or max(1, int(node["Resources"]["CPU"]))
-            self._numbers += 1
-            number = self._numbers
-            handle = _actor_class().options(
-                # the chunks in flight (Member.max_chunks of a sandbox with the default
-                # overcommit), and info/close beside them
-                num_cpus=0, max_concurrency=max(CHUNKS_IN_FLIGHT, PIPELINE * OVERCOMMIT * jobs)
-                + 2, max_restarts=0,
-                scheduling_strategy=NodeAffinitySchedulingStrategy(node["NodeID"], soft=False),
-            ).remote(self.sandbox_kind, jobs, self.limits, self.options)
-            pending.append((Member(handle, node["NodeID"], jobs, number),
-                            handle.info.remote()))
-        for member, info in pending:
-            try:
-                detail = ray.get(info, timeout=START_TIMEOUT_S)
-            except Exception as exc:  # noqa: BLE001 - a node that cannot judge is skipped
+            key = self._actor_key(node["NodeID"], jobs)
+            handle = ray_session.take(key)
+            if handle is not None:
+                pending.append((self._member(handle, node["NodeID"], jobs),
+                                handle.reopen.remote(jobs, self.limits, self.options), True))
+            else:
+                handle = self._new_actor(node["NodeID"], jobs, key)
+                pending.append((self._member(handle, node["NodeID"], jobs),
+                                handle.info.remote(), False))
+        for member, info, reused in pending:
+            detail, problem = self._started(member, info)
+            if detail is None and reused:  # a kept actor that is gone: a new one there
+                member.handle = self._new_actor(member.node_id, member.jobs,
+                                                self._actor_key(member.node_id, member.jobs))
+                detail, problem = self._started(member, member.handle.info.remote())
+            elif reused:
+                self.reused_actors += 1
+            if detail is None:
                 self.notice("ray: node %s cannot judge (%s); skipped" % (
-                    member.node_id[:12], _short(exc)))
-                ray.kill(member.handle)
+                    member.node_id[:12], problem))
                 continue
             for note in detail.get("notes", []):
                 self.notice("ray node %s: %s" % (member.node_id[:12], note))
             member.slots = max(1, int(detail.get("slots", member.jobs)))
             member.sandbox = detail.get("sandbox", {})
             member.isolation = detail.get("isolation", {})
+            member.pid = detail.get("pid")
             self._members.append(member)
         if not self._members:
             from judge.sandbox.base import SandboxUnavailable
 
             raise SandboxUnavailable("no Ray node could open a sandbox")
+
+    def _started(self, member: Member, info: Any) -> tuple[dict[str, Any] | None, str]:
+        """The actor's :meth:`JudgeActor.info` once it is up, or (None, why) and the actor
+        killed."""
+        ray = _ray()
+        try:
+            return ray.get(info, timeout=START_TIMEOUT_S), ""
+        except Exception as exc:  # noqa: BLE001 - a node that cannot judge is skipped
+            try:
+                ray.kill(member.handle)
+            except Exception:  # noqa: BLE001 - gone already
+                pass
+            return None, _short(exc)
+
+    def _actor_key(self, node_id: str, jobs: int) -> tuple[Any, ...]:
+        """What a kept actor must match to be taken: its node, sandbox kind and the
+        concurrency it was made with (jobs, limits and options are the new run's)."""
+        return (node_id, self.sandbox_kind, _concurrency(jobs))
+
+    def _member(self, handle: Any, node_id: str, jobs: int) -> Member:
+        self._numbers += 1
+        return Member(handle, node_id, jobs, self._numbers)
+
+    def _new_actor(self, node_id: str, jobs: int, key: tuple[Any, ...]) -> Any:
+        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+        self.started_actors += 1
+        return _actor_class().options(
+            # the chunks in flight (Member.max_chunks of a sandbox with the default
+            # overcommit), and info/release beside them; no CPU of the cluster held, so
+            # an idle kept actor holds none
+            num_cpus=0, max_concurrency=key[2], max_restarts=0,
+            scheduling_strategy=NodeAffinitySchedulingStrategy(node_id, soft=False),
+        ).remote(self.sandbox_kind, jobs, self.limits, self.options)
 
     @property
     def slots(self) -> int:
@@ -243,8 +314,10 @@ class RayExecutor:
         kinds = sorted({m.sandbox.get("kind", "?") for m in members})
         return {"kind": "ray", "nodes": len(members), "jobs": sum(m.jobs for m in members),
                 "sandboxes": kinds, "retried": self.retried, "lost_actors": self.lost_actors,
-                "chunks": self._dispatch.chunks,
-                "node_sandboxes": [dict(m.sandbox, node_id=m.node_id) for m in members]}
+                "chunks": self._dispatch.chunks, "reused_actors": self.reused_actors,
+                "started_actors": self.started_actors,
+                "node_sandboxes": [dict(m.sandbox, node_id=m.node_id, pid=m.pid)
+                                   for m in members]}
 
     def isolation(self) -> dict[str, Any]:
         """The isolation facts of the nodes: the weakest one's (``isolated`` false when any
@@ -277,7 +350,8 @@ class RayExecutor:
         if entry is None:
             with self._lock:
                 entry = self._problem_keys.setdefault(
-                    id(problem), (problem, "%x-%s" % (id(problem), problem.identifier)))
+                    id(problem), (problem, "%s-%x-%s" % (self._token, id(problem),
+                                                         problem.identifier)))
         return entry[1]
 
     def _send(self, member: Member, jobs: list[Job], problems: dict[str, Problem]) -> None:
@@ -317,7 +391,9 @@ class RayExecutor:
         return job.future.result()
 
     def close(self) -> None:
-        """Close every actor's sandbox, end the actors, and Ray itself when we started it."""
+        """Close every actor's sandbox (no worker or container survives); keep each actor
+        that had nothing in flight for the driver's next run (:mod:`ray_session`), end the
+        others; disconnect (a private Ray stops)."""
         with self._lock:
             if self._closed:
                 return
@@ -325,21 +401,32 @@ class RayExecutor:
             members = list(self._members)
         self._dispatch.close()
         ray = _ray()
-        closing = [(m, m.handle.close.remote()) for m in members if m.alive]
-        for member, ref in closing:
+        # in flight after the queue is answered: a run given up mid-way; such an actor is
+        # ended, not kept (its calls may still be judging)
+        quiet = {id(m) for m in members if m.alive and not m.in_flight and not m.chunks}
+        releasing = [(m, m.handle.release.remote()) for m in members if m.alive]
+        for member, ref in releasing:
             try:
                 ray.get(ref, timeout=60)
             except Exception:  # noqa: BLE001 - a lost node has nothing left to close
-                pass
+                quiet.discard(id(member))
         for member in members:
+            key = self._actor_key(member.node_id, member.jobs)
+            if id(member) in quiet and ray_session.keep(ray, key, member.handle):
+                continue
             try:
                 ray.kill(member.handle)
             except Exception:  # noqa: BLE001
                 pass
         self._calls.shutdown(wait=True)
         self._problem_keys.clear()
-        if self._owns_ray:
-            ray.shutdown()
+        ray_session.disconnect(ray)
+
+
+def _concurrency(jobs: int) -> int:
+    """An actor's ``max_concurrency``: the chunks in flight of a sandbox of ``jobs`` with
+    the default overcommit (Member.max_chunks), and two calls beside them."""
+    return max(CHUNKS_IN_FLIGHT, PIPELINE * OVERCOMMIT * jobs) + 2
 
 
 def _check_reachable(address: str | None, timeout: float = 5.0) -> None:
