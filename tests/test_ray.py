@@ -416,7 +416,6 @@ def test_a_later_run_takes_the_kept_actors_with_a_fresh_sandbox_and_its_own_limi
     driver's next run takes them: same processes, none started; that run's limits apply,
     not the first run's, and its problems are its own even under the same identifier."""
     from judge.execution import ray_session
-    from judge.problem.model import Suite
 
     ray_session.release_all()
     hungry = ("def add(a, b):\n    block = bytearray(200 * 2**20)\n"
