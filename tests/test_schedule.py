@@ -253,3 +253,40 @@ def test_sleepers_start_first_never_take_every_slot_and_results_keep_input_order
             computed_beside = True
     assert most == 6
     assert computed_beside  # the cores were not left idle behind the sleepers
+
+
+def test_the_batch_guesses_once_per_distinct_candidate_and_the_executor_takes_its_guess(
+        monkeypatch):
+    """The stall guess the run's order uses travels on the Submission: the executor takes it
+    (admission's ``likely_blocked``) instead of guessing again, and a duplicate is not
+    guessed at all; the verdicts are those of the real sandbox."""
+    from judge.sandbox.process import ProcessSandbox
+
+    python = languages.get("python")
+    calls: list[str] = []
+    guess = type(python).stall_risk
+
+    def counted(self, code: str) -> int:
+        calls.append(code)
+        return guess(self, code)
+    monkeypatch.setattr(type(python), "stall_risk", counted)
+    seen: list[tuple[str, int | None]] = []
+
+    class Seeing(Executor):
+        def judge(self, problem: Any, submission: Submission, **meta: Any) -> CandidateResult:
+            seen.append((submission.code, submission.stall_risk))
+            return super().judge(problem, submission, **meta)
+
+    codes = [RIGHT % 0, SLEEPS % 0, LOOPS % 0, RIGHT % 0]
+    box = ProcessSandbox(size=1)
+    try:
+        executor = Seeing(box, Limits(time_limit_s=0.3, memory_mb=256, output_kb=64,
+                                      budget_s=0.6), reference_timing=False)
+        outcome = BatchRunner(executor, executor.slots).run(
+            (PROBLEM, Candidate(PROBLEM.identifier, code, line=i + 1, sample=i), None)
+            for i, code in enumerate(codes))
+    finally:
+        box.close()
+    assert [r["verdict"] for r in outcome.results] == ["pass", "timeout", "timeout", "pass"]
+    assert sorted(seen) == sorted([(RIGHT % 0, 0), (SLEEPS % 0, 3), (LOOPS % 0, 2)])
+    assert sorted(calls) == sorted(codes[:3])  # once each; the duplicate never

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 import textwrap
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
 #: the function's name in a genericized prompt (``judge prompts --genericize``)
@@ -33,6 +33,10 @@ class Submission:
     #: the code was taken out of a reply (fences, prose dropped); None: not said (the batch
     #: compares the code with the reply)
     extracted: bool | None = None
+    #: the language's guess of how likely the code blocks (``Language.stall_risk``), made
+    #: once by the batch when it orders the run; None: the executor guesses. A hint for
+    #: admission only, never part of the candidate's identity
+    stall_risk: int | None = field(default=None, compare=False)
 
 
 def function_names(problem: Any, prompt_id: str | None) -> list[str]:

@@ -26,7 +26,7 @@ import hashlib
 import time
 from collections import OrderedDict, deque
 from concurrent.futures import Future
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable, Iterator
 
 from judge import languages
@@ -404,14 +404,17 @@ class BatchRunner:
             if stored is not None:
                 return self._identity(stored, submission, candidate, stamp, cached=True)
         if not self.dedup:
-            return pool.submit(rank(problem, submission.code, submission.language),
-                               self._judge, problem, submission, candidate, stamp, cache_key)
+            order = rank(problem, submission.code, submission.language)
+            return pool.submit(order, self._judge, problem,
+                               replace(submission, stall_risk=order[0]), candidate, stamp,
+                               cache_key)
         key = same_code_key(stamp["judged_with"], submission)
         leader = self._leaders.get(key)
         if leader is not None:
             self._leaders.move_to_end(key)
             return _Duplicate(leader, problem, submission, candidate, stamp)
         order = rank(problem, submission.code, submission.language)
+        submission = replace(submission, stall_risk=order[0])  # guessed once (the executor)
         future = pool.submit(order, self._judge, problem, submission, candidate, stamp,
                              cache_key)
         self._leaders[key] = future

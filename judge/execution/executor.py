@@ -276,7 +276,10 @@ class Executor:
             native = jobs.prepare(job, submission.language, problem.param_specs, problem.return_spec,
                                   self.compile_cache, self.sandbox.name)
             job = native.job
-        if languages.get(submission.language).stall_risk(submission.code) >= BLOCKING:
+        risk = submission.stall_risk  # the batch's guess, made when it ordered the run
+        if risk is None:
+            risk = languages.get(submission.language).stall_risk(submission.code)
+        if risk >= BLOCKING:
             # likely to sleep or wait: admitted without waiting for a busy core, as the
             # run's order started it first (judge.execution.schedule); never a verdict
             job = replace(job, likely_blocked=True)
