@@ -359,6 +359,10 @@ def test_recycling_fresh_and_max_jobs(engine, sandbox_image):
         first = value(box.run(make_job(hostname)))
         timeout = box.run(make_job("def f(n):\n    while True: pass\n", time_limit=0.5))
         assert timeout.records[0]["status"] == "timeout"
+        # a timeout that left nothing behind keeps the container (see test_isolation)
+        assert value(box.run(make_job(hostname))) == first
+        killed = box.run(make_job("import os\ndef f(n):\n    os.kill(os.getpid(), 9)\n"))
+        assert killed.records[0]["status"] == "signaled"
         assert value(box.run(make_job(hostname))) != first  # recycled after the incident
 
 

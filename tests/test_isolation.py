@@ -867,13 +867,8 @@ def test_pages_shared_by_forks_are_counted_once(test_isolation):
     assert result.verdict is Verdict.PASS, [(t.verdict, t.message) for t in result.tests]
 
 
-# ---- a timeout keeps the process worker only when it left nothing behind --------------------
+# ---- a timeout keeps the worker only when it left nothing behind ----------------------------
 
-WORKER_PID = """
-    import os
-    def f():
-        return os.getppid()  # the test process's parent: the worker
-"""
 LOOPS = """
     def f():
         while True:
@@ -894,22 +889,30 @@ LOOPS_AND_ESCAPES = """
 """
 
 
-def test_a_clean_timeout_keeps_the_process_worker_and_a_survivor_retires_it():
-    """The process sandbox's worker is a child subreaper: a looper stopped at its limit
-    leaves nothing below it, so the worker takes the next candidate (no new worker per
-    hang). A looper that left a daemon behind (new session, double fork) is stopped all
-    the same, the daemon is found below the worker and killed (``leftovers``), and that
-    worker is retired, as before."""
-    root_only()
-    from judge.sandbox.process import ProcessSandbox
+#: which worker answers: its pid and, in a container, the container's own host name (pids
+#: repeat from one container to the next)
+WORKER_ID = """
+    import os, socket
+    def f():
+        return [os.getppid(), socket.gethostname()]  # the test process's parent: the worker
+"""
 
-    with ProcessSandbox(size=1) as box:
-        worker = returned(box.run(raw_job(WORKER_PID)))
+
+def test_a_clean_timeout_keeps_the_worker_and_a_survivor_retires_it(sandbox_kind):
+    """The worker is a child subreaper, in the process sandbox and in its container: a
+    looper stopped at its limit leaves nothing below it, so the worker takes the next
+    candidate (no new worker, or container, per hang). A looper that left a daemon behind
+    (new session, double fork) is stopped all the same, the daemon is found below the
+    worker and killed (``leftovers``), and that worker is retired, as before."""
+    if sandbox_kind == "process":
+        root_only()
+    with make_sandbox(sandbox_kind) as box:
+        worker = returned(box.run(raw_job(WORKER_ID)))
         stopped = box.run(raw_job(LOOPS, time_limit=0.3, wall=2.0))
         assert stopped.records[0]["status"] == "timeout"
         assert not stopped.records[0].get("leftovers")
-        assert returned(box.run(raw_job(WORKER_PID))) == worker  # kept
+        assert returned(box.run(raw_job(WORKER_ID))) == worker  # kept
         escaped = box.run(raw_job(LOOPS_AND_ESCAPES, time_limit=0.3, wall=2.0))
         assert escaped.records[0]["status"] == "timeout"
         assert escaped.records[0].get("leftovers", 0) >= 1  # the daemon, killed
-        assert returned(box.run(raw_job(WORKER_PID))) != worker  # retired after it
+        assert returned(box.run(raw_job(WORKER_ID))) != worker  # retired after it

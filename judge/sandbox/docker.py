@@ -125,6 +125,12 @@ class DockerSandbox(PooledSandbox):
     """
 
     name = "docker"
+    #: a timeout that left nothing behind keeps the container: its worker is a child
+    #: subreaper too (every process the candidate started is below it and was killed; a
+    #: survivor is counted in ``leftovers`` and retires the container), and its folders and
+    #: System V IPC were wiped as after any candidate. A new container costs far more than
+    #: a process worker (create, attach, start, handshake).
+    retire_after_timeout = False
 
     def __init__(self, size: int = 1, max_jobs_per_worker: int = 500, fresh: bool = False,
                  image: str | None = None, language: str = "python",
