@@ -514,3 +514,33 @@ def test_a_connection_the_caller_made_is_never_closed_by_the_judge(cluster):
         assert ray.get(ray.put(41)) + 1 == 42
     finally:
         ray.shutdown()
+
+
+def test_a_run_closed_with_candidates_in_flight_keeps_none_of_their_actors(cluster):
+    """Closing a run while a candidate is still being judged on an actor (a run given up
+    mid-way): that actor is ended, not kept (its call may still be judging); the caller
+    gets an answer, never a hang."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from judge.execution import ray_session
+
+    ray_session.release_all()
+    problem = slow_problem("ray_closed_mid_run", tests=1)
+    code = "import time\ndef add(a, b):\n    time.sleep(3)\n    return a + b\n"
+    remote = Judge("process", 1, executor="ray", ray_address=cluster.address,
+                   reference_timing=False)
+    pids = actor_pids(remote.open())
+    executor = remote.executor
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pending = pool.submit(remote.judge, problem, code)
+        assert wait_until(lambda: any(m.in_flight for m in executor._members), 30)
+        busy = [m.pid for m in executor._members if m.in_flight]
+        remote.close()
+        result = pending.result(timeout=120)
+    assert len(busy) == 1 and len(pids) == 2
+    assert result.verdict.value in ("pass", "sandbox_error")
+    assert ray_session.idle_count() == 1  # the other actor, which had nothing in flight
+    assert wait_until(lambda: not psutil.pid_exists(busy[0]))
+    ray_session.release_all()
+    assert wait_until(lambda: not any(psutil.pid_exists(p) for p in pids))
+    assert uid_processes(*ACTOR_UIDS) == [], "candidate processes left"
