@@ -25,6 +25,7 @@ from judge.sandbox.process import ProcessSandbox
 LIMITS = Limits(time_limit_s=2.0, memory_mb=256)
 GOOD = "def digital_root(n):\n    while n >= 10:\n        n = sum(map(int, str(n)))\n    return n\n"
 WRONG = "def digital_root(n):\n    return 1\n"
+LOOPS = "def digital_root(n):\n    while True:\n        pass\n"
 
 
 def _problem():
@@ -231,8 +232,10 @@ def test_turned_off_nothing_is_kept(tmp_path, monkeypatch):
     monkeypatch.setenv("JUDGE_REFERENCE_CACHE", str(tmp_path / "on"))
     with judge.Judge(sandbox="process", jobs=1, limits=LIMITS) as first:
         assert first.judge(problem, GOOD).verdict.value == "pass"
+        assert _entries(tmp_path / "on") == []  # its verdict did not need the reference
+        assert first.judge(problem, LOOPS).verdict.value == "timeout"  # this one did
     assert len(_entries(tmp_path / "on")) == 1
     with judge.Judge(sandbox="process", jobs=1, limits=LIMITS,
                      reference_timing=False) as untimed:
-        untimed.judge(problem, GOOD)
+        untimed.judge(problem, LOOPS)
     assert len(_entries(tmp_path / "on")) == 1

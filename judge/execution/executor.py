@@ -5,7 +5,10 @@ strategy: one child per test, or all tests in one child first and the failures a
 maps each raw record to a verdict that says what happened (:mod:`judge.execution.classify`,
 pure), and compares returned values here, on the judge's side, by the declared type.
 Per-test time limits come from the reference solution's time on this machine when the
-problem has one (``max(floor, factor x reference)``), measured once per run.
+problem has one (``max(floor, factor x reference)``), measured once per run, and only when a
+candidate needs it: until then a candidate is judged under the least limits the reference
+could give, and judged again under the reference's own only when one of its tests was
+stopped at a limit and those limits are larger (see :meth:`Executor.judge`).
 """
 
 from __future__ import annotations
@@ -189,6 +192,8 @@ class Executor:
                                      fail_fast=stop_on_failure)
         self._reference: dict[str, list[float] | None] = {}
         self._reference_locks: dict[str, threading.Lock] = {}
+        #: problems whose reference times are not remembered on disk (looked up once)
+        self._not_remembered: set[str] = set()
         self._lock = threading.Lock()
 
     def close(self) -> None:
@@ -208,17 +213,20 @@ class Executor:
                 self._reference[problem.identifier] = self._measure_reference(problem)
             return self._reference[problem.identifier]
 
-    def _measure_reference(self, problem: Problem) -> list[float] | None:
-        """The reference is trusted code, so its tests run in one child and report their own
-        CPU time (per test, without fork and load overhead); if that run is not clean, once
-        more with one child per test."""
+    def _reference_job(self, problem: Problem) -> Job:
         limits = problem_limits(problem, self.limits)
         generous = [max(10.0, limits.time_limit_s)] * len(problem.tests)
         job = self._job(problem, Submission(problem.optimal_solution or "", problem.function_name),
                         limits, generous, "reference")
         # trusted code: timed, not budgeted; the problem's candidates wait for it, so it
         # does not queue behind candidates computing on every core (Admission.enter)
-        job = replace(job, budget_s=None, urgent=True)
+        return replace(job, budget_s=None, urgent=True)
+
+    def _measure_reference(self, problem: Problem) -> list[float] | None:
+        """The reference is trusted code, so its tests run in one child and report their own
+        CPU time (per test, without fork and load overhead); if that run is not clean, once
+        more with one child per test."""
+        job = self._reference_job(problem)
         store, key = self.reference_cache, None
         if store is not None:
             key = store.key(job.to_wire())
@@ -232,6 +240,25 @@ class Executor:
             store.put(key, times)  # an unusable reference is measured again next time
         return times
 
+    def _known_reference(self, problem: Problem) -> bool:
+        """Whether the reference's times are known without running it: measured in this
+        run, or remembered (then taken into this run's memory). Looks on disk once per
+        problem and run."""
+        identifier = problem.identifier
+        if identifier in self._reference:
+            return True
+        if self.reference_cache is None or identifier in self._not_remembered:
+            return False
+        job = self._reference_job(problem)
+        remembered = self.reference_cache.get(self.reference_cache.key(job.to_wire()),
+                                              [t.time_limit_s for t in job.tests])
+        with self._lock:
+            if remembered is None:
+                self._not_remembered.add(identifier)
+                return False
+            self._reference.setdefault(identifier, remembered)
+        return True
+
     @staticmethod
     def _returned_times(report: JobReport, count: int) -> list[float] | None:
         times = []
@@ -243,11 +270,26 @@ class Executor:
         return times
 
     def test_limits(self, problem: Problem) -> tuple[Limits, list[float]]:
+        """The problem's limits and each test's CPU-time limit (timing the reference if it
+        is not known yet)."""
         limits = problem_limits(problem, self.limits)
         reference = self.reference_times(problem)
         if reference is None:
             return limits, [limits.time_limit_s] * len(problem.tests)
         return limits, [limits.test_time_limit(t) for t in reference]
+
+    def least_limits(self, problem: Problem) -> tuple[Limits, list[float], bool]:
+        """``(limits, time limits, settled)``: :meth:`test_limits` when they are known
+        without running anything (``settled``); else the least per-test limits the
+        reference's timing could give (the floor, or the plain limit if lower: what an
+        unusable reference gives), not settled."""
+        if (not self.reference_timing or not problem.optimal_solution
+                or self._known_reference(problem)):
+            limits, time_limits = self.test_limits(problem)
+            return limits, time_limits, True
+        limits = problem_limits(problem, self.limits)
+        least = min(limits.time_floor_s, limits.time_limit_s)
+        return limits, [least] * len(problem.tests), False
 
     # ---- jobs -----------------------------------------------------------------------------
 
@@ -266,7 +308,25 @@ class Executor:
         if getattr(problem, "kind", None) == "program":
             return self.programs.judge(problem, submission, **meta)  # type: ignore[arg-type]
         require_tests(problem)  # no tests: NoTests, never a made-up verdict
-        limits, time_limits = self.test_limits(problem)
+        # The reference is timed only when a verdict depends on it. Until then a candidate
+        # is judged under the least limits its timing could give: a test that ends within
+        # them ends the same way within any larger ones (the same CPU time, more room), so
+        # only a test stopped at a limit needs the real ones. Then the reference is timed
+        # (once per problem); when its limits are the same, the verdicts stand (the same
+        # job), else the candidate is judged again under them.
+        limits, time_limits, settled = self.least_limits(problem)
+        started = time.monotonic()
+        result = self._judge_under(problem, submission, limits, time_limits, meta)
+        if not settled and any(t.verdict is Verdict.TIMEOUT for t in result.tests):
+            limits, real = self.test_limits(problem)
+            if real != time_limits:
+                result = self._judge_under(problem, submission, limits, real, meta)
+                result.time_s = time.monotonic() - started
+        return result
+
+    def _judge_under(self, problem: Problem, submission: Submission, limits: Limits,
+                     time_limits: list[float], meta: dict[str, Any]) -> CandidateResult:
+        """Judge one submission under these per-test time limits."""
         digest = hashlib.sha256(submission.code.encode("utf-8", "surrogatepass")).hexdigest()[:16]
         job = self._job(problem, submission, limits, time_limits, digest)
         native = None
