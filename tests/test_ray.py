@@ -132,7 +132,10 @@ def test_resume_over_ray_judges_only_what_is_missing(cluster, tmp_path):
     assert len({r["key"] for r in rows}) == 40
 
 
-def slow_problem(identifier: str = "ray_slow_add", tests: int = 2):
+def slow_problem(identifier: str = "ray_slow_add", tests: int = 2, b: int = 1,
+                 sign: str = "+"):
+    """``add(a, b)`` over ``tests`` tests, whose expected value is a + b (``sign`` "+") or
+    a - b (``sign`` "-")."""
     return problem_from_data({
         "identifier": identifier, "description": "add slowly",
         "prompts": [{"prompt_id": "p", "prompt": "add", "genericize": False,
@@ -141,7 +144,8 @@ def slow_problem(identifier: str = "ray_slow_add", tests: int = 2):
                                "parameters": [{"name": "a", "type": "int"},
                                               {"name": "b", "type": "int"}],
                                "return_values": [{"type": "int"}]},
-        "correctness_test_suite": [{"input": {"a": i, "b": 1}, "expected_output": [i + 1]}
+        "correctness_test_suite": [{"input": {"a": i, "b": b},
+                                    "expected_output": [i + b if sign == "+" else i - b]}
                                    for i in range(tests)],
         "limits": {"time_limit_s": 2.0},
     }, "<ray-test>")
@@ -382,19 +386,7 @@ def test_a_failing_candidate_mid_chunk_and_an_actor_killed_mid_chunk(cluster, tm
 def add_problem(sign: str):
     """``add`` whose tests expect a + b (sign "+") or a - b (sign "-"): the same identifier,
     other tests."""
-    return problem_from_data({
-        "identifier": "ray_kept_add", "description": "add",
-        "prompts": [{"prompt_id": "p", "prompt": "add", "genericize": False,
-                     "sample_inputs_outputs": []}],
-        "function_prototype": {"function_name": "add",
-                               "parameters": [{"name": "a", "type": "int"},
-                                              {"name": "b", "type": "int"}],
-                               "return_values": [{"type": "int"}]},
-        "correctness_test_suite": [{"input": {"a": i, "b": 2},
-                                    "expected_output": [i + 2 if sign == "+" else i - 2]}
-                                   for i in range(3)],
-        "limits": {"time_limit_s": 2.0},
-    }, "<ray-test>")
+    return slow_problem("ray_kept_add", tests=3, b=2, sign=sign)
 
 
 def actor_pids(judge: Judge) -> list[int]:

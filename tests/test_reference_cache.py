@@ -48,11 +48,12 @@ def _entries(folder: Path) -> list[Path]:
 
 
 class Counting:
-    """The real sandbox, counting the reference jobs it is given."""
+    """The real sandbox, counting the reference jobs and the candidates' jobs it is given."""
 
     def __init__(self, sandbox):
         self._sandbox = sandbox
         self.references = 0
+        self.candidates = 0
 
     def __getattr__(self, name):
         return getattr(self._sandbox, name)
@@ -60,6 +61,8 @@ class Counting:
     def run(self, job):
         if job.id == "reference":
             self.references += 1
+        else:
+            self.candidates += 1
         return self._sandbox.run(job)
 
 

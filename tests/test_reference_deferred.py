@@ -19,6 +19,7 @@ from judge.problem.model import problem_from_data
 from judge.sandbox.base import Limits
 from judge.sandbox.process import ProcessSandbox
 from tests.conftest import scaled_int_data
+from tests.test_reference_cache import Counting
 
 #: floor 0.2 s, 4x the reference: a reference of 0.15 s of CPU per test gives 0.6 s
 LIMITS = Limits(time_limit_s=2.0, time_floor_s=0.2, time_factor=4.0, memory_mb=256,
@@ -43,25 +44,6 @@ FAST = "def triple(x):\n    return 3 * x\n"
 WRONG = "def triple(x):\n    return 2 * x\n"
 CRASH = "def triple(x):\n    raise ValueError(x)\n"
 LOOPS = "def triple(x):\n    while True:\n        pass\n"
-
-
-class Counting:
-    """The real sandbox, counting the reference jobs and the candidates' jobs."""
-
-    def __init__(self, sandbox):
-        self._sandbox = sandbox
-        self.references = 0
-        self.candidates = 0
-
-    def __getattr__(self, name):
-        return getattr(self._sandbox, name)
-
-    def run(self, job):
-        if job.id == "reference":
-            self.references += 1
-        else:
-            self.candidates += 1
-        return self._sandbox.run(job)
 
 
 @pytest.fixture
