@@ -156,8 +156,6 @@ class JudgeActor:
                 self._problems.clear()
         return True
 
-    close = release
-
 
 _ACTOR: Any = None
 
@@ -412,7 +410,7 @@ class RayExecutor:
                 quiet.discard(id(member))
         for member in members:
             key = self._actor_key(member.node_id, member.jobs)
-            if id(member) in quiet and ray_session.keep(ray, key, member.handle):
+            if id(member) in quiet and ray_session.keep(key, member.handle):
                 continue
             try:
                 ray.kill(member.handle)

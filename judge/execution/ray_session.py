@@ -98,12 +98,6 @@ def _ours(ray: Any) -> bool:
     return ray.is_initialized() and _job_id(ray) == _job
 
 
-def private() -> bool:
-    """Whether the driver runs a private Ray this module started (no address given)."""
-    with _lock:
-        return _connected == ""
-
-
 def take(key: tuple[Any, ...]) -> Any | None:
     """An idle actor kept under ``key`` (and still within its time), or None."""
     now = time.monotonic()
@@ -116,7 +110,7 @@ def take(key: tuple[Any, ...]) -> Any | None:
         return None
 
 
-def keep(ray: Any, key: tuple[Any, ...], handle: Any) -> bool:
+def keep(key: tuple[Any, ...], handle: Any) -> bool:
     """Keep an actor whose run has ended (its sandbox closed) for the next run. False (and
     nothing kept) for a private Ray or when keeping is off: the caller kills it."""
     seconds = keep_seconds()

@@ -5,8 +5,8 @@ reference solution's CPU time on this machine (:meth:`Executor.reference_times`)
 measurement is a fact about the machine and the problem, not about the run: EvalPlus keeps
 its ground truth's times in ``~/.cache/evalplus`` for the same reason. Measured once, it is
 kept here, so a re-run, the next checkpoint's evaluation or a training loop's next process
-does not run every reference again before its first candidate (on the shipped HumanEval
-corpus that is 164 sandbox jobs per run, a tenth of its wall time on 2 cores).
+does not run a reference again when a candidate needs its limits (the executor times a
+reference only then: a candidate stopped at a limit; see :meth:`Executor.judge`).
 
 An entry is found only by the hash of everything the measurement depends on, so nothing
 else can ever reuse it:

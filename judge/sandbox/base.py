@@ -470,8 +470,9 @@ class PooledSandbox(Sandbox):
     (``overcommit`` more; default ``admission.OVERCOMMIT`` per core, 0: none), while some of
     the running ones are blocked, using no CPU (see :mod:`judge.sandbox.admission`)."""
 
-    #: whether a worker is retired after a timeout that left nothing behind (a back end
-    #: whose worker provably kills everything below it may keep it: ProcessSandbox)
+    #: whether a worker is retired after a timeout that left nothing behind: yes unless the
+    #: back end says its worker kills everything below it (both shipped back ends do: their
+    #: workers are child subreapers); a new back end keeps the safe default
     retire_after_timeout = True
 
     def __init__(self, size: int, max_jobs_per_worker: int = 200, fresh: bool = False,

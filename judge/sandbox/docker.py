@@ -7,8 +7,8 @@ container *before* starting it and talks the worker protocol over the attach soc
 when the engine runs on this host and the judge may, over two pipes taken from the worker
 (``judge.sandbox.docker_transport``: no engine or shim relays a job or a record). One job
 at a time per container; a
-container is killed and replaced lazily after an incident or ``max_jobs_per_worker`` jobs
-(``fresh=True``: one container per job). The worker wipes /tmp, /dev/shm, /dev/mqueue and its
+container is killed and replaced lazily after an incident (but a timeout that left no
+process behind) or ``max_jobs_per_worker`` jobs (``fresh=True``: one container per job). The worker wipes /tmp, /dev/shm, /dev/mqueue and its
 work folder between jobs (a fresh work folder per test).
 
 Every container gets, configurably: a memory limit with swap equal to it (no swap), a CPU
