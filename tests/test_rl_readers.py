@@ -299,3 +299,66 @@ def test_verl_ground_truth_as_a_list_of_tests():
                                "metadata": {"func_name": "add"}}])
     assert call.function_name == "add" and call.tests[0].args == (1, 2)
     assert call.tests[0].check == "benchmark_equal(output, 3, False)"
+
+
+# ---- the pickle check streams in constant memory (issue 36, defect 2) -----------------------
+
+def _bomb_record(body: bytes, repeat: int) -> dict:
+    blob = b"\x80\x02" + body * repeat + b"N."  # PROTO 2, the body, NONE, STOP
+    return {"question_id": "bomb", "public_test_cases": "[]",
+            "private_test_cases": base64.b64encode(zlib.compress(blob, 9)).decode()}
+
+
+@pytest.mark.parametrize("body, why", [
+    (b"N0", "more than"),            # NONE POP: 2.5 million pushes, nothing kept
+    (b"(1", "more than"),            # MARK POP_MARK: pushes nothing, five million opcodes
+    (b"]0", "more than"),            # EMPTY_LIST POP: 64 bytes of memory per byte of pickle
+])
+def test_pickle_check_streams_a_zlib_bomb_in_constant_memory(body, why):
+    """A ~5 KB record that inflates to a 5 MB pickle: the check used to list every opcode
+    first (~110x the pickle's size: 1.67 GB for such a record); it now reads them as a stream
+    and stops at its bounds. Refused with a located issue; Python's own allocations during
+    the import stay far below the pickle's size times ten."""
+    import tracemalloc
+
+    record = _bomb_record(body, 2_500_000)  # 5 MB of pickle, ~550 MB listed
+    assert len(record["private_test_cases"]) < 50_000
+    tracemalloc.start()
+    try:
+        result = IMPORTERS.get("livecodebench").from_records([record])
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert not result.problems
+    [issue] = result.issues
+    assert issue.location == "[0].private_test_cases" and "refused pickle" in issue.message
+    assert peak < 50 * 1024 * 1024, peak  # the 5 MB pickle itself, and not 110 times it
+
+
+def test_restricted_loads_bounds_what_the_unpickler_builds():
+    many = pickle.dumps([[] for _ in range(2000)], protocol=2)
+    assert len(restricted_loads(many)) == 2000
+    with pytest.raises(ValueError, match="more than 1000 objects"):
+        restricted_loads(many, max_objects=1000)
+    with pytest.raises(ValueError, match="integer of more than"):
+        restricted_loads(pickle.dumps(1 << 20000, protocol=2))
+    with pytest.raises(ValueError, match="one string only"):
+        restricted_loads(pickle.dumps(["x"], protocol=4), only_text=True)
+    with pytest.raises(ValueError, match="one string only"):
+        # PROTO 4, BINUNICODE "a", BINUNICODE "b", POP, STOP: two strings
+        restricted_loads(b"\x80\x04X\x01\x00\x00\x00aX\x01\x00\x00\x00b0.", only_text=True)
+    assert restricted_loads(pickle.dumps('[{"input": "1"}]', protocol=5),
+                            only_text=True) == '[{"input": "1"}]'
+
+
+def test_test_lists_whose_json_would_explode_are_refused_before_parsing():
+    from judge.importers.rl_contests import MAX_JSON_ESTIMATE, json_estimate
+
+    assert json_estimate('[{"input": "1", "output": "2"}]') < 1000
+    text = "[" + "[]," * 20_000_000 + "[]]"  # 60 MB of text, ~1.3 GB parsed
+    assert json_estimate(text) > MAX_JSON_ESTIMATE
+    result = IMPORTERS.get("livecodebench").from_records([{
+        "question_id": "big", "public_test_cases": "[]",
+        "private_test_cases": base64.b64encode(zlib.compress(pickle.dumps(text, 4))).decode()}])
+    [issue] = result.issues
+    assert "would take more than" in issue.message

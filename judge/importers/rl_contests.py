@@ -65,18 +65,88 @@ class _PlainUnpickler(pickle.Unpickler):
         raise pickle.UnpicklingError("refused: the pickle has a persistent id")
 
 
-def restricted_loads(data: bytes) -> Any:
-    """Plain data from a pickle, never an object: every opcode is checked first (a
-    ValueError names the first one that is not plain data and its byte offset), then the
-    pickle is read by an unpickler that resolves no global at all."""
+#: opcodes that push one new object on the stack (the unpickler keeps every one of them
+#: until the pickle ends): counted against ``max_objects``
+_PUSHES = frozenset({
+    "NONE", "NEWTRUE", "NEWFALSE", "INT", "BININT", "BININT1", "BININT2", "LONG", "LONG1",
+    "LONG4", "FLOAT", "BINFLOAT", "UNICODE", "BINUNICODE", "SHORT_BINUNICODE", "BINUNICODE8",
+    "EMPTY_LIST", "LIST", "EMPTY_DICT", "DICT", "DUP", "GET", "BINGET", "LONG_BINGET",
+})
+_STRINGS = frozenset({"UNICODE", "BINUNICODE", "SHORT_BINUNICODE", "BINUNICODE8"})
+#: a plain-data pickle may push at most this many objects (each costs the unpickler tens of
+#: bytes however small its opcode: an ``EMPTY_LIST`` is one byte of pickle and ~64 of memory)
+MAX_PICKLE_OBJECTS = 1_000_000
+#: the largest int a plain-data pickle may hold, in bytes of its LONG1/LONG4 encoding
+MAX_PICKLE_INT_BYTES = 1024
+#: what parsing a test list's JSON may cost, estimated from its text before it is parsed
+#: (a list is ~64 bytes however short its ``[]``, a string ~50, any item a pointer)
+MAX_JSON_ESTIMATE = 1024 * 1024 * 1024
+
+
+def json_estimate(text: str) -> int:
+    """An upper estimate of the memory ``json.loads(text)`` takes, in bytes: the text
+    itself, ~64 bytes a container, ~50 a string, 8 an item (brackets, quotes and commas
+    inside strings are counted too: it only errs on the high side)."""
+    return (len(text) + 64 * (text.count("[") + text.count("{"))
+            + 25 * text.count('"') + 8 * text.count(","))
+
+
+def _parse_tests(text: str, where: str) -> Any:
+    if json_estimate(text) > MAX_JSON_ESTIMATE:
+        raise RecordError("the test cases' JSON would take more than %d MB to read"
+                          % (MAX_JSON_ESTIMATE >> 20), where)
     try:
-        opcodes = [(op.name, position) for op, _arg, position in pickletools.genops(data)]
+        return loads(text)
+    except ValueError as exc:
+        raise RecordError(str(exc), where) from None
+
+
+def restricted_loads(data: bytes, *, only_text: bool = False,
+                     max_objects: int = MAX_PICKLE_OBJECTS) -> Any:
+    """Plain data from a pickle, never an object: every opcode is checked first, as a
+    stream in constant memory (a ValueError names the first one that is not plain data and
+    its byte offset), then the pickle is read by an unpickler that resolves no global at
+    all. What the unpickler builds is bounded before it runs: at most ``max_objects``
+    objects pushed, ints of at most ``MAX_PICKLE_INT_BYTES``; with ``only_text`` the pickle
+    must be exactly one string (LiveCodeBench's tests are a pickled JSON string), so what it
+    builds is that string and nothing more."""
+    pushed = strings = 0
+    shape: ValueError | None = None
+    max_opcodes = 4 * max_objects + 16  # a push, its memo and its share of an APPENDS/MARK
+    try:
+        for count, (op, arg, position) in enumerate(pickletools.genops(data)):
+            name = op.name
+            if count >= max_opcodes:
+                raise ValueError("refused pickle: more than %d opcodes (at byte %s)"
+                                 % (max_opcodes, position))
+            if name not in _PLAIN_OPCODES:
+                raise ValueError("refused pickle: opcode %s at byte %s builds something "
+                                 "other than plain data" % (name, position))
+            if name in _PUSHES:
+                pushed += 1
+                if pushed > max_objects:
+                    raise ValueError("refused pickle: more than %d objects (at byte %s)"
+                                     % (max_objects, position))
+                if name in ("LONG1", "LONG4", "LONG", "INT") and \
+                        isinstance(arg, int) and arg.bit_length() > 8 * MAX_PICKLE_INT_BYTES:
+                    raise ValueError("refused pickle: an integer of more than %d bytes at "
+                                     "byte %s" % (MAX_PICKLE_INT_BYTES, position))
+                if only_text:
+                    strings += name in _STRINGS
+                    if (name not in _STRINGS or strings > 1) and shape is None:
+                        # said once the whole stream is known to be plain data: a pickle
+                        # that names a global is refused for that, not for its shape
+                        shape = ValueError("refused pickle: opcode %s at byte %s: the "
+                                           "pickle must hold one string only"
+                                           % (name, position))
+    except ValueError as exc:
+        if str(exc).startswith("refused pickle"):
+            raise
+        raise ValueError("not a valid pickle: %s" % exc) from None
     except Exception as exc:  # a truncated or malformed pickle
         raise ValueError("not a valid pickle: %s" % exc) from None
-    for name, position in opcodes:
-        if name not in _PLAIN_OPCODES:
-            raise ValueError("refused pickle: opcode %s at byte %s builds something other "
-                             "than plain data" % (name, position))
+    if shape is not None:
+        raise shape
     try:
         return _PlainUnpickler(io.BytesIO(data)).load()
     except Exception as exc:
@@ -92,10 +162,7 @@ def decode_lcb_tests(value: Any, where: str) -> list[Any]:
         raise RecordError("expected a JSON string, got %s" % type(value).__name__, where)
     stripped = value.lstrip()
     if stripped.startswith(("[", "{")):
-        try:
-            parsed = loads(value)
-        except ValueError as exc:
-            raise RecordError(str(exc), where) from None
+        parsed = _parse_tests(value, where)
     else:
         try:
             raw = base64.b64decode(value, validate=False)
@@ -107,16 +174,13 @@ def decode_lcb_tests(value: Any, where: str) -> list[Any]:
         except (binascii.Error, zlib.error) as exc:
             raise RecordError("neither JSON nor base64+zlib: %s" % exc, where) from None
         try:
-            plain = restricted_loads(blob)
+            plain = restricted_loads(blob, only_text=True)
         except ValueError as exc:
             raise RecordError(str(exc), where) from None
         if not isinstance(plain, str):
             raise RecordError("the unpickled tests are %s, not a JSON string"
                               % type(plain).__name__, where)
-        try:
-            parsed = loads(plain)
-        except ValueError as exc:
-            raise RecordError(str(exc), where) from None
+        parsed = _parse_tests(plain, where)
     if not isinstance(parsed, list):
         raise RecordError("test cases must be a list, got %s" % type(parsed).__name__, where)
     return parsed
