@@ -44,6 +44,8 @@ from judge.importers.kattis_files import (YamlFile, as_args, as_number, read_dom
 from judge.importers.kattis_submissions import (Submission,
                                                 read_submissions)
 from judge.importers.records import ImportReport, ProblemReport
+from judge.problem.limits import (MAX_MEMORY_MB, MAX_OUTPUT_KB, MAX_TIME_FACTOR,
+                                  MAX_TIME_LIMIT_S, MAX_TIME_RESOLUTION_S, bounded)
 from judge.problem.program import (ContestRules, OutputChecker, ProgramLimits, ProgramProblem,
                                    Sample, TimeRule, check_program, checker_from_kattis_flags,
                                    validator_language)
@@ -65,6 +67,23 @@ _KEYS = {
 #: legacy ``validation: custom ...`` modifiers (multi-pass: DOMjudge's extension) -> type
 _MODIFIERS = {"interactive": "interactive", "score": "scoring", "multi-pass": "multi-pass"}
 _TYPES = ("pass-fail", "scoring", "interactive", "multi-pass", "submit-answer")
+#: problem.yaml's ``limits`` keys -> (ceiling, unit): a value that is not a finite positive
+#: number within its ceiling (judge.problem.limits) is a located issue, never a limit
+_LIMIT_CEILINGS = {
+    "time_limit": (MAX_TIME_LIMIT_S, "s"), "validation_time": (MAX_TIME_LIMIT_S, "s"),
+    "memory": (MAX_MEMORY_MB, "MiB"), "validation_memory": (MAX_MEMORY_MB, "MiB"),
+    "output": (MAX_OUTPUT_KB // 1024, "MiB"), "validation_output": (MAX_OUTPUT_KB // 1024, "MiB"),
+    "time_multiplier": (MAX_TIME_FACTOR, "x"), "time_safety_margin": (MAX_TIME_FACTOR, "x"),
+    "ac_to_time_limit": (MAX_TIME_FACTOR, "x"), "time_limit_to_tle": (MAX_TIME_FACTOR, "x"),
+    "time_resolution": (MAX_TIME_RESOLUTION_S, "s"),
+}
+_UNIT = {"s": " s", "MiB": " MiB", "x": ""}
+
+
+def _shown(value: Any) -> str:
+    """A value from a package, short and printable, for an issue's message."""
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 @dataclass
@@ -208,10 +227,15 @@ class _Reader(DataReader):
         def number(key: str, parent: dict[str, Any] = raw, where: str = "limits") -> float | None:
             if key not in parent:
                 return None
-            value = as_number(parent[key])
-            if value is None or value <= 0:
-                self.issues.append(config.issue("%s.%s must be a positive number, got %r" % (
-                    where, key, parent[key]), "limits"))
+            ceiling, unit = _LIMIT_CEILINGS[key]
+            value = bounded(as_number(parent[key]), ceiling,
+                            at_least=1.0 if unit == "x" else 0.0, inclusive=unit == "x")
+            if value is None:
+                self.issues.append(config.issue("%s.%s must be a %s number of at most %g%s, "
+                                                "got %s" % (
+                                                    where, key, "finite" if unit == "x" else
+                                                    "positive", ceiling, _UNIT[unit],
+                                                    _shown(parent[key])), "limits"))
                 return None
             return value
 
@@ -228,9 +252,9 @@ class _Reader(DataReader):
             (number("time_safety_margin") or 2.0)
         values: dict[str, Any] = {}
         if memory:
-            values["memory_mb"] = int(memory)
+            values["memory_mb"] = max(1, int(memory))
         if output:
-            values["output_kb"] = int(output * 1024)
+            values["output_kb"] = max(1, int(output * 1024))
         candidates = []  # (seconds, where it comes from)
         time_limit = number("time_limit")
         if time_limit:
@@ -239,16 +263,21 @@ class _Reader(DataReader):
             seconds, issue = read_timelimit(self.root / ".timelimit")
             if issue:
                 self.issues.append(issue)
+            elif bounded(seconds, MAX_TIME_LIMIT_S) is None:
+                self.issues.append(Issue(str(self.root / ".timelimit"), "expected a positive "
+                                         "number of at most %g s, got %s"
+                                         % (MAX_TIME_LIMIT_S, _shown(seconds)), line=1))
             elif seconds:
                 candidates.append((seconds, ".timelimit"))
         if "timelimit" in ini:
-            seconds = as_number(ini["timelimit"])
-            if seconds and seconds > 0:
+            seconds = bounded(as_number(ini["timelimit"]), MAX_TIME_LIMIT_S)
+            if seconds:
                 candidates.append((seconds, "domjudge-problem.ini timelimit"))
             else:
                 self.issues.append(Issue(str(self.root / "domjudge-problem.ini"),
-                                         "timelimit must be a positive number, got %r"
-                                         % ini["timelimit"]))
+                                         "timelimit must be a positive number of at most "
+                                         "%g s, got %s" % (MAX_TIME_LIMIT_S,
+                                                           _shown(ini["timelimit"]))))
         if candidates:
             seconds, source = candidates[0]
             values["time_limit_s"] = seconds
@@ -281,14 +310,17 @@ class _Reader(DataReader):
                                        ("validation_memory", "memory_mb", 1),
                                        ("validation_output", "output_kb", 1024)):
             if key in raw:
-                value = as_number(raw[key])
-                if value is None or value <= 0:
-                    self.issues.append(config.issue("limits.%s must be a positive number, "
-                                                    "got %r" % (key, raw[key]), "limits"))
+                ceiling, unit = _LIMIT_CEILINGS[key]
+                value = bounded(as_number(raw[key]), ceiling)
+                if value is None:
+                    self.issues.append(config.issue("limits.%s must be a positive number of "
+                                                    "at most %g%s, got %s" % (
+                                                        key, ceiling, _UNIT[unit],
+                                                        _shown(raw[key])), "limits"))
                 elif field_name == "time_limit_s":
                     values[field_name] = value
                 else:
-                    values[field_name] = int(value * scale)
+                    values[field_name] = max(1, int(value * scale))
         return ProgramLimits(**values)
 
     # ---- submissions ----------------------------------------------------------------------

@@ -27,6 +27,7 @@ from pydantic import (BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
                       field_validator, model_validator)
 
 from judge.errors import InputError, Issue, JudgeError, json_location
+from judge.problem.limits import BudgetLimit, MemoryLimit, OutputLimit, TimeLimit
 from judge.problem.types import (ANY, Tolerance, TypeParseError, TypeSpec, ValueTypeError,
                                  from_json, parse_type, return_type)
 
@@ -86,11 +87,14 @@ class ToleranceSpec(_Strict):
 
 
 class ProblemLimits(_Strict):
-    time_limit_s: float | None = Field(default=None, gt=0)
-    memory_mb: int | None = Field(default=None, gt=0)
-    output_kb: int | None = Field(default=None, gt=0)
+    """A function problem's own limits: finite, positive and within
+    :mod:`judge.problem.limits`'s ceilings."""
+
+    time_limit_s: TimeLimit | None = None
+    memory_mb: MemoryLimit | None = None
+    output_kb: OutputLimit | None = None
     #: CPU seconds for all of a candidate's tests together (imported suites: the benchmark's)
-    budget_s: float | None = Field(default=None, gt=0)
+    budget_s: BudgetLimit | None = None
 
 
 @dataclass(frozen=True)

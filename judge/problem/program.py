@@ -40,6 +40,8 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
 from judge.errors import InputError, Issue
+from judge.problem.limits import (MAX_TIME_FACTOR, MAX_TIME_LIMIT_S, MAX_TIME_RESOLUTION_S,
+                                  MemoryLimit, OutputLimit, TimeLimit)
 from judge.problem.model import _schema_issues, read_json_file
 
 
@@ -216,11 +218,12 @@ def validator_language(path: Path) -> str | None:
 
 
 class ProgramLimits(_Strict):
-    """Per-test limits of the candidate's run; ``None`` means the judge's default."""
+    """Per-test limits of the candidate's run; ``None`` means the judge's default. Finite,
+    positive and within :mod:`judge.problem.limits`'s ceilings."""
 
-    time_limit_s: float | None = Field(default=None, gt=0)
-    memory_mb: int | None = Field(default=None, gt=0)
-    output_kb: int | None = Field(default=None, gt=0)
+    time_limit_s: TimeLimit | None = None
+    memory_mb: MemoryLimit | None = None
+    output_kb: OutputLimit | None = None
 
 
 class TimeRule(_Strict):
@@ -235,9 +238,10 @@ class TimeRule(_Strict):
     """
 
     format: Literal["legacy", "2023-07"] = "legacy"
-    multiplier: float = Field(default=5.0, ge=1)
-    tle_margin: float = Field(default=2.0, ge=1)
-    resolution_s: float = Field(default=1.0, gt=0)
+    multiplier: float = Field(default=5.0, ge=1, le=MAX_TIME_FACTOR, allow_inf_nan=False)
+    tle_margin: float = Field(default=2.0, ge=1, le=MAX_TIME_FACTOR, allow_inf_nan=False)
+    resolution_s: float = Field(default=1.0, gt=0, le=MAX_TIME_RESOLUTION_S,
+                                allow_inf_nan=False)
     #: where the rule comes from, for the import log
     source: str = ""
 
@@ -270,6 +274,10 @@ class TimeRule(_Strict):
                     "but the fastest time_limit_exceeded run (%.3f s) / %g allows %.3f s" % (
                         slowest, self.multiplier, limit, min(tle_s), self.tle_margin,
                         min(tle_s) / self.tle_margin))
+        if limit > MAX_TIME_LIMIT_S:
+            raise ValueError("no time limit fits: the slowest accepted run (%.3f s) x %g "
+                             "needs %g s, past the judge's ceiling of %g s" % (
+                                 slowest, self.multiplier, limit, MAX_TIME_LIMIT_S))
         why = "time limit %g s: slowest accepted run %.3f s x %g (%s)" % (
             limit, slowest, self.multiplier, self.source or self.format)
         return limit, why
