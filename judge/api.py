@@ -47,13 +47,19 @@ EXECUTORS = ("local", "ray")
 
 def make_limits(limits: Limits | None = None, **overrides: Any) -> Limits:
     """Limits from keyword arguments (``time_limit_s=2, memory_mb=256``) on top of ``limits``
-    (or the defaults). An unknown name is a ``TypeError`` naming the known ones."""
+    (or the defaults). A given ``time_limit_s``, ``memory_mb``, ``output_kb`` or
+    ``budget_s`` is also the most a problem's own limit may be, unless the matching
+    ``max_problem_*`` is given too. An unknown name is a ``TypeError`` naming the known
+    ones."""
     unknown = sorted(set(overrides) - _LIMIT_FIELDS)
     if unknown:
         raise TypeError("unknown limit%s %s (known: %s)" % (
             "s" if len(unknown) > 1 else "", ", ".join(unknown), ", ".join(sorted(_LIMIT_FIELDS))))
     base = limits or Limits()
-    return dataclasses.replace(base, **overrides) if overrides else base
+    if not overrides:
+        return base
+    # an explicitly given limit is also the most a problem may ask for it (Limits.with_ceilings)
+    return dataclasses.replace(base, **overrides).with_ceilings(set(overrides))
 
 
 class Judge:

@@ -371,7 +371,7 @@ def _issues(root: Path) -> list[str]:
     ({"problem.yaml": "name: X\ntype: [pass-fail, tournament]\n"},
      ["problem.yaml:2: type: unknown problem type 'tournament'"]),
     ({"problem.yaml": "name: X\nlimits:\n  memory: lots\n"},
-     ["problem.yaml:2: limits: limits.memory must be a positive number, got 'lots'"]),
+     ["problem.yaml:2: limits: limits.memory must be a positive number of at most 65536 MiB, got 'lots'"]),
     ({".timelimit": "fast\n"}, [".timelimit:1: expected a positive number of seconds"]),
     ({"domjudge-problem.ini": "timelimit = -1\n"},
      ["domjudge-problem.ini: timelimit must be a positive number"]),

@@ -204,21 +204,36 @@ def add_limits(parser: argparse.ArgumentParser) -> None:
 
     d = Limits()
     group = parser.add_argument_group("limits (per test unless noted)")
-    group.add_argument("--time-limit", type=float, default=d.time_limit_s, metavar="S",
-                       help="CPU seconds when the problem has no reference timing (%(default)s)")
-    group.add_argument("--time-floor", type=float, default=d.time_floor_s, metavar="S",
+    group.add_argument("--time-limit", type=positive_seconds, default=None, metavar="S",
+                       help="CPU seconds when the problem has no reference timing (%g); given, "
+                            "also the most a problem's own time limit may be"
+                            % d.time_limit_s)
+    group.add_argument("--time-floor", type=positive_seconds, default=d.time_floor_s, metavar="S",
                        help="lowest limit derived from the reference (%(default)s)")
-    group.add_argument("--time-factor", type=float, default=d.time_factor, metavar="X",
+    group.add_argument("--time-factor", type=positive_seconds, default=d.time_factor, metavar="X",
                        help="limit = max(floor, X * reference time) (%(default)s)")
-    group.add_argument("--memory-mb", type=int, default=d.memory_mb, help="(%(default)s)")
-    group.add_argument("--output-kb", type=int, default=d.output_kb,
-                       help="cap on printed output and written files (%(default)s)")
+    group.add_argument("--memory-mb", type=positive_int, default=None, metavar="MB",
+                       help="(%d); given, also the most a problem's own memory limit may be"
+                            % d.memory_mb)
+    group.add_argument("--output-kb", type=positive_int, default=None, metavar="KB",
+                       help="cap on printed output and written files (%d); given, also the "
+                            "most a problem's own output limit may be" % d.output_kb)
     group.add_argument("--budget", type=positive_seconds, default=None, metavar="S",
                        help="CPU seconds for all of a candidate's tests together (default: "
                             "%g x the sum of its per-test limits, at most --budget-cap)"
                             % d.budget_factor)
     group.add_argument("--budget-cap", type=positive_seconds, default=d.budget_cap_s,
                        metavar="S", help="most a derived candidate budget can be (%(default)s)")
+    group.add_argument("--max-problem-time", type=positive_seconds, default=None,
+                       metavar="S", help="the most a problem's own time limit per test may be "
+                                         "(%g, or --time-limit when given)"
+                                         % d.max_problem_time_s)
+    group.add_argument("--max-problem-memory-mb", type=positive_int, default=None,
+                       metavar="MB", help="the most a problem's own memory limit may be (%d, "
+                                          "or --memory-mb when given)" % d.max_problem_memory_mb)
+    group.add_argument("--max-problem-output-kb", type=positive_int, default=None,
+                       metavar="KB", help="the most a problem's own output limit may be (%d, "
+                                          "or --output-kb when given)" % d.max_problem_output_kb)
     group.add_argument("--no-reference-timing", action="store_true",
                        help="use --time-limit everywhere instead of timing the reference")
 
@@ -227,9 +242,14 @@ def limits(args: argparse.Namespace) -> Any:
     """The :class:`~judge.sandbox.base.Limits` of the options :func:`add_limits` added."""
     from judge.sandbox.base import Limits
 
-    return Limits(time_limit_s=args.time_limit, time_floor_s=args.time_floor,
-                  time_factor=args.time_factor, memory_mb=args.memory_mb,
-                  output_kb=args.output_kb, budget_s=args.budget, budget_cap_s=args.budget_cap)
+    given = {name: value for name, value in (
+        ("time_limit_s", args.time_limit), ("memory_mb", args.memory_mb),
+        ("output_kb", args.output_kb), ("budget_s", args.budget),
+        ("max_problem_time_s", args.max_problem_time),
+        ("max_problem_memory_mb", args.max_problem_memory_mb),
+        ("max_problem_output_kb", args.max_problem_output_kb)) if value is not None}
+    return Limits(time_floor_s=args.time_floor, time_factor=args.time_factor,
+                  budget_cap_s=args.budget_cap, **given).with_ceilings(set(given))
 
 
 def add_sandbox_choice(parser: argparse.ArgumentParser, **kwargs: Any) -> None:

@@ -43,19 +43,21 @@ _OUTPUT_SHOWN = 300
 
 
 def problem_limits(problem: Problem, base: Limits) -> Limits:
-    """Per-problem overrides (the ``limits`` extension) on top of the run's limits."""
+    """Per-problem overrides (the ``limits`` extension) on top of the run's limits, each at
+    most the run's ceiling for it (``max_problem_*``: a problem cannot raise the limits the
+    operator set)."""
     if problem.limits is None:
         return base
     changes: dict[str, Any] = {}
     if problem.limits.time_limit_s is not None:
-        changes["time_limit_s"] = problem.limits.time_limit_s
-        changes["time_floor_s"] = problem.limits.time_limit_s
+        changes["time_limit_s"] = min(problem.limits.time_limit_s, base.max_problem_time_s)
+        changes["time_floor_s"] = changes["time_limit_s"]
     if problem.limits.memory_mb is not None:
-        changes["memory_mb"] = problem.limits.memory_mb
+        changes["memory_mb"] = min(problem.limits.memory_mb, base.max_problem_memory_mb)
     if problem.limits.output_kb is not None:
-        changes["output_kb"] = problem.limits.output_kb
+        changes["output_kb"] = min(problem.limits.output_kb, base.max_problem_output_kb)
     if problem.limits.budget_s is not None:
-        changes["budget_s"] = problem.limits.budget_s
+        changes["budget_s"] = min(problem.limits.budget_s, base.max_problem_budget_s)
     return replace(base, **changes)
 
 

@@ -135,11 +135,15 @@ def program_limits(problem: ProgramProblem, base: Limits, lang: Any) -> tuple[Li
     defaults for memory and output; a runtime's headroom on top of the memory) and its
     per-test CPU seconds."""
     own = problem.limits
-    time_s = own.time_limit_s if own.time_limit_s is not None else base.time_limit_s
-    output_kb = own.output_kb if own.output_kb is not None else max(base.output_kb,
-                                                                     DEFAULT_OUTPUT_KB)
-    memory_mb = (own.memory_mb or max(base.memory_mb, DEFAULT_MEMORY_MB)) + \
-        lang.memory_headroom_mb
+    # the problem's own limits (else the run's, at least Kattis's defaults), never past the
+    # run's ceilings for what a problem may ask (``max_problem_*``: the operator's)
+    time_s = min(own.time_limit_s if own.time_limit_s is not None else base.time_limit_s,
+                 base.max_problem_time_s)
+    output_kb = min(own.output_kb if own.output_kb is not None else max(base.output_kb,
+                                                                         DEFAULT_OUTPUT_KB),
+                    base.max_problem_output_kb)
+    memory_mb = min(own.memory_mb or max(base.memory_mb, DEFAULT_MEMORY_MB),
+                    base.max_problem_memory_mb) + lang.memory_headroom_mb
     limits = replace(base, memory_mb=memory_mb, output_kb=output_kb,
                      value_kb=max(base.value_kb, output_kb + 64),
                      nproc=max(base.nproc, lang.nproc))
@@ -508,13 +512,17 @@ class ProgramJudge:
         if lang is None:
             return failed_all("cannot run a validator in %s" % (language or "an unknown "
                                                                 "language"))
-        own = problem.validator_limits
-        limits = replace(self.limits, memory_mb=own.memory_mb or VALIDATOR_MEMORY_MB,
-                         output_kb=own.output_kb or DEFAULT_OUTPUT_KB,
-                         value_kb=max(self.limits.value_kb, (own.output_kb or DEFAULT_OUTPUT_KB)
-                                      + 64),
-                         nproc=max(self.limits.nproc, lang.nproc), budget_s=None)
-        time_s = (own.time_limit_s or VALIDATOR_TIME_S) + lang.startup_s
+        own, run = problem.validator_limits, self.limits
+        # the package's validator limits, else the defaults; the package may raise them up
+        # to the run's ceilings for a problem's limits (or the defaults, if higher)
+        output_kb = min(own.output_kb or DEFAULT_OUTPUT_KB,
+                        max(DEFAULT_OUTPUT_KB, run.max_problem_output_kb))
+        limits = replace(run, memory_mb=min(own.memory_mb or VALIDATOR_MEMORY_MB,
+                                            max(VALIDATOR_MEMORY_MB, run.max_problem_memory_mb)),
+                         output_kb=output_kb, value_kb=max(run.value_kb, output_kb + 64),
+                         nproc=max(run.nproc, lang.nproc), budget_s=None)
+        time_s = min(own.time_limit_s or VALIDATOR_TIME_S,
+                     max(VALIDATOR_TIME_S, run.max_problem_time_s)) + lang.startup_s
         try:
             sources = validator_sources(path)
         except (OSError, ValueError) as exc:

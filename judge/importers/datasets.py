@@ -35,6 +35,7 @@ from judge import jsonl
 from judge.errors import InputError, Issue, JudgeError
 from judge.importers.base import Importer, file_name
 from judge.importers.records import ImportReport, ProblemReport
+from judge.problem.limits import MAX_TIME_LIMIT_S
 from judge.problem.model import Problem, problem_from_data
 from judge.problem.program import OutputChecker, ProgramProblem, program_from_data
 
@@ -184,18 +185,30 @@ def identifier(record: dict[str, Any], fallback: str) -> str:
     return fallback
 
 
+def dataset_limit(value: Any, ceiling: float) -> float | None:
+    """A limit read from a dataset record: a finite positive number, at most ``ceiling``
+    (a larger one is the ceiling: a dataset's limit is bounded where it enters, and the
+    run's own ceilings apply after); None for anything else (NaN, infinity, zero, text,
+    an int too large for a float), so the judge's default applies."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    try:
+        number = float(value)
+    except OverflowError:
+        return float(ceiling) if value > 0 else None
+    if not math.isfinite(number) or number <= 0:
+        return None
+    return min(number, float(ceiling))
+
+
 def seconds(value: Any) -> float | None:
     """A time limit in seconds from ``2``, ``"2"``, ``"2 seconds"``, ``"1.5s"``; None when
-    there is none or it cannot be read."""
-    if isinstance(value, bool) or value is None:
-        return None
-    if isinstance(value, (int, float)):
-        return float(value) if value > 0 and math.isfinite(value) else None
+    there is none or it cannot be read; at most the judge's ceiling for a test
+    (:data:`judge.problem.limits.MAX_TIME_LIMIT_S`)."""
     if isinstance(value, str):
-        match = re.match(r"\s*(\d+(?:\.\d+)?)", value)
-        if match and float(match.group(1)) > 0:
-            return float(match.group(1))
-    return None
+        match = re.match(r"\s*(\d{1,12}(?:\.\d{1,12})?)(?!\d)", value)
+        value = float(match.group(1)) if match else None
+    return dataset_limit(value, MAX_TIME_LIMIT_S)
 
 
 # ---- building problems ---------------------------------------------------------------------------

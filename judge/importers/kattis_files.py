@@ -77,13 +77,15 @@ def as_number(value: Any) -> float | None:
     """A YAML number, also one PyYAML read as text (YAML 1.1 reads ``1e-6`` as a string)."""
     if isinstance(value, bool):
         return None
-    if isinstance(value, (int, float)):
-        return float(value)
-    if isinstance(value, str):
-        try:
-            return float(value.strip())
-        except ValueError:
-            return None
+    try:
+        if isinstance(value, (int, float)):
+            return float(value)
+        if isinstance(value, str):
+            return float(value.strip()[:400])
+    except ValueError:
+        return None
+    except OverflowError:  # an int past a float's range: larger than any ceiling
+        return float("inf") if value > 0 else float("-inf")
     return None
 
 

@@ -26,11 +26,14 @@ Comparison, against the APPS evaluator (``apps/eval/testing_util.py``, embedded 
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
-from judge.importers.datasets import (DatasetImporter, RecordError, function_problem,
+from judge.importers.datasets import (DatasetImporter, RecordError, dataset_limit,
+                                      function_problem,
                                       identifier, json_field, program_problem, seconds, text)
 from judge.jsonl import loads
+from judge.problem.limits import MAX_MEMORY_MB
 from judge.problem.program import OutputChecker
 
 #: the APPS evaluator's stdin comparison, as the closest checker (see the module doc)
@@ -100,7 +103,10 @@ def problem_from_io(io: Any, ident: str, statement: str = "", *, field: str,
 
 def _memory_mb(value: Any) -> int | None:
     """TACO's ``memory_limit``: ``"256 megabytes"`` or a number of megabytes."""
-    limit = seconds(value)  # the same leading-number reading
+    if isinstance(value, str):  # the same leading-number reading as seconds()
+        match = re.match(r"\s*(\d{1,12}(?:\.\d{1,12})?)(?!\d)", value)
+        value = float(match.group(1)) if match else None
+    limit = dataset_limit(value, MAX_MEMORY_MB)
     return int(limit) if limit is not None and limit >= 1 else None
 
 

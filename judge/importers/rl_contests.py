@@ -30,9 +30,11 @@ import pickletools
 import zlib
 from typing import Any
 
-from judge.importers.datasets import (DatasetImporter, RecordError, function_problem,
-                                      identifier, json_field, program_problem, text)
+from judge.importers.datasets import (DatasetImporter, RecordError, dataset_limit,
+                                      function_problem, identifier, json_field, program_problem,
+                                      text)
 from judge.jsonl import loads
+from judge.problem.limits import MAX_MEMORY_MB, MAX_TIME_LIMIT_S
 from judge.problem.program import OutputChecker
 
 #: stdin/stdout tests of contest datasets: whitespace-insensitive tokens, case counts
@@ -273,12 +275,13 @@ CODECONTESTS_LANGUAGES = {1: "python", 2: "cpp", 3: "python", 4: "java",
 
 
 def _time_limit(value: Any) -> float | None:
+    """CodeContests' ``{"seconds", "nanos"}`` (or a number of seconds), bounded as every
+    limit from a dataset is (``dataset_limit``); None when it cannot be read."""
     if isinstance(value, dict):
-        total = float(value.get("seconds") or 0) + float(value.get("nanos") or 0) / 1e9
-        return total if total > 0 else None
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:
-        return float(value)
-    return None
+        whole = dataset_limit(value.get("seconds"), MAX_TIME_LIMIT_S) or 0.0
+        nanos = dataset_limit(value.get("nanos"), 1e9) or 0.0
+        return dataset_limit(whole + nanos / 1e9, MAX_TIME_LIMIT_S)
+    return dataset_limit(value, MAX_TIME_LIMIT_S)
 
 
 class CodeContests(DatasetImporter):
@@ -309,8 +312,8 @@ class CodeContests(DatasetImporter):
                               "expected": text(expected, "%s.output[%d]" % (group, i)),
                               "sample": group == "public_tests"})
         memory = record.get("memory_limit_bytes")
-        memory_mb = math.ceil(memory / 2**20) if isinstance(memory, int) and \
-            not isinstance(memory, bool) and memory > 0 else None
+        memory = dataset_limit(memory, MAX_MEMORY_MB * 2**20)
+        memory_mb = math.ceil(memory / 2**20) if memory else None
         return program_problem(
             identifier(record, "cc_%d" % index), str(record.get("description") or ""),
             tests, checker=CONTEST_CHECKER, time_limit_s=_time_limit(record.get("time_limit")),
