@@ -261,15 +261,24 @@ def read_objects(path: str | Path, report: Callable[[Issue], None] | None = None
         yield line.number, line.value
 
 
+def json_text(value: Any, **options: Any) -> str:
+    """``json.dumps(value, ensure_ascii=False, **options)``, except that a value holding a
+    string no UTF-8 can encode (a lone surrogate, which JSON and Python strings allow: from a
+    candidate's output or a dataset's text) is written with JSON escapes, so writing the text
+    never fails."""
+    text = json.dumps(value, ensure_ascii=False, **options)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = json.dumps(value, ensure_ascii=True, **options)
+    return text
+
+
 def dumps(value: Any) -> str:
     """One record as one line of text (no newline). Strings that cannot be encoded as UTF-8
     (a lone surrogate from a candidate's output) are written as JSON escapes instead of
     failing the write."""
-    text = json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        text = json.dumps(value, ensure_ascii=True, separators=(", ", ": "))
+    text = json_text(value, separators=(", ", ": "))
     return text
 
 

@@ -362,3 +362,60 @@ def test_test_lists_whose_json_would_explode_are_refused_before_parsing():
         "private_test_cases": base64.b64encode(zlib.compress(pickle.dumps(text, 4))).decode()}])
     [issue] = result.issues
     assert "would take more than" in issue.message
+
+
+# ---- hostile text and nesting in records (issue 36, defect 8) ------------------------------
+
+def test_a_lone_surrogate_in_a_stdin_test_is_a_located_error_and_later_records_survive(
+        tmp_path):
+    """An APPS test whose input holds ``\\ud800`` (valid JSON, no UTF-8 text): the import
+    died with a UnicodeEncodeError writing the suite and lost every later record."""
+    import subprocess
+    import sys
+
+    lines = [json.dumps({"question": "bad", "input_output": json.dumps(
+        {"inputs": ["\ud800\n"], "outputs": ["1\n"]})}),
+        json.dumps({"question": "good", "input_output": json.dumps(
+            {"inputs": ["1\n"], "outputs": ["1\n"]})})]
+    source = tmp_path / "apps.jsonl"
+    source.write_text("\n".join(lines) + "\n")
+    judge = str(Path(sys.executable).with_name("judge"))
+    run = subprocess.run([judge, "import", "apps", str(source), "--output",
+                          str(tmp_path / "suite")], capture_output=True, text=True, timeout=120)
+    assert "Traceback" not in run.stderr + run.stdout
+    assert "apps.jsonl:1" in run.stderr + run.stdout and "lone surrogate" in run.stderr
+    assert [p.name for p in (tmp_path / "suite").iterdir()] == ["apps_1.json"]
+    [problem] = load_suite(tmp_path / "suite")
+    assert isinstance(problem, ProgramProblem)
+
+
+def test_a_lone_surrogate_in_a_function_value_is_data_and_is_written():
+    """A functional test may carry any Python string, a lone surrogate too: the suite file
+    is written with JSON escapes and loads back to the same value."""
+    import tempfile
+
+    record = {"question_id": "s", "public_test_cases": json.dumps([
+        {"input": json.dumps("\ud800x"), "output": json.dumps(5), "testtype": "functional"}]),
+        "private_test_cases": "[]", "metadata": json.dumps({"func_name": "f"})}
+    with tempfile.TemporaryDirectory() as folder:
+        source = Path(folder) / "lcb.jsonl"
+        source.write_text(json.dumps(record) + "\n")
+        IMPORTERS.get("livecodebench").import_suite("livecodebench", source, Path(folder) / "s")
+        [problem] = load_suite(Path(folder) / "s")
+        assert problem.tests[0].args == ("\ud800x",)
+
+
+def test_a_verl_argument_nested_800_deep_is_refused_where_it_is_read():
+    """It was read, then killed the judging (pydantic: maximum serialization depth) with a
+    traceback for every surface: now a located error of the record."""
+    deep: object = 1
+    for _ in range(800):
+        deep = [deep]
+    truth = {"inputs": [[deep]], "outputs": [[1]], "fn_name": "f"}
+    result = IMPORTERS.get("verl").from_records([
+        {"reward_model": {"ground_truth": json.dumps(truth)}},
+        {"reward_model": {"ground_truth": json.dumps({"inputs": [[1]], "outputs": [[1]],
+                                                      "fn_name": "f"})}}])
+    assert len(result.problems) == 1
+    [issue] = result.issues
+    assert "nested deeper than 100 levels" in issue.message and issue.location.startswith("[0]")

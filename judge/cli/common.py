@@ -9,13 +9,13 @@ cycle: ``main`` builds the parser and registers the others; nothing imports ``ma
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import os
 import sys
 from typing import Any, Callable, Sequence
 
 from judge.errors import Issue, UnknownName
+from judge.jsonl import json_text
 
 EXIT_OK, EXIT_INPUT, EXIT_USAGE, EXIT_SANDBOX = 0, 1, 2, 3
 #: ``judge match --judge llm``: the LLM judge was unavailable (the sandbox's status number)
@@ -58,7 +58,7 @@ def report_issue(issue: Issue) -> None:
 
 def dump_json(obj: Any) -> None:
     """``obj`` as indented JSON on stdout."""
-    print(json.dumps(obj, indent=2, ensure_ascii=False, sort_keys=False))
+    print(json_text(obj, indent=2, sort_keys=False))
 
 
 def table(rows: list[list[Any]], headers: list[str]) -> str:

@@ -4,7 +4,6 @@ the verdicts), 1 on invalid input, 2 on usage errors, 3 when the sandbox is unav
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from contextlib import ExitStack
@@ -29,6 +28,7 @@ from judge.cli.common import (
     report_issue,
 )
 from judge.errors import InputError, Issue, RegistryLoadError, UnknownName
+from judge.jsonl import json_text
 
 __all__ = ["EXIT_INPUT", "EXIT_OK", "EXIT_SANDBOX", "EXIT_USAGE", "build_parser", "main"]
 
@@ -191,7 +191,7 @@ def cmd_prompts(args: argparse.Namespace) -> int:
             else sys.stdout
         for item in prompts:
             if args.format == "jsonl":
-                out.write(json.dumps(item.to_json(), ensure_ascii=False) + "\n")
+                out.write(json_text(item.to_json()) + "\n")
             else:
                 out.write("## %s / %s%s\n\n%s\n\n" % (item.problem_id, item.prompt_id,
                                                         " (genericized)" if item.genericized

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from judge.execution.verdicts import CandidateResult, TestResult, Verdict
+from judge.jsonl import json_text
 
 #: results-line fields that are the candidate's identity or this run's, never stored
 IDENTITY = ("model", "prompt_id", "sample", "key", "line", "judged_with", "note",
@@ -100,7 +101,7 @@ class VerdictCache:
                 t.verdict is Verdict.SANDBOX_ERROR for t in result.tests):
             return False
         line = {k: v for k, v in result.to_json().items() if k not in IDENTITY}
-        payload = json.dumps({"cache_key": key, "result": line}, ensure_ascii=False)
+        payload = json_text({"cache_key": key, "result": line})
         if not write_atomically(self._path(key), payload):
             return False  # a cache that cannot be written only costs speed
         self.stored += 1

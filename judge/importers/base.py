@@ -23,12 +23,12 @@ and, for another package, an entry point in the ``judge.importers`` group
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any, Callable, ClassVar
 
 from judge.errors import InputError, Issue
+from judge.jsonl import json_text
 from judge.importers.convert import Source, convert
 from judge.importers.records import ImportReport, read_records
 from judge.registry import Registry
@@ -99,7 +99,7 @@ class RecordImporter(Importer):
                 report.issues.append(Issue(str(path), "task %s: %s" % (
                     src.task_id, problem_report.error), line=line))
                 continue
-            target.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n",
+            target.write_text(json_text(data, indent=1) + "\n",
                               encoding="utf-8")
             problem_report.file = str(target)
             if progress:

@@ -23,7 +23,6 @@ are still imported.
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from contextvars import ContextVar
@@ -429,7 +428,7 @@ class DatasetImporter(Importer):
             if isinstance(problem, ProgramProblem):
                 _externalize(data, output, Path(name).stem)
             target = output / name
-            target.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n",
+            target.write_text(jsonl.json_text(data, indent=1) + "\n",
                               encoding="utf-8")
             checks = sum(1 for t in problem.tests if getattr(t, "check", None) is not None)
             report.problems.append(ProblemReport(problem.identifier, str(target),

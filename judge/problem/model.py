@@ -27,6 +27,7 @@ from pydantic import (BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
                       field_validator, model_validator)
 
 from judge.errors import InputError, Issue, JudgeError, json_location
+from judge.jsonl import MAX_DEPTH, check_depth
 from judge.problem.limits import BudgetLimit, MemoryLimit, OutputLimit, TimeLimit
 from judge.problem.types import (ANY, Tolerance, TypeParseError, TypeSpec, ValueTypeError,
                                  from_json, parse_type, return_type)
@@ -60,6 +61,11 @@ class TestCase(_Strict):
 
     @model_validator(mode="after")
     def _one_oracle(self) -> "TestCase":
+        for name in ("input", "expected_output"):
+            where = check_depth(getattr(self, name), MAX_DEPTH)
+            if where is not None:  # no sandbox, wire or JSON writer could carry it
+                raise ValueError("%s is nested deeper than %d levels (at %s)"
+                                 % (name, MAX_DEPTH, where))
         if self.expected_output is None and self.check is None:
             raise ValueError("a test needs expected_output (or a check expression)")
         if self.expected_output is not None and self.check is not None:

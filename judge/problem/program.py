@@ -37,7 +37,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
+from pydantic import (BaseModel, ConfigDict, Field, PrivateAttr, ValidationError,
+                      field_validator)
 
 from judge.errors import InputError, Issue
 from judge.problem.limits import (MAX_TIME_FACTOR, MAX_TIME_LIMIT_S, MAX_TIME_RESOLUTION_S,
@@ -45,8 +46,25 @@ from judge.problem.limits import (MAX_TIME_FACTOR, MAX_TIME_LIMIT_S, MAX_TIME_RE
 from judge.problem.model import _schema_issues, read_json_file
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _text(value: Any) -> Any:
+    """A program problem's text is bytes a program reads or writes: a lone surrogate (which
+    JSON allows, as ``"\\ud800"``) is no UTF-8 text, so it is refused here, located,
+    rather than failing later where the test's data is written or sent."""
+    for item in value if isinstance(value, list) else (value,):
+        found = _SURROGATE.search(item) if isinstance(item, str) else None
+        if found:
+            raise ValueError("holds a lone surrogate (U+%04X at character %d): not UTF-8 text"
+                             % (ord(found.group()), found.start()))
+    return value
+
+
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
+
+    _utf8 = field_validator("*", mode="after")(_text)
 
 
 CheckerType = Literal["tokens", "exact", "lines", "validator"]
