@@ -22,7 +22,7 @@ LAYERS = {
     "judge.languages": 3,
     "judge.prompts": 4, "judge.grading": 4,
     "judge.execution": 5,
-    "judge.importers": 6, "judge.reports": 6,
+    "judge.importers": 6, "judge.reports": 6, "judge.reward_policies": 6,
     "judge.api": 7,
     "judge.distributed": 8, "judge.service": 8, "judge.integrations": 8, "judge.client": 8,
     "judge.cli": 9, "judge.rewards": 9, "judge.__main__": 10,
@@ -123,6 +123,7 @@ REGISTRIES = [
     ("judge.importers.base", "IMPORTERS"),
     ("judge.scoring.dimensions", "PRIMITIVES"),
     ("judge.grading.proofs.workflows", "WORKFLOWS"),
+    ("judge.reward_policies", "POLICIES"),
 ]
 
 

@@ -57,6 +57,10 @@ class TransportTimeout(TransportError):
     code = "sandbox_transport_timeout"
 
 
+_CEILING_OF = {"time_limit_s": "max_problem_time_s", "memory_mb": "max_problem_memory_mb",
+               "output_kb": "max_problem_output_kb", "budget_s": "max_problem_budget_s"}
+
+
 @dataclass(frozen=True)
 class Limits:
     """Resource limits for one candidate. Times are per test.
@@ -89,28 +93,16 @@ class Limits:
     budget_s: float | None = None
     budget_factor: float = 3.0
     budget_cap_s: float = 10.0
-    #: the most a problem's own limits may ask (a package's ``time_limit``, ``memory``...):
-    #: a problem asking for more gets this. The operator's: the CLI and the Python API make
-    #: an explicitly given ``time_limit_s`` / ``memory_mb`` / ``output_kb`` the ceiling too,
-    #: unless the matching ``max_problem_*`` is given as well (see ``with_ceilings``)
     max_problem_time_s: float = 60.0
     max_problem_memory_mb: int = 4096
     max_problem_output_kb: int = 65536
     max_problem_budget_s: float = 600.0
 
-    def with_ceilings(self, given: "set[str] | frozenset[str]") -> "Limits":
-        """These limits where the operator explicitly gave ``given`` (field names): a given
-        ``time_limit_s``, ``memory_mb``, ``output_kb`` or ``budget_s`` is also the most a
-        problem may ask for it, unless its ``max_problem_*`` was given too (the operator
-        said a problem may ask for more)."""
-        changes: dict[str, Any] = {}
-        for limit, ceiling in (("time_limit_s", "max_problem_time_s"),
-                               ("memory_mb", "max_problem_memory_mb"),
-                               ("output_kb", "max_problem_output_kb"),
-                               ("budget_s", "max_problem_budget_s")):
-            value = getattr(self, limit)
-            if limit in given and ceiling not in given and value is not None:
-                changes[ceiling] = value
+    def with_ceilings(self, given: set[str] | frozenset[str]) -> Limits:
+        """``max_problem_*``: the most a problem's own limits may ask. A limit the operator
+        gave (in ``given``) is also its ceiling, unless that ceiling was given too."""
+        changes = {top: getattr(self, limit) for limit, top in _CEILING_OF.items()
+                   if limit in given and top not in given and getattr(self, limit) is not None}
         return replace(self, **changes) if changes else self
 
     def test_time_limit(self, reference_s: float | None) -> float:
