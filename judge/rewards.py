@@ -14,8 +14,12 @@ of LiveCodeBench-style tests), or, for TRL, the dataset columns the trainer pass
 ``reward_model``): each row's problem is read by the format's reader
 (:mod:`judge.importers.datasets`) once and cached.
 
-The score is the fraction of tests passed (``partial_credit=True``, the default) or 1.0 for a
-pass and 0.0 otherwise. **An infrastructure failure is never a score of 0**: a candidate
+The score is given by a **reward policy** (:mod:`judge.reward_policies`): ``fraction`` of
+tests passed (the default; ``partial_credit=False`` means ``binary``), or any trainer's rule
+by name -- ``first-n`` (verl's ``continuous``), ``longest-n`` (DeepCoder), ``tolerant``
+(INTELLECT-3), ``codeforces`` (open-r1), ``ioi``, ``plus-minus`` (NousCoder) -- chosen for a
+scorer (``Scorer(policy=...)``), per dataset (``Scorer(policies={"data_source": ...})``) or
+per call (``compute_score(..., policy=...)``: verl's ``reward_kwargs``). **An infrastructure failure is never a score of 0**: a candidate
 whose result is ``sandbox_error`` (after the judge's own retry), a sandbox that died, a
 service that cannot be reached, raises :class:`NotJudged` (a ``RuntimeError``,
 ``code = "not_judged"``) -- or, for TRL with ``on_error="none"``, gives ``None`` for that
@@ -37,6 +41,7 @@ from judge.errors import InputError, Issue, JudgeError, ServiceError
 from judge.execution.verdicts import CandidateResult, Verdict
 from judge.importers import IMPORTERS
 from judge.importers.datasets import CALL_COMPARISON, RecordError
+from judge.reward_policies import RewardPolicy, policy as make_policy
 from judge.integrations.common import NotJudged
 
 #: the dataset readers TRL columns are matched against, in this order
@@ -87,17 +92,25 @@ class Scorer:
     ``time_limit_s``) and reused for every call; or ``url`` (+ ``token``): a ``judge
     serve`` through :class:`judge.client.JudgeClient` (``client_options``: its retries,
     timeouts...; a 4xx answer is the caller's mistake and raises its ServiceError as is).
-    ``partial_credit``: fraction of
-    tests passed, else binary. ``language``: the candidates' language when the dataset
-    does not say it (open-r1's ``verification_info.language`` does)."""
+    ``policy``: the reward policy (a name of :mod:`judge.reward_policies`, default
+    ``fraction``, or ``binary`` with ``partial_credit=False``); ``policies``: a policy per
+    dataset (``data_source`` -> name), over ``policy``. ``language``: the candidates'
+    language when the dataset does not say it (open-r1's ``verification_info.language``
+    does)."""
 
     def __init__(self, *, judge: Judge | None = None, url: str | None = None,
                  token: str | None = None, sandbox: str = "auto", jobs: int = 2,
                  partial_credit: bool = True, language: str | None = None,
+                 policy: str | RewardPolicy | None = None,
+                 policies: dict[str, str | RewardPolicy] | None = None,
                  client_options: dict[str, Any] | None = None, **judge_options: Any) -> None:
         if judge is not None and url is not None:
             raise ValueError("give a judge or a url, not both")
         self.partial_credit = partial_credit
+        self.policy = make_policy(policy if policy is not None else
+                                  "fraction" if partial_credit else "binary")
+        self.policies = {str(k): make_policy(v) for k, v in (policies or {}).items()}
+        self._prepared: OrderedDict[tuple[int, str], tuple[Any, Any]] = OrderedDict()
         self.language = language
         self.url, self.token = url, token
         self.client_options = dict(client_options or {})
@@ -187,20 +200,50 @@ class Scorer:
 
     # ---- scoring ----------------------------------------------------------------------------
 
-    def score(self, result: CandidateResult) -> float:
-        """A judged candidate's score; NotJudged for a sandbox_error."""
+    def policy_for(self, source: Any = None, override: str | RewardPolicy | None = None
+                   ) -> RewardPolicy:
+        """The policy of a call: ``override``, else the dataset's (``policies``), else the
+        scorer's."""
+        if override is not None:
+            return make_policy(override)
+        if source is not None and str(source) in self.policies:
+            return self.policies[str(source)]
+        return self.policy
+
+    def prepared(self, problem: Any, policy: RewardPolicy) -> Any:
+        """``problem`` as ``policy`` judges it (its tests chosen, its comparison set),
+        made once per problem and policy."""
+        key = (id(problem), policy.spec)
+        with self._lock:
+            hit = self._prepared.get(key)
+            if hit is not None and hit[0] is problem:
+                self._prepared.move_to_end(key)
+                return hit[1]
+        ready = policy.prepare(problem)
+        with self._lock:
+            self._prepared[key] = (problem, ready)  # holds problem: its id stays its own
+            while len(self._prepared) > _CACHE_SIZE:
+                self._prepared.popitem(last=False)
+        return ready
+
+    def score(self, result: CandidateResult, problem: Any = None, code: str = "",
+              policy: RewardPolicy | None = None) -> float:
+        """A judged candidate's score under ``policy`` (the scorer's by default);
+        NotJudged for a sandbox_error, under every policy."""
         if result.verdict is Verdict.SANDBOX_ERROR:
             raise NotJudged("%s: the judge could not judge this candidate (sandbox_error: %s)"
                             % (result.problem_id, result.message or "no detail"))
-        if not self.partial_credit:
-            return 1.0 if result.verdict is Verdict.PASS else 0.0
-        return result.passed / result.total if result.total else 0.0
+        return float((policy or self.policy).score(result, problem, code))
 
     def _items(self, problems: Sequence[Any], replies: Sequence[str],
-               languages: Sequence[str | None]) -> list[tuple[Any, str, dict[str, Any]]]:
-        return [(problem, extract_solution(reply),
+               languages: Sequence[str | None],
+               policies: Sequence[RewardPolicy] | None = None
+               ) -> list[tuple[Any, str, dict[str, Any]]]:
+        chosen = policies or [self.policy] * len(problems)
+        return [(self.prepared(problem, policy), extract_solution(reply),
                  {"language": language or self.language})
-                for problem, reply, language in zip(problems, replies, languages)]
+                for problem, reply, language, policy in zip(problems, replies, languages,
+                                                            chosen)]
 
     def results(self, items: list[tuple[Any, str, dict[str, Any]]]) -> list[CandidateResult]:
         """Judge (problem, code, meta) items; an infrastructure failure is NotJudged."""
@@ -232,12 +275,17 @@ class Scorer:
             raise NotJudged("the judge failed (%s: %s): no score" % (type(exc).__name__, exc)
                             ) from exc
 
-    def scores(self, results: Iterable[CandidateResult], on_error: str = "raise"
-               ) -> list[float | None]:
+    def scores(self, results: Iterable[CandidateResult], on_error: str = "raise",
+               items: Sequence[tuple[Any, str, dict[str, Any]]] | None = None,
+               policies: Sequence[RewardPolicy] | None = None) -> list[float | None]:
+        """Each result's score (``items``: the judged (problem, code, meta), for the
+        policies that look at them)."""
         out: list[float | None] = []
-        for result in results:
+        for n, result in enumerate(results):
+            problem, code = (items[n][0], items[n][1]) if items is not None else (None, "")
+            policy = policies[n] if policies is not None else None
             try:
-                out.append(self.score(result))
+                out.append(self.score(result, problem, code, policy))
             except NotJudged:
                 if on_error != "none":
                     raise
@@ -285,39 +333,50 @@ def configure(**options: Any) -> Scorer:
 
 
 def compute_score(data_source: Any, solution_str: str, ground_truth: Any,
-                  extra_info: Any = None, *, scorer: Scorer | None = None, **_: Any) -> float:
+                  extra_info: Any = None, *, scorer: Scorer | None = None,
+                  policy: str | RewardPolicy | None = None, **_: Any) -> float:
     """verl's reward function signature (``custom_reward_function.path`` = this module,
     ``name`` = ``compute_score``): the score of one reply against verl's/PRIME's ground
-    truth. Raises NotJudged on an infrastructure failure (verl has no "no score" value).
-    Other keyword arguments (what newer verl reward loops pass besides) are ignored."""
+    truth, under ``policy`` (verl's ``custom_reward_function.reward_kwargs``; else the
+    dataset's or the scorer's). Raises NotJudged on an infrastructure failure (verl has no
+    "no score" value). Other keyword arguments (what newer verl reward loops pass besides)
+    are ignored."""
     scorer = scorer or default_scorer()
+    chosen = scorer.policy_for(data_source, policy)
     problem = scorer.ground_truth_problem(ground_truth, _name(data_source, extra_info))
-    [result] = scorer.results(scorer._items([problem], [solution_str], [None]))
-    return scorer.score(result)
+    items = scorer._items([problem], [solution_str], [None], [chosen])
+    [result] = scorer.results(items)
+    return scorer.score(result, items[0][0], items[0][1], chosen)
 
 
 def compute_score_batch(data_sources: Sequence[Any], solution_strs: Sequence[str],
                         ground_truths: Sequence[Any], extra_infos: Sequence[Any] | None = None,
-                        *, scorer: Scorer | None = None, **_: Any) -> list[float]:
+                        *, scorer: Scorer | None = None,
+                        policy: str | RewardPolicy | None = None, **_: Any) -> list[float]:
     """verl's ``BatchRewardManager`` signature: every reply of the batch judged at once
-    (``jobs`` at a time). Raises NotJudged when any candidate could not be judged."""
+    (``jobs`` at a time), each under its dataset's policy (or ``policy``). Raises NotJudged
+    when any candidate could not be judged."""
     scorer = scorer or default_scorer()
     extra = list(extra_infos) if extra_infos is not None else [None] * len(solution_strs)
     problems = [scorer.ground_truth_problem(gt, _name(src, info))
                 for src, gt, info in zip(data_sources, ground_truths, extra)]
-    results = scorer.results(scorer._items(problems, list(solution_strs),
-                                           [None] * len(problems)))
-    return [float(s) for s in scorer.scores(results)]  # type: ignore[arg-type]
+    chosen = [scorer.policy_for(src, policy) for src in data_sources]
+    items = scorer._items(problems, list(solution_strs), [None] * len(problems), chosen)
+    results = scorer.results(items)
+    return [float(s) for s in scorer.scores(results, items=items,  # type: ignore[arg-type]
+                                            policies=chosen)]
 
 
 async def acompute_score(data_source: Any, solution_str: str, ground_truth: Any,
-                         extra_info: Any = None, *, scorer: Scorer | None = None, **_: Any
-                         ) -> float:
+                         extra_info: Any = None, *, scorer: Scorer | None = None,
+                         policy: str | RewardPolicy | None = None, **_: Any) -> float:
     """:func:`compute_score` as a coroutine (verl's async reward loop)."""
     scorer = scorer or default_scorer()
+    chosen = scorer.policy_for(data_source, policy)
     problem = scorer.ground_truth_problem(ground_truth, _name(data_source, extra_info))
-    [result] = await scorer.aresults(scorer._items([problem], [solution_str], [None]))
-    return scorer.score(result)
+    items = scorer._items([problem], [solution_str], [None], [chosen])
+    [result] = await scorer.aresults(items)
+    return scorer.score(result, items[0][0], items[0][1], chosen)
 
 
 def _name(data_source: Any, extra_info: Any) -> str:
@@ -336,42 +395,47 @@ class TRLReward:
     ground truth is read from its columns by ``format`` (a reader name such as ``apps`` or
     ``open-r1``; default: detected per row from the columns present). ``on_error``:
     ``"raise"`` (NotJudged, the default) or ``"none"`` (``None`` for a candidate that could
-    not be judged: TRL ignores it when summing rewards)."""
+    not be judged: TRL ignores it when summing rewards). ``policy``: the reward policy (else
+    a row's ``data_source`` column's, else the scorer's)."""
 
     def __init__(self, scorer: Scorer | None = None, *, format: str | None = None,
-                 on_error: str = "raise", name: str = "judge_reward", **options: Any) -> None:
+                 on_error: str = "raise", name: str = "judge_reward",
+                 policy: str | RewardPolicy | None = None, **options: Any) -> None:
         if on_error not in ("raise", "none"):
             raise ValueError("on_error must be 'raise' or 'none'")
         if scorer is not None and options:
             raise ValueError("give a scorer or its options, not both")
         self.scorer = scorer or Scorer(**options)
+        self.policy = make_policy(policy) if policy is not None else None
         self.format = IMPORTERS.canonical(format) if format else None
         self.on_error = on_error
         self.__name__ = name  # TRL logs rewards under the function's name
 
     def _rows(self, completions: Sequence[Any], columns: dict[str, Any]
-              ) -> tuple[list[Any], list[str], list[str | None]]:
+              ) -> tuple[list[Any], list[str], list[str | None], list[RewardPolicy]]:
         count = len(completions)
         aligned = {k: v for k, v in columns.items()
                    if isinstance(v, (list, tuple)) and len(v) == count}
-        problems, replies, languages = [], [], []
+        problems, replies, languages, policies = [], [], [], []
         for i, completion in enumerate(completions):
             record = {k: v[i] for k, v in aligned.items()}
             problem, language = self.scorer.problem(record, self.format, i)
             problems.append(problem)
             replies.append(completion_text(completion))
             languages.append(language)
-        return problems, replies, languages
+            policies.append(self.scorer.policy_for(record.get("data_source"), self.policy))
+        return problems, replies, languages, policies
 
     def __call__(self, completions: Sequence[Any], **columns: Any) -> list[float | None]:
-        items = self.scorer._items(*self._rows(completions, columns))
+        rows = self._rows(completions, columns)
+        items = self.scorer._items(*rows)
         try:
             results = self.scorer.results(items)
         except NotJudged:
             if self.on_error == "raise":
                 raise
             return [None] * len(items)
-        return self.scorer.scores(results, self.on_error)
+        return self.scorer.scores(results, self.on_error, items, rows[3])
 
     def close(self) -> None:
         self.scorer.close()
@@ -383,14 +447,15 @@ class AsyncTRLReward(TRLReward):
 
     async def __call__(self, completions: Sequence[Any],  # type: ignore[override]
                        **columns: Any) -> list[float | None]:
-        items = self.scorer._items(*self._rows(completions, columns))
+        rows = self._rows(completions, columns)
+        items = self.scorer._items(*rows)
         try:
             results = await self.scorer.aresults(items)
         except NotJudged:
             if self.on_error == "raise":
                 raise
             return [None] * len(items)
-        return self.scorer.scores(results, self.on_error)
+        return self.scorer.scores(results, self.on_error, items, rows[3])
 
 
 __all__ = ["AsyncTRLReward", "FORMATS", "NotJudged", "Scorer", "TRLReward", "acompute_score",

@@ -76,12 +76,22 @@ def problem_from_io(io: Any, ident: str, statement: str = "", *, field: str,
     if not isinstance(io, dict):
         raise RecordError("expected an object with inputs and outputs, got %s"
                           % type(io).__name__, field)
-    inputs, outputs = io.get("inputs"), io.get("outputs")
+    # ScaleBox's verl ground truth names them "input" and "output" and says the kind in
+    # "type" ("function_call" or "stdin_stdout")
+    inputs = io.get("inputs") if "inputs" in io else io.get("input")
+    outputs = io.get("outputs") if "outputs" in io else io.get("output")
     if not isinstance(inputs, list) or not isinstance(outputs, list):
-        raise RecordError("inputs and outputs must be lists", field)
+        raise RecordError("inputs and outputs must be lists (\"inputs\"/\"outputs\", or "
+                          "ScaleBox's \"input\"/\"output\")", field)
     if len(inputs) != len(outputs):
         raise RecordError("%d inputs but %d outputs" % (len(inputs), len(outputs)), field)
-    fn_name = io.get("fn_name")
+    kind = io.get("type")
+    if kind not in (None, "function_call", "stdin_stdout"):
+        raise RecordError("type must be \"function_call\" or \"stdin_stdout\", got %r"
+                          % (kind,), field + ".type")
+    fn_name = io.get("fn_name") if kind != "stdin_stdout" else None
+    if kind == "function_call" and not fn_name:
+        raise RecordError("a function_call ground truth needs fn_name", field + ".fn_name")
     if fn_name:
         calls = []
         for i, (args, expected) in enumerate(zip(inputs, outputs)):
