@@ -34,6 +34,7 @@ import json
 import re
 import threading
 from collections import OrderedDict
+from concurrent.futures import ThreadPoolExecutor, wait
 from typing import Any, Iterable, Sequence
 
 from judge.api import Judge
@@ -96,13 +97,16 @@ class Scorer:
     ``fraction``, or ``binary`` with ``partial_credit=False``); ``policies``: a policy per
     dataset (``data_source`` -> name), over ``policy``. ``language``: the candidates'
     language when the dataset does not say it (open-r1's ``verification_info.language``
-    does)."""
+    does). ``deadline_s``: the most one call may take; a candidate not judged by then is
+    "not judged" (NotJudged, or ``None`` for TRL with ``on_error="none"``), never a number,
+    and the call returns (what has not started is cancelled)."""
 
     def __init__(self, *, judge: Judge | None = None, url: str | None = None,
                  token: str | None = None, sandbox: str = "auto", jobs: int = 2,
                  partial_credit: bool = True, language: str | None = None,
                  policy: str | RewardPolicy | None = None,
                  policies: dict[str, str | RewardPolicy] | None = None,
+                 deadline_s: float | None = None,
                  client_options: dict[str, Any] | None = None, **judge_options: Any) -> None:
         if judge is not None and url is not None:
             raise ValueError("give a judge or a url, not both")
@@ -111,6 +115,14 @@ class Scorer:
                                   "fraction" if partial_credit else "binary")
         self.policies = {str(k): make_policy(v) for k, v in (policies or {}).items()}
         self._prepared: OrderedDict[tuple[int, str], tuple[Any, Any]] = OrderedDict()
+        if deadline_s is not None and not (isinstance(deadline_s, (int, float))
+                                           and 0 < deadline_s < float("inf")):
+            raise ValueError("deadline_s must be a positive number of seconds")
+        self.deadline_s = deadline_s
+        #: what this scorer did: candidates judged, not judged (infrastructure) and not
+        #: judged within the deadline (``late``); ``TRLReward`` logs them (``log_metric``)
+        self.stats = {"judged": 0, "not_judged": 0, "late": 0}
+        self._deadline_pool: ThreadPoolExecutor | None = None
         self.language = language
         self.url, self.token = url, token
         self.client_options = dict(client_options or {})
@@ -147,6 +159,9 @@ class Scorer:
         with self._lock:
             judge, self._judge = (self._judge, None) if self._owns else (None, self._judge)
             client, self._client = self._client, None
+            pool, self._deadline_pool = self._deadline_pool, None
+        if pool is not None:
+            pool.shutdown(wait=False, cancel_futures=True)
         if judge is not None:
             judge.close()
         if client is not None and hasattr(client, "close"):
@@ -231,8 +246,12 @@ class Scorer:
         """A judged candidate's score under ``policy`` (the scorer's by default);
         NotJudged for a sandbox_error, under every policy."""
         if result.verdict is Verdict.SANDBOX_ERROR:
+            with self._lock:
+                self.stats["not_judged"] += 1
             raise NotJudged("%s: the judge could not judge this candidate (sandbox_error: %s)"
                             % (result.problem_id, result.message or "no detail"))
+        with self._lock:
+            self.stats["judged"] += 1
         return float((policy or self.policy).score(result, problem, code))
 
     def _items(self, problems: Sequence[Any], replies: Sequence[str],
@@ -246,8 +265,12 @@ class Scorer:
                                                             chosen)]
 
     def results(self, items: list[tuple[Any, str, dict[str, Any]]]) -> list[CandidateResult]:
-        """Judge (problem, code, meta) items; an infrastructure failure is NotJudged."""
+        """Judge (problem, code, meta) items; an infrastructure failure is NotJudged. With a
+        deadline, a candidate not judged in time gets a ``sandbox_error`` result saying so
+        (so every policy calls it "not judged")."""
         try:
+            if self.deadline_s is not None:
+                return self._by_deadline(items)
             if self.url is not None:
                 return list(self._remote().judge_many(items))
             return list(self.judge.judge_many(items))
@@ -257,9 +280,41 @@ class Scorer:
             raise NotJudged("the judge failed (%s: %s): no score" % (type(exc).__name__, exc)
                             ) from exc
 
+    def _by_deadline(self, items: list[tuple[Any, str, dict[str, Any]]]
+                     ) -> list[CandidateResult]:
+        """Each item judged on its own (``jobs`` at once, a slow one never holding the
+        others back), for at most ``deadline_s``; an item not judged by then gets a "late"
+        ``sandbox_error`` result, and what has not started is cancelled."""
+        one = self._remote().judge if self.url is not None else self.judge.judge
+        with self._lock:
+            if self._deadline_pool is None:
+                self._deadline_pool = ThreadPoolExecutor(
+                    max_workers=max(1, int(self._options.get("jobs") or 2)),
+                    thread_name_prefix="judge-reward")
+            pool = self._deadline_pool
+        futures = [pool.submit(one, problem, code, **meta) for problem, code, meta in items]
+        wait(futures, timeout=self.deadline_s)
+        out: list[CandidateResult] = []
+        late = 0
+        for (problem, _code, _meta), future in zip(items, futures):
+            if future.done():
+                out.append(future.result())  # an exception is handed on, as without one
+                continue
+            future.cancel()
+            late += 1
+            out.append(CandidateResult(
+                getattr(problem, "identifier", "?"), Verdict.SANDBOX_ERROR, [], "none",
+                float(self.deadline_s or 0),
+                message="not judged within the caller's deadline of %g s" % self.deadline_s))
+        with self._lock:
+            self.stats["late"] += late
+        return out
+
     async def aresults(self, items: list[tuple[Any, str, dict[str, Any]]]
                        ) -> list[CandidateResult]:
         """:meth:`results` for asyncio callers (the event loop never blocks on a run)."""
+        if self.deadline_s is not None:  # the same deadline rule, off the event loop
+            return await asyncio.to_thread(self.results, items)
         try:
             if self.url is not None:
                 client = self._remote()
@@ -427,6 +482,8 @@ class TRLReward:
         return problems, replies, languages, policies
 
     def __call__(self, completions: Sequence[Any], **columns: Any) -> list[float | None]:
+        log_metric = columns.pop("log_metric", None)
+        columns.pop("trainer_state", None)
         rows = self._rows(completions, columns)
         items = self.scorer._items(*rows)
         try:
@@ -434,8 +491,18 @@ class TRLReward:
         except NotJudged:
             if self.on_error == "raise":
                 raise
-            return [None] * len(items)
-        return self.scorer.scores(results, self.on_error, items, rows[3])
+            return self._logged([None] * len(items), log_metric)
+        return self._logged(self.scorer.scores(results, self.on_error, items, rows[3]),
+                            log_metric)
+
+    def _logged(self, scores: list[float | None], log_metric: Any) -> list[float | None]:
+        """TRL's ``log_metric(name, value)`` (when the trainer passes one) hears how many
+        of the batch were not judged, and the scorer's totals."""
+        if callable(log_metric):
+            log_metric("judge/not_judged", float(sum(s is None for s in scores)))
+            for name, value in self.scorer.stats.items():
+                log_metric("judge/%s_total" % name, float(value))
+        return scores
 
     def close(self) -> None:
         self.scorer.close()
@@ -447,6 +514,8 @@ class AsyncTRLReward(TRLReward):
 
     async def __call__(self, completions: Sequence[Any],  # type: ignore[override]
                        **columns: Any) -> list[float | None]:
+        log_metric = columns.pop("log_metric", None)
+        columns.pop("trainer_state", None)
         rows = self._rows(completions, columns)
         items = self.scorer._items(*rows)
         try:
@@ -454,8 +523,9 @@ class AsyncTRLReward(TRLReward):
         except NotJudged:
             if self.on_error == "raise":
                 raise
-            return [None] * len(items)
-        return self.scorer.scores(results, self.on_error, items, rows[3])
+            return self._logged([None] * len(items), log_metric)
+        return self._logged(self.scorer.scores(results, self.on_error, items, rows[3]),
+                            log_metric)
 
 
 __all__ = ["AsyncTRLReward", "FORMATS", "NotJudged", "Scorer", "TRLReward", "acompute_score",

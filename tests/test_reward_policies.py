@@ -210,3 +210,30 @@ def test_a_plug_in_policy_is_one_class():
 
     POLICIES.add("half-test", Half)
     assert policy("half-test").score(None) == 0.5  # type: ignore[arg-type]
+
+
+# ---- a reward call never hangs a trainer (issue 35, item 5) -------------------------------
+
+def test_a_deadline_makes_a_slow_sample_not_judged_and_never_holds_the_batch(tmp_path):
+    """A batch with a program that sleeps 30 s (within limits the operator made generous):
+    with deadline_s=3 the call returns in time, the sleeper is "not judged" (None for TRL,
+    NotJudged for verl), the fast samples after it are scored, and TRL's log_metric hears
+    the counts."""
+    truth = json.dumps({"inputs": ["1\n", "2\n"], "outputs": ["2\n", "4\n"]})
+    good = "```python\nprint(2 * int(input()))\n```"
+    sleeper = "```python\nimport time\ntime.sleep(30)\nprint(2 * int(input()))\n```"
+    logged: dict[str, float] = {}
+    with Scorer(sandbox="process", jobs=2, deadline_s=3, time_limit_s=20,
+                budget_cap_s=60) as s:
+        reward = TRLReward(s, format="apps", on_error="none")
+        scores = reward(completions=[good, sleeper, good, good],
+                        input_output=[truth] * 4,
+                        log_metric=lambda name, value: logged.__setitem__(name, value),
+                        trainer_state=object())
+        # None: not judged in time (a sleeper left to finish would have passed: 30 s is
+        # within its limits, so the call did not wait for it)
+        assert scores == [1.0, None, 1.0, 1.0]
+        assert logged["judge/not_judged"] == 1.0 and logged["judge/late_total"] == 1.0
+        with pytest.raises(NotJudged, match="deadline"):
+            compute_score("apps", sleeper, truth, scorer=s)
+        assert s.stats["late"] == 2
