@@ -440,6 +440,35 @@ def _name(data_source: Any, extra_info: Any) -> str:
         str(data_source or "verl")
 
 
+# ---- OpenRLHF --------------------------------------------------------------------------------
+
+def reward_func(queries: Sequence[str], prompts: Sequence[str], labels: Sequence[Any],
+                **_: Any) -> dict[str, Any]:
+    """OpenRLHF's custom reward function (``--remote_rm_url <site-packages>/judge/rewards.py``
+    with ``--label_key`` naming the ground-truth column): ``queries`` are prompt + response,
+    ``labels`` the ground truths (verl's JSON, ScaleBox's, or a LiveCodeBench test list).
+    Returns OpenRLHF's ``{"rewards", "scores", "extra_logs"}`` (torch tensors when torch is
+    there, as OpenRLHF has it; lists otherwise). Raises NotJudged on an infrastructure
+    failure: OpenRLHF has no "no score" value either."""
+    scorer = default_scorer()
+    replies = [query[len(prompt):] if query.startswith(prompt) else query
+               for query, prompt in zip(queries, prompts)]
+    chosen = [scorer.policy_for("openrlhf")] * len(replies)
+    problems = [scorer.ground_truth_problem(label, "openrlhf_%d" % i)
+                for i, label in enumerate(labels)]
+    items = scorer._items(problems, replies, [None] * len(replies), chosen)
+    scores = [float(v) for v in scorer.scores(scorer.results(items),  # type: ignore[arg-type]
+                                              items=items, policies=chosen)]
+    logs: dict[str, Any] = {"judge_pass_rate": [1.0 if v >= 1.0 else 0.0 for v in scores]}
+    try:
+        import torch
+    except ImportError:
+        return {"rewards": scores, "scores": scores, "extra_logs": logs}
+    tensor = torch.tensor(scores, dtype=torch.float)
+    return {"rewards": tensor, "scores": tensor,
+            "extra_logs": {k: torch.tensor(v, dtype=torch.float) for k, v in logs.items()}}
+
+
 # ---- TRL -------------------------------------------------------------------------------------
 
 class TRLReward:
@@ -530,4 +559,4 @@ class AsyncTRLReward(TRLReward):
 
 __all__ = ["AsyncTRLReward", "FORMATS", "NotJudged", "Scorer", "TRLReward", "acompute_score",
            "completion_text", "compute_score", "compute_score_batch", "configure",
-           "default_scorer", "detect_format", "extract_solution"]
+           "default_scorer", "detect_format", "extract_solution", "reward_func"]

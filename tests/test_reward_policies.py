@@ -237,3 +237,21 @@ def test_a_deadline_makes_a_slow_sample_not_judged_and_never_holds_the_batch(tmp
         with pytest.raises(NotJudged, match="deadline"):
             compute_score("apps", sleeper, truth, scorer=s)
         assert s.stats["late"] == 2
+
+
+def test_openrlhf_reward_func_as_openrlhf_calls_it():
+    """OpenRLHF: reward_func(queries, prompts, labels) with queries = prompt + response and
+    labels from --label_key; the policy is the scorer's (configure(policy=...))."""
+    from judge import rewards
+
+    rewards.configure(sandbox="process", jobs=2, policy="plus-minus")
+    try:
+        truth = json.dumps({"inputs": ["3\n"], "outputs": ["6\n"]})
+        prompts = ["Double a number.\n", "Double it.\n"]
+        responses = ["```python\nprint(2 * int(input()))\n```", "```python\nprint(0)\n```"]
+        out = rewards.reward_func([p + r for p, r in zip(prompts, responses)], prompts,
+                                  [truth, truth])
+        assert list(out["rewards"]) == [1.0, -1.0] and list(out["scores"]) == [1.0, -1.0]
+        assert list(out["extra_logs"]["judge_pass_rate"]) == [1.0, 0.0]
+    finally:
+        rewards.configure().close()
