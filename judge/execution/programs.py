@@ -23,6 +23,7 @@ import base64
 import hashlib
 import json
 import re
+import stat
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -41,7 +42,7 @@ from judge.languages.base import Build, code_digest
 from judge.languages.jobs import COMPILE_CPU_S, COMPILE_WALL_S, CompileCache, _toolchain
 from judge.problem.program import ProgramProblem, ProgramTest, validator_language
 from judge.sandbox import records
-from judge.sandbox.base import Job, JobReport, Limits, Sandbox, TestInput
+from judge.sandbox.base import InputStream, Job, JobReport, Limits, Sandbox, TestInput
 
 #: Kattis defaults: the memory and output limits of a program (when the problem gives none,
 #: and the run's are smaller), and an output validator's own limits
@@ -80,6 +81,9 @@ def is_program(problem: Any) -> bool:
 
 #: input bytes (standard input and files) of the tests of one sandbox job at most
 CHUNK_BYTES = 16 << 20
+#: the most a test's input (standard input and input files together) may hold: a bigger
+#: one is a problem error and is never read (its files' sizes say so)
+MAX_TEST_INPUT_BYTES = 256 << 20
 #: tests of one job under the contest rule: a wrong answer ends the run after its job
 STOP_CHUNK_TESTS = 8
 #: the same for a Python program in series (a test costs half a millisecond: one job)
@@ -117,17 +121,79 @@ def _b64(data: bytes) -> str:
     return base64.b64encode(data).decode("ascii")
 
 
-def _folder_files(folder: Path | None) -> dict[str, str]:
+def _file_stream(path: Path, streams: list[InputStream]) -> int:
+    """``path`` as the next stream of a job (its size now; its bytes read as they are sent,
+    never held whole here): the stream's number."""
+    streams.append(InputStream(path.stat().st_size, path=str(path)))
+    return len(streams) - 1
+
+
+def _folder_streams(folder: Path | None, streams: list[InputStream]) -> dict[str, int]:
+    """A test's input files (name -> stream)."""
     if folder is None:
         return {}
-    return {str(p.relative_to(folder)): _b64(p.read_bytes())
+    return {str(p.relative_to(folder)): _file_stream(p, streams)
             for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
-def _test_spec(test: ProgramTest) -> dict[str, Any]:
-    """What a candidate's run of ``test`` gets: never its expected output."""
-    run = test.run_input()
-    return {"stdin": _b64(run.stdin), "argv": list(run.args), "files": _folder_files(run.files)}
+def _test_spec(test: ProgramTest, streams: list[InputStream]) -> dict[str, Any]:
+    """What a candidate's run of ``test`` gets: never its expected output. Its standard
+    input and input files go as streams (``streams``, sent after the job's line), never
+    read whole into the judge's memory, nor encoded there."""
+    spec: dict[str, Any] = {"argv": list(test.args),
+                            "file_streams": _folder_streams(test.path(test.files), streams)}
+    if test.stdin is not None:
+        data = test.stdin.encode("utf-8")
+        streams.append(InputStream(len(data), data=data))
+        spec["stdin_stream"] = len(streams) - 1
+    elif test.stdin_file is not None:
+        spec["stdin_stream"] = _file_stream(test.input_path() or Path(test.stdin_file),
+                                            streams)
+    return spec
+
+
+def _input_bytes(test: ProgramTest, answer: bool = False) -> int:
+    """The bytes of a test's input (standard input and input files; with ``answer``, its
+    answer file too: an output validator's input), from the files' sizes: nothing is read.
+    OSError: a file that cannot be looked at, or is not a regular file (a device, a FIFO),
+    which no test input may be."""
+    size = len(test.stdin.encode("utf-8")) if test.stdin is not None else 0
+    paths = [test.input_path()] if test.stdin is None and test.stdin_file is not None else []
+    if answer and test.answer_path() is not None:
+        paths.append(test.answer_path())
+    folder = test.path(test.files)
+    if folder is not None:
+        if not folder.is_dir():
+            raise OSError("its input folder %s is not a folder" % folder)
+        paths += [p for p in folder.rglob("*") if not p.is_dir()]
+    for path in paths:
+        assert path is not None
+        info = path.stat()
+        if not stat.S_ISREG(info.st_mode):
+            raise OSError("%s is not a regular file" % path)
+        size += info.st_size
+    return size
+
+
+def inputs_refused(problem: ProgramProblem, ceiling: int | None = None) -> str | None:
+    """Why the problem's tests cannot be run (a located problem error), or None: a test
+    whose input cannot be read, or holds more than ``MAX_TEST_INPUT_BYTES`` (its files'
+    sizes say so: a sparse file of many GB is refused, never read). With an output
+    validator, a test's answer file counts too (the validator's job gets it)."""
+    ceiling = MAX_TEST_INPUT_BYTES if ceiling is None else ceiling
+    validator = problem.checker.type == "validator"
+    for index, test in enumerate(problem.tests):
+        where = "test %d%s" % (index + 1, " (%s)" % test.name if test.name else "")
+        try:
+            size = _input_bytes(test, validator)
+        except OSError as exc:
+            return "problem error: %s: its input cannot be read: %s" % (
+                where, exc.strerror and "%s (%s)" % (exc.strerror, exc.filename) or exc)
+        if size > ceiling:
+            return ("problem error: %s: its input%s is %d bytes, more than a test's input "
+                    "may be (%d bytes: MAX_TEST_INPUT_BYTES); not run"
+                    % (where, " with its answer" if validator else "", size, ceiling))
+    return None
 
 
 def program_limits(problem: ProgramProblem, base: Limits, lang: Any) -> tuple[Limits, float]:
@@ -171,10 +237,12 @@ def wire_build(lang: Any, sources: dict[str, str], memory_mb: int, cache: Compil
 def sandbox_job(job_id: str, lang: Any, sources: dict[str, str], specs: list[dict[str, Any]],
                 limits: Limits, time_s: float, cache: CompileCache | None, sandbox: str,
                 stop: bool = False, budget_s: float | None = None, confidential: bool = False,
-                series: bool = False) -> tuple[Job, Build, str]:
+                series: bool = False, streams: list[InputStream] | None = None
+                ) -> tuple[Job, Build, str]:
     """A program job. ``confidential``: it carries expected answers (an output validator's
     job), so its worker is replaced afterwards: no later candidate forked from that worker
-    can find them in its memory."""
+    can find them in its memory. ``streams``: what the specs' ``stdin_stream`` and
+    ``file_streams`` name (sent after the job's line)."""
     wire, build, key = wire_build(lang, sources, limits.memory_mb, cache, sandbox)
     if confidential:  # an output validator's job: 42 accepts (a stop is at anything else)
         wire.update(confidential=True, accept_exit=ACCEPT)
@@ -183,7 +251,8 @@ def sandbox_job(job_id: str, lang: Any, sources: dict[str, str], specs: list[dic
     tests = [TestInput(spec, time_s, limits.wall_limit(time_s) + lang.startup_s)
              for spec in specs]
     job = Job(id=job_id, code="", function="", tests=tests, limits=limits,
-              stop_on_failure=stop, budget_s=budget_s, language=lang.name, build=wire)
+              stop_on_failure=stop, budget_s=budget_s, language=lang.name, build=wire,
+              streams=tuple(streams or ()))
     return job, build, key
 
 
@@ -298,6 +367,9 @@ class ProgramJudge:
             return self._refused(problem, "interactive problems are not judged yet (the "
                                           "candidate and the validator joined by pipes)",
                                  started, **meta)
+        refused = inputs_refused(problem)
+        if refused is not None:
+            return self._refused(problem, refused, started, **meta)
         limits, time_s = program_limits(problem, self.limits, lang)
         if time_limit_s is not None:
             time_s = time_limit_s + lang.startup_s
@@ -346,10 +418,11 @@ class ProgramJudge:
         in_series = series_wanted(problem, lang, self.limits)
 
         def run(indices: list[int], one_stop: bool, series: bool = False) -> JobReport:
-            specs = [_test_spec(problem.tests[i]) for i in indices]
+            streams: list[InputStream] = []
+            specs = [_test_spec(problem.tests[i], streams) for i in indices]
             job, build, key = sandbox_job(digest, lang, sources, specs, limits, time_s,
                                           self.cache, self.sandbox.name, one_stop, budget,
-                                          series=series)
+                                          series=series, streams=streams)
             return finish_compile(lang, build, key, self.sandbox.run(job), self.cache)
 
         size = SERIES_CHUNK_TESTS if in_series else STOP_CHUNK_TESTS
@@ -411,6 +484,8 @@ class ProgramJudge:
         result = CandidateResult(problem.identifier, Verdict.SANDBOX_ERROR, tests, "none",
                                  time.monotonic() - started, message=why, **meta)
         result.extra["kind"] = "program"
+        if why.startswith("problem error: "):
+            result.extra["problem_errors"] = [why]
         return result
 
     def verdicts(self, problem: ProgramProblem, report: JobReport, limits: Limits,
@@ -550,20 +625,27 @@ class ProgramJudge:
         """One sandbox job of the validator over some of the outputs."""
         names = [problem.tests[i].name or str(i + 1) for i in order]
         specs = []
+        streams: list[InputStream] = []
         for index in order:
             test = problem.tests[index]
             checker = problem.checker_for(test)
             answer = test.answer_path()
             input_path = test.input_path()
-            files = {INPUT: _b64(input_path.read_bytes() if input_path else
-                                 test.run_input().stdin),
-                     ANSWER: _b64(answer.read_bytes() if answer else
-                                  test.expected_output() or b"")}
-            specs.append({"stdin": _b64(outputs[index]), "files": files, "feedback": FEEDBACK,
+            files: dict[str, int] = {}  # the input and answer: streamed, as a run's input
+            for name, path, inline in ((INPUT, input_path, lambda: test.run_input().stdin),
+                                       (ANSWER, answer, lambda: test.expected_output() or b"")):
+                if path is not None:
+                    files[name] = _file_stream(path, streams)
+                else:
+                    data = inline()
+                    streams.append(InputStream(len(data), data=data))
+                    files[name] = len(streams) - 1
+            specs.append({"stdin": _b64(outputs[index]), "file_streams": files,
+                          "feedback": FEEDBACK,
                           "argv": [INPUT, ANSWER, FEEDBACK + "/", *checker.validator_flags]})
         job, build, key = sandbox_job("validator-" + problem.identifier, lang, sources,
                                       specs, limits, time_s, self.cache, self.sandbox.name,
-                                      stop=stop, confidential=True)
+                                      stop=stop, confidential=True, streams=streams)
         report = finish_compile(lang, build, key, self.sandbox.run(job), self.cache)
         if report.infra_error:
             # our failure, not the candidate's: the tests are not judged

@@ -17,7 +17,9 @@ Jobs carry the candidate's code and the *inputs* of its tests, never expected ou
 from __future__ import annotations
 
 import json
+import os
 import queue
+import stat
 import threading
 import time
 from abc import ABC, abstractmethod
@@ -131,6 +133,47 @@ class Limits:
         return json.dumps(self.__dict__, sort_keys=True)
 
 
+#: bytes of a stream read and sent at a time (the judge never holds a test input whole)
+STREAM_CHUNK = 1 << 20
+
+
+@dataclass(frozen=True)
+class InputStream:
+    """Bytes a job sends right after its line, in order: the first ``size`` bytes of the
+    file ``path`` (read and sent ``STREAM_CHUNK`` at a time, never held whole), or
+    ``data``. The job line says only the sizes (``"streams"``); a program test names its
+    standard input's stream (``"stdin_stream": k``), and the worker keeps each in a private
+    file as it reads it."""
+
+    size: int
+    path: str | None = None
+    data: bytes | None = None
+
+    def chunks(self) -> Any:
+        """The stream's bytes, ``STREAM_CHUNK`` at a time. Raises OSError when the file
+        cannot be read, is not a regular file, or holds fewer than ``size`` bytes (it
+        changed since it was measured)."""
+        if self.path is None:
+            data = memoryview(self.data or b"")[: self.size]
+            for start in range(0, len(data), STREAM_CHUNK):
+                yield data[start:start + STREAM_CHUNK]
+            return
+        fd = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise OSError("%s is not a regular file" % self.path)
+            left = self.size
+            while left:
+                chunk = os.read(fd, min(left, STREAM_CHUNK))
+                if not chunk:
+                    raise OSError("%s holds fewer than the %d bytes it had (it changed)"
+                                  % (self.path, self.size))
+                left -= len(chunk)
+                yield chunk
+        finally:
+            os.close(fd)
+
+
 @dataclass
 class TestInput:
     """One call: positional arguments already encoded as wire data."""
@@ -181,6 +224,9 @@ class Job:
     #: the candidates a run starts first for that reason are not held behind ones that
     #: compute on every core; a guess that moves no limit or verdict, never sent either
     likely_blocked: bool = False
+    #: bytes sent after the job's line (a program test's standard input, streamed from its
+    #: file: never read whole into the judge's memory); the line says their sizes
+    streams: tuple[InputStream, ...] = ()
 
     def to_wire(self, uid: int | None = None, gid: int | None = None) -> dict[str, Any]:
         limits = self.limits
@@ -216,6 +262,8 @@ class Job:
         if self.build is not None:
             message["language"] = self.language
             message["build"] = self.build
+        if self.streams:
+            message["streams"] = [stream.size for stream in self.streams]
         if uid is not None:
             message["uid"] = uid
             message["gid"] = gid if gid is not None else uid
@@ -363,9 +411,16 @@ class WorkerSession:
         self.jobs_run += 1
         try:
             self.transport.send(payload)
+            for stream in job.streams:  # right after the line, as the line says
+                for chunk in stream.chunks():
+                    self.transport.send(chunk)
         except TransportError as exc:
             self.broken = True
             report.infra_error = "could not send the job to the sandbox: %s" % exc
+            return report
+        except OSError as exc:  # the worker waits for bytes that will not come: replaced
+            self.broken = True
+            report.infra_error = "could not send a test's input to the sandbox: %s" % exc
             return report
         started = False
         while True:

@@ -10,7 +10,7 @@ import sys
 from . import system
 from .files import _remove_tree
 from .native import NativeWorker
-from .program import is_program, run_program_job
+from .program import _private_file, is_program, run_program_job
 from .records import PROTOCOL
 from .system import (
     PR_SET_CHILD_SUBREAPER,
@@ -20,6 +20,8 @@ from .system import (
     _unshare_network,
 )
 
+#: bytes of a job's input stream read at a time (see Channel.read_streams)
+STREAM_PIECE = 1 << 20
 #: standard-library modules imported once when none are named (``--preimport``), so each
 #: forked test finds them loaded. Only light, common ones: every page the worker holds makes
 #: each fork slower (measured: 30 modules doubled the cost of a fork).
@@ -70,7 +72,53 @@ class Channel:
 
     def receive(self):
         line = self.inp.readline()
-        return json.loads(line) if line else None
+        if not line:
+            return None
+        job = json.loads(line)
+        if isinstance(job, dict) and "streams" in job:
+            job["_streams"] = self.read_streams(job["streams"])  # None: the input ended
+            if job["_streams"] is None:
+                return None
+        return job
+
+    def read_streams(self, sizes):
+        """The bytes the judge sends right after a job's line (``"streams"``: their sizes; a
+        program test's standard input and input files): each into a private file of its
+        own, a bounded piece at a time (a big input is never held whole here, nor in the
+        judge). Every byte is read even when one cannot be kept (the next job's line comes
+        after them): then a ValueError says why. None: the judge's input ended."""
+        if not isinstance(sizes, list) or not all(
+                type(size) is int and size >= 0 for size in sizes):
+            raise ValueError("streams must be a list of sizes")
+        fds, failure = [], None
+        for size in sizes:
+            fd = None
+            if failure is None:
+                try:
+                    fd = _private_file("judge-input")
+                    fds.append(fd)
+                except OSError as exc:
+                    failure = exc
+            left = size
+            while left:
+                chunk = self.inp.read(min(left, STREAM_PIECE))
+                if not chunk:
+                    for kept in fds:
+                        os.close(kept)
+                    return None
+                left -= len(chunk)
+                if failure is None:
+                    try:
+                        view = memoryview(chunk)
+                        while view:
+                            view = view[os.write(fd, view):]
+                    except OSError as exc:
+                        failure = exc
+        if failure is not None:
+            for kept in fds:
+                os.close(kept)
+            raise ValueError("cannot keep the job's input: %s" % failure)
+        return fds
 
     offered = None  # (jobs read end, results write end, the judge's two ends) while offered
 
@@ -204,6 +252,9 @@ def main(argv):
         except Exception as exc:  # a bug of ours, never the candidate's: report and go on
             channel.send({"event": "error", "message": "%s: %s" % (type(exc).__name__, exc),
                           "id": job.get("id") if isinstance(job, dict) else None})
+        finally:
+            for fd in (job.get("_streams") or []) if isinstance(job, dict) else []:
+                os.close(fd)
     if options.workroot is None:
         _remove_tree(workroot)
     return 0

@@ -80,6 +80,45 @@ def _private_file(name):
         return handle
 
 
+def _stream(job, ref):
+    """Stream ``ref`` of the job (the bytes the judge sent after its line, kept in a private
+    file by ``Channel.read_streams``): a descriptor of its own, at the start."""
+    streams = job.get("_streams") or []
+    if type(ref) is not int or not 0 <= ref < len(streams):
+        raise ValueError("no input stream %r" % (ref,))
+    fd = os.dup(streams[ref])
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
+
+
+def _test_stdin(job, spec):
+    """The test's standard input in a private file, at its start: its stream
+    (``stdin_stream``: a program test's input, streamed), else the inline base64 text."""
+    if spec.get("stdin_stream") is not None:
+        return _stream(job, spec["stdin_stream"])
+    return _stdin_fd(base64.b64decode(spec.get("stdin") or ""))
+
+
+def _write_streamed(workdir, job, streamed):
+    """The test's input files that came as streams (name -> stream: a test folder's files,
+    an output validator's input and answer) in its work directory, copied a bounded piece
+    at a time (``_write_inputs`` then gives them to the candidate)."""
+    for name, ref in sorted(streamed.items()):
+        target = _inside(workdir, name)
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        source = _stream(job, ref)
+        try:
+            with open(target, "wb") as handle:
+                while True:
+                    piece = os.read(source, 1 << 20)
+                    if not piece:
+                        break
+                    handle.write(piece)
+        finally:
+            os.close(source)
+        os.chmod(target, 0o644)
+
+
 def _stdin_fd(data):
     """The test's standard input: written to a private file and rewound; the child gets it
     read-only (through /proc, so the program cannot write into the judge's copy)."""
@@ -259,6 +298,7 @@ def run_test(worker, job, index, test, limits, build, capture_fd, builddir, work
     record = {"event": "test", "index": index}
     stdin_fd = out_fd = None
     try:
+        _write_streamed(workdir, job, spec.get("file_streams") or {})
         _write_inputs(workdir, spec.get("files") or {}, uid, gid)
         feedback = spec.get("feedback")
         if feedback:
@@ -266,7 +306,7 @@ def run_test(worker, job, index, test, limits, build, capture_fd, builddir, work
             os.mkdir(folder, 0o700)
             if uid is not None:
                 os.chown(folder, uid, gid)
-        stdin_fd = _stdin_fd(base64.b64decode(spec.get("stdin") or ""))
+        stdin_fd = _test_stdin(job, spec)
         out_fd = _private_file("judge-stdout")
     except (OSError, ValueError, TypeError) as exc:
         for fd in (stdin_fd, out_fd):

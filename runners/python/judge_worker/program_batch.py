@@ -55,7 +55,8 @@ def can_series(job, build):
         return False
     for test in job["tests"]:
         spec = test.get("args") if isinstance(test.get("args"), dict) else {}
-        if spec.get("files") or spec.get("argv") or spec.get("feedback"):
+        if spec.get("files") or spec.get("file_streams") or spec.get("argv") or \
+                spec.get("feedback"):
             return False
     return True
 
@@ -90,7 +91,7 @@ def _run_group(worker, job, build, capture_fd, builddir, group):
         try:
             for index in group:
                 spec = tests[index].get("args") or {}
-                fd = _program._stdin_fd(base64.b64decode(spec.get("stdin") or ""))
+                fd = _program._test_stdin(job, spec)
                 try:  # the child gets it read-only (it cannot write into the worker's copy)
                     readonly = os.open("/proc/self/fd/%d" % fd, os.O_RDONLY | os.O_CLOEXEC)
                 finally:
