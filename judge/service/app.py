@@ -26,12 +26,15 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from judge import languages
 from judge.api import Judge
 from judge.errors import InputError, JudgeError, json_location
 from judge.execution.batch import problem_fingerprint
 from judge.execution.verdicts import Verdict
 from judge.languages.base import NotExpressible
 from judge.problem.model import Problem, problem_from_data
+from judge.execution.schedule import BLOCKING
+from judge.sandbox import admission
 from judge.sandbox.base import Limits, SandboxUnavailable
 from judge.service import fusion_routes
 from judge.service import limits as service_limits
@@ -105,6 +108,15 @@ class ServiceConfig:
     notice: Callable[[str], None] = field(default=lambda message: log.warning("%s", message))
 
 
+def likely_blocks(code: str, language: str | None) -> bool:
+    """The language's guess that ``code`` sleeps or waits (it then lends its core):
+    :data:`judge.execution.schedule.BLOCKING`. Only an order; never a verdict."""
+    try:
+        return languages.get(language).stall_risk(code or "") >= BLOCKING
+    except Exception:  # noqa: BLE001 - an unknown language is reported where it is judged
+        return False
+
+
 class JudgeService:
     """The state behind the routes: the main Judge (owning the sandbox), a bounded cache of
     Judges sharing that sandbox for other limits and inline problems, and the admission
@@ -119,9 +131,12 @@ class JudgeService:
         self._open_lock = threading.Lock()
         self._judges: OrderedDict[tuple[str, str], Judge] = OrderedDict()
         self._judges_lock = threading.Lock()
-        self._pool = ThreadPoolExecutor(max_workers=config.jobs, thread_name_prefix="serve")
-        self.scheduler = FairScheduler(self._pool, config.jobs, self.capacity,
-                                       config.client_cap)
+        # as many in flight as the sandbox takes (its slots: a candidate that sleeps lends
+        # its core, judge.sandbox.admission), ``jobs`` of them computing at once
+        slots = max(config.jobs, admission.OVERCOMMIT * config.jobs)
+        self._pool = ThreadPoolExecutor(max_workers=slots, thread_name_prefix="serve")
+        self.scheduler = FairScheduler(self._pool, slots, self.capacity, config.client_cap,
+                                       cores=config.jobs)
         self.judged = 0
         self.shutting_down = False
         self._idle = asyncio.Event()
@@ -156,10 +171,26 @@ class JudgeService:
                 self._reason = str(exc)
                 raise self._unavailable() from None
             self._main, self._reason = judge, None
+            # a sandbox that lends no core (one without overcommit) takes only its own jobs
+            capacity = getattr(judge.sandbox, "capacity", None)
+            if isinstance(capacity, int) and 0 < capacity < self.scheduler.workers:
+                self.scheduler.workers = capacity
+                self.scheduler.blocking_cap = max(1, capacity - self.config.jobs) \
+                    if capacity > self.config.jobs else capacity
 
     def _unavailable(self) -> ApiError:
         return ApiError(503, "sandbox unavailable: %s" % self._reason,
                         headers={"Retry-After": str(int(REOPEN_AFTER_S))})
+
+    def lent(self) -> int:
+        """Jobs the sandbox admitted on a core a blocked job lent, so far (0 when unknown)."""
+        box = getattr(self._main, "sandbox", None) if self._main is not None else None
+        total = 0
+        # a Docker run's sandbox routes to a Python pool and a native one, each admitting
+        for pool in (box, getattr(box, "python", None), getattr(box, "_native", None)):
+            value = getattr(getattr(pool, "admission", None), "lent", 0)
+            total += value if isinstance(value, int) else 0
+        return total
 
     def describe(self) -> dict[str, Any]:
         if self._main is None:
@@ -324,8 +355,9 @@ class JudgeService:
                           client: str = "") -> list[dict[str, Any]]:
         """Judge already-resolved items, ``jobs`` at a time (round robin between clients),
         results in input order; a client that went away cancels what has not started."""
-        return await self.scheduler.run_all(client, [(self._judge_blocking, item)
-                                                     for item in items])
+        return await self.scheduler.run_all(client, [
+            (self._judge_blocking, item, likely_blocks(item[3].solution, item[3].language))
+            for item in items])
 
     async def drain(self, timeout: float = DRAIN_TIMEOUT_S) -> None:
         self.shutting_down = True
@@ -425,7 +457,9 @@ def create_app(config: ServiceConfig) -> FastAPI:
                               problems_loaded=len(config.problems), jobs=config.jobs,
                               queue_capacity=service.capacity,
                               queue_depth=service.queue_depth, in_flight=service.admitted,
-                              judged=service.judged)
+                              judged=service.judged, slots=service.scheduler.workers,
+                              running=service.scheduler.running,
+                              peak_running=service.scheduler.peak, lent=service.lent())
 
     @app.get("/v1/problems", response_model=ProblemsResponse, responses=_RESPONSES)
     async def problems() -> ProblemsResponse:

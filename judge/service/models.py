@@ -133,3 +133,9 @@ class HealthResponse(BaseModel):
     queue_depth: int
     in_flight: int
     judged: int
+    slots: int = Field(0, description="candidates dispatched at once at most (the sandbox's "
+                                      "slots: more than jobs, a sleeping one lends its core)")
+    running: int = Field(0, description="candidates dispatched now")
+    peak_running: int = Field(0, description="most candidates dispatched at once so far")
+    lent: int = Field(0, description="jobs the sandbox admitted beyond its cores so far, on a "
+                                     "core a blocked job lent")

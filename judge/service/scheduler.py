@@ -11,6 +11,13 @@ Every endpoint that judges or runs code goes through one :class:`FairScheduler`:
   robin between clients, ``workers`` at a time: a client that sent 500 candidates does not
   delay another client's one candidate by 500 judgings, only by at most one per other
   client ahead of it.
+- **hanging candidates never hold a core**: ``workers`` is the sandbox's capacity (its slots:
+  more than its cores, see :mod:`judge.sandbox.admission`), so a candidate that sleeps or
+  waits lends its core to the next one, as in ``judge run``; the sandbox's admission keeps
+  the ones that compute to ``cores`` at once. Calls marked ``blocking`` (the language's
+  guess that the code sleeps or waits) are at most ``workers - cores`` in flight, so that
+  ``cores`` dispatch slots are always there for code that computes
+  (:func:`judge.execution.schedule.pool_for` is the same rule for ``judge run``).
 
 A client is whoever the service says (``X-Judge-Client`` header, else the address). Runs on
 the event loop; the blocking work goes to a thread pool of ``workers`` threads.
@@ -41,16 +48,22 @@ class FairScheduler:
     """See the module doc. Not thread-safe: call it from the event loop only."""
 
     def __init__(self, pool: Executor, workers: int, capacity: int,
-                 client_cap: int | None = None) -> None:
+                 client_cap: int | None = None, cores: int | None = None) -> None:
         self.pool = pool
         self.workers = max(1, workers)
+        #: dispatch slots for calls that likely block: the slots beyond the cores
+        self.blocking_cap = max(1, self.workers - cores) if cores and cores < self.workers \
+            else self.workers
+        self.blocking = 0
+        #: most calls dispatched at once so far (``/v1/health``)
+        self.peak = 0
         self.capacity = capacity
         self.client_cap = client_cap if client_cap else capacity
         self.admitted = 0
         self.running = 0
         self._held: dict[str, int] = {}
         self._queues: OrderedDict[str, deque[tuple[Callable[..., Any], tuple[Any, ...],
-                                                   asyncio.Future[Any]]]] = OrderedDict()
+                                                   asyncio.Future[Any], bool]]] = OrderedDict()
         #: running estimate of one candidate's seconds (for Retry-After)
         self.seconds_per_item = 0.05
 
@@ -92,19 +105,22 @@ class FairScheduler:
 
     # ---- dispatch ----------------------------------------------------------------------
 
-    async def run(self, client: str, fn: Callable[..., Any], *args: Any) -> Any:
-        """``fn(*args)`` on the pool when its turn comes (round robin between clients)."""
+    async def run(self, client: str, fn: Callable[..., Any], *args: Any,
+                  blocking: bool = False) -> Any:
+        """``fn(*args)`` on the pool when its turn comes (round robin between clients);
+        ``blocking``: the call likely sleeps or waits (see the module doc)."""
         loop = asyncio.get_running_loop()
         future: asyncio.Future[Any] = loop.create_future()
-        self._queues.setdefault(client, deque()).append((fn, args, future))
+        self._queues.setdefault(client, deque()).append((fn, args, future, blocking))
         self._dispatch()
         return await future
 
-    async def run_all(self, client: str, calls: list[tuple[Callable[..., Any], tuple[Any, ...]]]
-                      ) -> list[Any]:
-        """Several calls of one client, results in order; cancelling cancels what has not
-        started."""
-        tasks = [asyncio.ensure_future(self.run(client, fn, *args)) for fn, args in calls]
+    async def run_all(self, client: str, calls: list[tuple[Any, ...]]) -> list[Any]:
+        """Several calls of one client, ``(fn, args)`` or ``(fn, args, blocking)``, results
+        in order; cancelling cancels what has not started."""
+        tasks = [asyncio.ensure_future(self.run(client, call[0], *call[1],
+                                                blocking=bool(call[2:] and call[2])))
+                 for call in calls]
         try:
             return list(await asyncio.gather(*tasks))
         except BaseException:
@@ -112,11 +128,22 @@ class FairScheduler:
                 task.cancel()
             raise
 
+    def _next(self) -> tuple[str, deque[Any]] | None:
+        """The first client, round robin, whose next call may start now (a blocking one
+        only under its cap)."""
+        for client, queue in self._queues.items():
+            if not queue[0][3] or self.blocking < self.blocking_cap:
+                return client, queue
+        return None
+
     def _dispatch(self) -> None:
         loop = asyncio.get_running_loop()
         while self.running < self.workers and self._queues:
-            client, queue = next(iter(self._queues.items()))
-            fn, args, future = queue.popleft()
+            found = self._next()
+            if found is None:
+                return  # only blocking calls wait, and their slots are taken
+            client, queue = found
+            fn, args, future, blocking = queue.popleft()
             if queue:
                 self._queues.move_to_end(client)  # its next one waits for the others' turns
             else:
@@ -124,14 +151,18 @@ class FairScheduler:
             if future.done():  # cancelled while waiting: never started
                 continue
             self.running += 1
+            self.peak = max(self.peak, self.running)
+            self.blocking += blocking
             started = loop.time()
             work = loop.run_in_executor(self.pool, fn, *args)
-            work.add_done_callback(lambda done, future=future, started=started:
-                                   self._finished(done, future, started))
+            work.add_done_callback(lambda done, future=future, started=started,
+                                   blocking=blocking:
+                                   self._finished(done, future, started, blocking))
 
     def _finished(self, done: asyncio.Future[Any], future: asyncio.Future[Any],
-                  started: float) -> None:
+                  started: float, blocking: bool = False) -> None:
         self.running -= 1
+        self.blocking -= blocking
         elapsed = asyncio.get_running_loop().time() - started
         self.seconds_per_item = 0.9 * self.seconds_per_item + 0.1 * elapsed
         if not future.done():
