@@ -43,6 +43,7 @@ from judge.execution.verdicts import CandidateResult, Verdict
 from judge.importers import IMPORTERS
 from judge.importers.datasets import CALL_COMPARISON, RecordError
 from judge.reward_policies import RewardPolicy, policy as make_policy
+from judge.sandbox import admission
 from judge.integrations.common import NotJudged
 
 #: the dataset readers TRL columns are matched against, in this order
@@ -288,9 +289,11 @@ class Scorer:
         one = self._remote().judge if self.url is not None else self.judge.judge
         with self._lock:
             if self._deadline_pool is None:
+                # the sandbox's slots: a sample that sleeps lends its core to the next
+                # (judge.sandbox.admission), as the batch path's runner does
+                jobs = max(1, int(self._options.get("jobs") or 2))
                 self._deadline_pool = ThreadPoolExecutor(
-                    max_workers=max(1, int(self._options.get("jobs") or 2)),
-                    thread_name_prefix="judge-reward")
+                    max_workers=admission.OVERCOMMIT * jobs, thread_name_prefix="judge-reward")
             pool = self._deadline_pool
         futures = [pool.submit(one, problem, code, **meta) for problem, code, meta in items]
         wait(futures, timeout=self.deadline_s)
