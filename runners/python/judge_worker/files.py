@@ -134,6 +134,40 @@ def _wipe(directory, keep=None):
 
 
 
+def _make_parents(base, target):
+    """The folders between ``base`` and ``target`` (a path below it), made one level at a
+    time: no recursion a deep path could exhaust (``os.makedirs`` recurses once per level;
+    a path deeper than the interpreter's recursion limit would end the worker). A path too
+    long for the kernel is its OSError."""
+    relative = os.path.relpath(os.path.dirname(target), base)
+    if relative == os.curdir:
+        return
+    current = base
+    for part in relative.split(os.sep):
+        current = os.path.join(current, part)
+        try:
+            os.mkdir(current)
+        except FileExistsError:
+            if not os.path.isdir(current) or os.path.islink(current):
+                raise NotADirectoryError("not a folder: %s" % part) from None
+
+
+def _chown_below(base, uid, gid, budget=100000):
+    """Everything below ``base`` given to the candidate's user, iteratively (``os.walk``
+    recurses once per level in this Python)."""
+    stack = [base]
+    while stack and budget > 0:
+        try:
+            entries = list(os.scandir(stack.pop()))
+        except OSError:
+            continue
+        for entry in entries:
+            budget -= 1
+            os.lchown(entry.path, uid, gid)
+            if entry.is_dir(follow_symlinks=False):
+                stack.append(entry.path)
+
+
 def _file_reached(directories, size, budget=20000):
     """Is a regular file of at least ``size`` bytes anywhere below ``directories``? Searched
     iteratively (no recursion a deep tree could exhaust), at most ``budget`` entries."""

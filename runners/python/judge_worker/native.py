@@ -52,14 +52,22 @@ def _chown_tree(path, uid, gid):
         pass
 
 
+def source_bytes(text):
+    """A candidate's source text as the bytes of its file: UTF-8, a lone surrogate (valid in
+    JSON and Python strings, not in UTF-8) written as its ``surrogatepass`` bytes. The file
+    is then invalid UTF-8 that the compiler or interpreter judges (a compile error, or a
+    comment it ignores), as it would judge the same bytes anywhere: never our failure."""
+    return text.encode("utf-8", "surrogatepass")
+
+
 def _write_files(base, files, uid, gid):
     for name, text in files.items():
         target = os.path.normpath(os.path.join(base, name))
         if not target.startswith(base + os.sep):
             raise ValueError("file outside the work directory: %r" % name)
         os.makedirs(os.path.dirname(target), exist_ok=True)
-        with open(target, "w", encoding="utf-8") as handle:
-            handle.write(text)
+        with open(target, "wb") as handle:
+            handle.write(source_bytes(text))
     _chown_tree(base, uid, gid)
 
 

@@ -28,7 +28,7 @@ import stat
 import time
 
 from .child import _safe_str, _write_raw, become_candidate
-from .files import _remove_tree, _reset_capture
+from .files import _chown_below, _make_parents, _remove_tree, _reset_capture
 from .native import _native_env, _within_hard
 from .program_batch import can_series, run_series
 from .records import BUDGET_SPENT, EXITED, SETUP_ERROR, SPOILED
@@ -58,14 +58,12 @@ def _write_inputs(workdir, files, uid, gid):
     """The test's input files (name -> base64) in its work directory, the candidate's."""
     for name, data in sorted(files.items()):
         target = _inside(workdir, name)
-        os.makedirs(os.path.dirname(target), exist_ok=True)
+        _make_parents(workdir, target)
         with open(target, "wb") as handle:
             handle.write(base64.b64decode(data))
         os.chmod(target, 0o644)
     if uid is not None:
-        for root, dirs, names in os.walk(workdir):
-            for name in dirs + names:
-                os.lchown(os.path.join(root, name), uid, gid)
+        _chown_below(workdir, uid, gid)
 
 
 def _private_file(name):
@@ -105,7 +103,7 @@ def _write_streamed(workdir, job, streamed):
     at a time (``_write_inputs`` then gives them to the candidate)."""
     for name, ref in sorted(streamed.items()):
         target = _inside(workdir, name)
-        os.makedirs(os.path.dirname(target), exist_ok=True)
+        _make_parents(workdir, target)
         source = _stream(job, ref)
         try:
             with open(target, "wb") as handle:
@@ -284,6 +282,24 @@ def _feedback(folder):
     return found
 
 
+def stderr_fields(fd, job):
+    """What a run's standard error (the file at ``fd``) adds to its record: its head and
+    tail (a message quotes them) and, once it reached the output limit, ``output_capped``.
+    Standard error shares the output limit: one rule for a process per test and for the
+    tests of a series (``program_batch``), so a flood is ``output_limit`` on both."""
+    size = os.fstat(fd).st_size
+    if not size:
+        return {}
+    fields = {"stderr_head": os.pread(fd, STDERR_HEAD, 0).decode("utf-8", "replace")}
+    if size > STDERR_HEAD:  # where a Python traceback says what was raised
+        fields["stderr_tail"] = os.pread(
+            fd, STDERR_HEAD, min(size, job["output_bytes"]) - STDERR_HEAD
+        ).decode("utf-8", "replace")
+    if size >= job["output_bytes"]:
+        fields["output_capped"] = True
+    return fields
+
+
 def _failed(record, build):
     """Whether a run failed: stopped, capped, or an exit code other than the one that
     accepts (0 for a program; 42 for an output validator, ``accept_exit``)."""
@@ -308,7 +324,9 @@ def run_test(worker, job, index, test, limits, build, capture_fd, builddir, work
                 os.chown(folder, uid, gid)
         stdin_fd = _test_stdin(job, spec)
         out_fd = _private_file("judge-stdout")
-    except (OSError, ValueError, TypeError) as exc:
+    except Exception as exc:  # any failure to set the test up is ours
+        # (a path too deep or too long, a bad name, a full disk): setup_error, never a
+        # verdict of the candidate's, and never an exception that ends the worker's job
         for fd in (stdin_fd, out_fd):
             if fd is not None:
                 os.close(fd)
@@ -354,16 +372,7 @@ def run_test(worker, job, index, test, limits, build, capture_fd, builddir, work
         record["stdout_bytes"] = size
         record["stdout"] = base64.b64encode(
             os.pread(out_fd, min(size, job["output_bytes"]), 0)).decode("ascii")
-        errors = os.fstat(capture_fd).st_size
-        if errors:
-            record["stderr_head"] = os.pread(capture_fd, STDERR_HEAD, 0).decode(
-                "utf-8", "replace")
-            if errors > STDERR_HEAD:  # where a Python traceback says what was raised
-                record["stderr_tail"] = os.pread(
-                    capture_fd, STDERR_HEAD, min(errors, job["output_bytes"]) - STDERR_HEAD
-                ).decode("utf-8", "replace")
-            if errors >= job["output_bytes"]:
-                record["output_capped"] = True
+        record.update(stderr_fields(capture_fd, job))
         if feedback:
             record["feedback"] = _feedback(os.path.join(workdir, feedback))
     finally:

@@ -9,11 +9,15 @@ then puts back what a program may change in the interpreter (imported modules, b
 
 What keeps each test its own:
 
-- the worker hands the child a test's standard input and output (two descriptors over a
-  socket) only when the previous test has ended, so no test can read a later test's input;
-- the child ends a test with a line; the worker then takes that test's output as it stands
-  (later writes are not seen) and measures the CPU time between two lines as that test's
-  own (the child waits for the next descriptors, so each test is measured exactly);
+- the worker hands the child a test's standard input, output and error (three descriptors
+  over a socket) only when the previous test has ended, so no test can read a later test's
+  input;
+- the child ends a test with a line; the worker then takes that test's output and error as
+  they stand (later writes are not seen) and measures the CPU time between two lines as that
+  test's own (the child waits for the next descriptors, so each test is measured exactly);
+- each test's standard error is a file of its own, under the output limit of its own, as in
+  a process per test (``program.stderr_fields``: one rule): a test that floods it is
+  ``output_limit``, and it never counts against the tests after it;
 - a test is stopped at its own CPU, wall-clock and memory limits (``supervise``'s phases).
 
 Anything else (a crash, a signal, a limit other than the test's own time, a malformed line,
@@ -85,7 +89,7 @@ def _run_group(worker, job, build, capture_fd, builddir, group):
     tests = job["tests"]
     path = os.path.join(builddir, build["in_worker"])
     workdir = worker._workdir(job)
-    inputs, outputs, taken = [], [], {}
+    inputs, outputs, errors, taken = [], [], [], {}
     parent = child = None
     try:
         try:
@@ -98,6 +102,7 @@ def _run_group(worker, job, build, capture_fd, builddir, group):
                     os.close(fd)
                 inputs.append(readonly)
                 outputs.append(_program._private_file("judge-stdout"))
+                errors.append(_program._private_file("judge-stderr"))
             parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         except (OSError, ValueError, TypeError) as exc:
             return [{"event": "test", "index": group[0], "status": SETUP_ERROR,
@@ -120,15 +125,16 @@ def _run_group(worker, job, build, capture_fd, builddir, group):
         child = None
 
         def on_line(seen):
-            # seen - 1 tests are over: take the last one's output as it stands, then hand
-            # over the next test's descriptors (or none: the end)
+            # seen - 1 tests are over: take the last one's output and error as they stand,
+            # then hand over the next test's descriptors (or none: the end)
             done = seen - 2
             if 0 <= done < len(group) and done not in taken:
-                taken[done] = _take(outputs[done], job)
+                taken[done] = _take(outputs[done], job), _taken_errors(errors[done], job)
             following = seen - 1
             try:
                 if following < len(group):
-                    socket.send_fds(parent, [b"t"], [inputs[following], outputs[following]],
+                    socket.send_fds(parent, [b"t"], [inputs[following], outputs[following],
+                                                     errors[following]],
                                     socket.MSG_DONTWAIT)
                 else:
                     parent.send(b"e", socket.MSG_DONTWAIT)
@@ -141,10 +147,10 @@ def _run_group(worker, job, build, capture_fd, builddir, group):
                                      on_line=on_line)
         finally:
             os.close(read_fd)
-        return _records(worker, job, group, outcome, raw, outputs, taken, capture_fd,
+        return _records(worker, job, group, outcome, raw, outputs, errors, taken, capture_fd,
                         oom_before, workdir)
     finally:
-        for fd in inputs + outputs:
+        for fd in inputs + outputs + errors:
             os.close(fd)
         for end in (parent, child):
             if end is not None:
@@ -157,7 +163,18 @@ def _take(fd, job):
     return size, os.pread(fd, min(size, job["output_bytes"]), 0)
 
 
-def _records(worker, job, group, outcome, raw, outputs, taken, capture_fd, oom_before,
+def _taken_errors(fd, job):
+    """A finished test's standard error as its record tells it; the file is emptied then
+    (only its head, tail and size are kept: a series of floods holds no memory)."""
+    fields = _program.stderr_fields(fd, job)
+    try:
+        os.ftruncate(fd, 0)
+    except OSError:
+        pass
+    return fields
+
+
+def _records(worker, job, group, outcome, raw, outputs, errors, taken, capture_fd, oom_before,
              workdir):
     exit_code = outcome.pop("exit_code", None)
     phase_cpu = outcome.pop("phase_cpu", [])
@@ -209,7 +226,9 @@ def _records(worker, job, group, outcome, raw, outputs, taken, capture_fd, oom_b
                           status=EXITED, exit_code=exit_code, own=False)
         if position < len(phase_cpu):
             record["cpu_s"] = phase_cpu[position]
-        _output(record, _take(outputs[position], job), job)
+        taken[position] = _take(outputs[position], job), _program.stderr_fields(
+            errors[position], job)
+        _output(record, taken[position], job)
         records.append(record)
     if records:
         # the child's first test ran in an interpreter no other test had touched: the
@@ -218,23 +237,28 @@ def _records(worker, job, group, outcome, raw, outputs, taken, capture_fd, oom_b
         last = records[-1]
         worker._after_child(last, oom_before, capture_fd, job, workdir)
         last.pop("stdout_head", None)
-        _output(last, taken.get(len(records) - 1) or _take(outputs[len(records) - 1], job),
+        position = len(records) - 1
+        _output(last, taken.get(position) or (_take(outputs[position], job),
+                                              _program.stderr_fields(errors[position], job)),
                 job)
-        errors = os.fstat(capture_fd).st_size
-        if errors:
+        if "stderr_head" not in last and os.fstat(capture_fd).st_size:
+            # the child's own setup, before its first test, said why it failed
             last["stderr_head"] = os.pread(capture_fd, _program.STDERR_HEAD, 0).decode(
                 "utf-8", "replace")
     return records
 
 
 def _output(record, taken, job):
+    """A test's output and error (as ``_take`` and ``stderr_fields`` found them) on its
+    record: the output limit is reached by either, as in a process per test."""
     if taken is None:
         return
-    size, data = taken
+    (size, data), errors = taken
     record["stdout_bytes"] = size
     record["stdout"] = base64.b64encode(data).decode("ascii")
     if size >= job["output_bytes"]:
         record["output_capped"] = True
+    record.update(errors)
 
 
 # ---- the child ------------------------------------------------------------------------------
@@ -270,13 +294,16 @@ def _series_child(job, total, path, sock_fd, result_fd, capture_fd, workdir):
     me = os.getpid()
     while True:
         try:
-            message, fds, _, _ = socket.recv_fds(sock, 1, 2)
+            message, fds, _, _ = socket.recv_fds(sock, 1, 3)
         except OSError:
             break
-        if message != b"t" or len(fds) != 2:
+        if message != b"t" or len(fds) != 3:
+            for fd in fds:
+                os.close(fd)
             break
         os.dup2(fds[0], 0)
         os.dup2(fds[1], 1)
+        os.dup2(fds[2], 2)
         for fd in fds:
             os.close(fd)
         status = _program.run_main(path, [], code)
