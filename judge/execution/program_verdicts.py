@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from judge.execution.output_check import Source, check_output
+from judge.execution.package_files import program_sources
 from judge.execution.verdicts import TestResult, Verdict, overall
 from judge.problem.program import OutputChecker
 from judge.sandbox import records
@@ -167,10 +168,11 @@ def _signal_number(name: Any) -> int | None:
 # ---- output validators --------------------------------------------------------------------
 
 def validator_sources(path: Path) -> dict[str, str]:
-    files = [p for p in sorted(path.rglob("*")) if p.is_file()] if path.is_dir() else [path]
-    base = path if path.is_dir() else path.parent
-    return {str(p.relative_to(base)): p.read_text(encoding="utf-8", errors="replace")
-            for p in files if p.stat().st_size < (4 << 20)}
+    """An output validator's files to compile (name -> text), read by the package reader's
+    rules (``package_files.program_sources``): nothing may lead outside the folder the
+    validator is in, no special file, sizes bounded; InputError (a ValueError) naming the
+    file otherwise."""
+    return program_sources(path)
 
 
 def validator_run(record: dict[str, Any] | None, died: str | None = None) -> ValidatorRun:

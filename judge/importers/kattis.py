@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from judge.errors import InputError, Issue
+from judge.execution.package_files import PackageFiles, program_sources
 from judge.importers.base import Importer
 from judge.importers.kattis_data import DataReader
 from judge.importers.kattis_files import (YamlFile, as_args, as_number, read_domjudge_ini,
@@ -112,6 +113,8 @@ class _Reader(DataReader):
     def __init__(self, root: Path) -> None:
         self.root = root
         self.issues: list[Issue] = []
+        #: the one safe reader every package file goes through (its refusals are issues)
+        self.files = PackageFiles(root, self.issues)
         self.notes: list[str] = []
         self.unsupported: list[str] = []
         #: the problem's checker and flags, set before the test data is walked
@@ -123,11 +126,12 @@ class _Reader(DataReader):
 
     def config(self) -> YamlFile:
         path = self.root / "problem.yaml"
-        if not path.is_file():
-            self.notes.append("no problem.yaml: the legacy defaults apply")
+        if not self.files.is_file(path):
+            if not self.files.exists(path):
+                self.notes.append("no problem.yaml: the legacy defaults apply")
             return YamlFile(path, {}, {})
         try:
-            return read_yaml(path)
+            return read_yaml(path, self.files)
         except InputError as exc:
             self.issues += exc.issues
             return YamlFile(path, {}, {})
@@ -182,7 +186,7 @@ class _Reader(DataReader):
 
     def validator_folder(self) -> Path | None:
         for name in ("output_validators", "output_validator"):
-            if (self.root / name).is_dir():
+            if self.files.is_dir(self.root / name):
                 return self.root / name
         return None
 
@@ -191,13 +195,21 @@ class _Reader(DataReader):
         folder = self.validator_folder()
         if folder is None:
             return None
-        entries = sorted(p for p in folder.iterdir() if not p.name.startswith("."))
-        sources = [p for p in entries if p.is_file() and validator_language(p)]
+        kinds = {}
+        for entry in self.files.listdir(folder):
+            if not entry.name.startswith("."):
+                try:
+                    kinds[entry] = self.files.kind(entry)
+                except InputError as exc:
+                    self.files.note(exc)
+                    return None
+        entries = [p for p, kind in kinds.items() if kind is not None]
+        sources = [p for p in entries if kinds[p] == "file" and validator_language(p)]
         if folder.name == "output_validator" and (sources or
                                                   validator_language(folder) == "script"):
             program = folder  # 2023-07: the folder is the program
         else:
-            programs = [p for p in entries if p.is_dir() or validator_language(p)]
+            programs = [p for p in entries if kinds[p] == "dir" or validator_language(p)]
             if not programs:
                 self.issues.append(Issue(str(folder), "no output validator program here"))
                 return None
@@ -205,6 +217,11 @@ class _Reader(DataReader):
                 self.unsupported.append("%d output validators (%s): the judge runs one" % (
                     len(programs), ", ".join(p.name for p in programs)))
             program = programs[0]
+        try:  # what the validator's sandbox will get: read as the executor reads it
+            program_sources(program)
+        except InputError as exc:
+            self.files.note(exc)
+            return None
         language = validator_language(program)
         if language == "script":
             self.unsupported.append("the output validator %s is built by its own build/run "
@@ -259,8 +276,8 @@ class _Reader(DataReader):
         time_limit = number("time_limit")
         if time_limit:
             candidates.append((time_limit, "problem.yaml limits.time_limit"))
-        if (self.root / ".timelimit").is_file():
-            seconds, issue = read_timelimit(self.root / ".timelimit")
+        if self.files.is_file(self.root / ".timelimit"):
+            seconds, issue = read_timelimit(self.root / ".timelimit", self.files)
             if issue:
                 self.issues.append(issue)
             elif bounded(seconds, MAX_TIME_LIMIT_S) is None:
@@ -353,8 +370,8 @@ def read_package(path: str | Path) -> KattisPackage:
     config = reader.config()
     fmt = reader.format_of(config)
     ini: dict[str, str] = {}
-    if (root / "domjudge-problem.ini").is_file():
-        ini, issues = read_domjudge_ini(root / "domjudge-problem.ini")
+    if reader.files.is_file(root / "domjudge-problem.ini"):
+        ini, issues = read_domjudge_ini(root / "domjudge-problem.ini", reader.files)
         reader.issues += issues
         for key in ("special_compare", "special_run"):
             if ini.get(key) and reader.validator_folder() is None:
@@ -393,14 +410,15 @@ def read_package(path: str | Path) -> KattisPackage:
     reader.checker, reader.base_flags = checker, base_flags
     limits, rule = reader.limits(config, fmt, ini)
     validator_limits = reader.validator_limits(config)
-    statement = read_statement([root / "problem_statement", root / "statement", root])
+    statement = read_statement([root / "problem_statement", root / "statement", root],
+                               reader.files)
     if statement is None:
         reader.notes.append("no problem statement (problem_statement/, statement/ or DOMjudge's problem.{pdf,html,txt})")
     elif statement.path is not None and statement.path.suffix == ".pdf":
         reader.notes.append("the statement is a PDF only: prompts get no statement text")
     samples: list[Sample] = []
     tests = reader.tests(fmt, base_flags, interactive, samples)
-    submissions = read_submissions(root, reader.notes)
+    submissions = read_submissions(root, reader.notes, reader.files)
     if interactive and not INTERACTIVE_SUPPORTED:
         reader.unsupported.append("interactive problem: the candidate and the output "
                                   "validator must talk through pipes, which the judge's "
@@ -459,8 +477,12 @@ def read_packages(*paths: str | Path) -> KattisImport:
         if not path.is_dir():
             issues.append(Issue(str(path), "no such folder"))
             continue
-        folders = [path] if is_package(path) else \
-            sorted(p for p in path.iterdir() if is_package(p) and not p.name.startswith("."))
+        if is_package(path):
+            folders = [path]
+        else:  # a folder of packages: none may lead outside it
+            inside = PackageFiles(path, issues, label="folder of packages")
+            folders = [p for p in inside.listdir(path) if not p.name.startswith(".")
+                       and inside.is_dir(p) and is_package(p)]
         if not folders:
             issues.append(Issue(str(path), "no problem package here (a folder with "
                                            "problem.yaml or data/)"))

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from judge.errors import InputError, Issue
+from judge.execution.package_files import MAX_DEPTH, PackageFiles, Refused
 from judge.importers.kattis_files import as_args, read_yaml
 from judge.problem.program import OutputChecker, ProgramTest, Sample, checker_from_kattis_flags
 
@@ -21,10 +22,6 @@ SAMPLE_BYTES = 4096
 def _sibling(base: Path, extension: str) -> Path:
     """``secret/a.b`` + ``.ans`` -> ``secret/a.b.ans`` (``with_suffix`` would drop ``.b``)."""
     return base.with_name(base.name + extension)
-
-
-def _inside(root: Path, path: Path) -> bool:
-    return path.resolve().is_relative_to(root.resolve())
 
 
 @dataclass
@@ -41,6 +38,8 @@ class DataReader:
 
     root: Path
     issues: list[Issue]
+    #: the package's safe reader (every read of a package file goes through it)
+    files: PackageFiles
     notes: list[str]
     #: the problem's checker and flags, set before the test data is walked
     checker: OutputChecker
@@ -50,12 +49,12 @@ class DataReader:
                        base_flags: list[str]) -> Group:
         for name in ("test_group.yaml", "testdata.yaml"):
             path = folder / name
-            if path.is_file():
+            if self.files.is_file(path):
                 break
         else:
             return inherited
         try:
-            settings = read_yaml(path)
+            settings = read_yaml(path, self.files)
         except InputError as exc:
             self.issues += exc.issues
             return inherited
@@ -90,49 +89,61 @@ class DataReader:
     def tests(self, fmt: str, base_flags: list[str], interactive: bool,
               samples: list[Sample]) -> list[ProgramTest]:
         data = self.root / "data"
-        if not data.is_dir():
-            self.issues.append(Issue(str(data), "no data folder: the package has no tests"))
+        if not self.files.is_dir(data):
+            if not self.files.exists(data):
+                self.issues.append(Issue(str(data), "no data folder: the package has no "
+                                                    "tests"))
             return []
         root = self.group_settings(data, Group(list(base_flags), []), fmt, base_flags)
         tests: list[ProgramTest] = []
         for part in ("sample", "secret"):
-            if (data / part).is_dir():
+            if self.files.is_dir(data / part):
                 self.walk(data / part, root, fmt, base_flags, interactive, tests, samples)
-        if not (data / "secret").is_dir():
+        if not self.files.is_dir(data / "secret"):
             self.issues.append(Issue(str(data / "secret"), "no data/secret folder"))
         elif not any(t.name.startswith("secret/") for t in tests):
             self.issues.append(Issue(str(data / "secret"), "no secret test cases (*.in)"))
         return tests
 
     def walk(self, folder: Path, inherited: Group, fmt: str, base_flags: list[str],
-             interactive: bool, tests: list[ProgramTest], samples: list[Sample]) -> None:
+             interactive: bool, tests: list[ProgramTest], samples: list[Sample],
+             depth: int = 0) -> None:
+        if depth > MAX_DEPTH:
+            self.issues.append(Issue(str(folder), "test groups nested deeper than %d (a "
+                                                  "folder link that loops?)" % MAX_DEPTH))
+            return
         group = self.group_settings(folder, inherited, fmt, base_flags)
-        entries = sorted(folder.iterdir(), key=lambda p: p.name)
-        cases = {p.name[:-3] for p in entries if p.is_file() and p.name.endswith(".in")}
-        is_sample = folder.relative_to(self.root / "data").parts[0] == "sample"
-        for entry in entries:
+        kinds: dict[Path, str | None] = {}
+        for entry in self.files.listdir(folder):
             if entry.name.startswith("."):
                 continue
-            if not _inside(self.root, entry):
-                self.issues.append(Issue(str(entry), "a symbolic link to outside the package"))
-                continue
-            if entry.is_dir() and not entry.name.endswith(".files"):
+            try:  # every entry, read or not, stays inside the package
+                kinds[entry] = self.files.kind(entry)
+            except Refused as exc:
+                self.files.note(exc)
+        entries = list(kinds)
+        cases = {p.name[:-3] for p in entries if kinds[p] == "file" and p.name.endswith(".in")}
+        is_sample = folder.relative_to(self.root / "data").parts[0] == "sample"
+        for entry in entries:
+            if kinds[entry] == "dir" and not entry.name.endswith(".files"):
                 if entry.name in cases:
                     self.notes.append("%s: a test group has the name of a test case in the "
                                       "same folder (both are read)"
                                       % entry.relative_to(self.root))
-                self.walk(entry, group, fmt, base_flags, interactive, tests, samples)
-            elif entry.is_file() and entry.name.endswith(".in"):
+                self.walk(entry, group, fmt, base_flags, interactive, tests, samples,
+                          depth + 1)
+            elif kinds[entry] != "file":
+                continue
+            elif entry.name.endswith(".in"):
                 test = self.case(entry, group, interactive, is_sample)
                 if test is not None:
                     tests.append(test)
                     if is_sample:
                         self.sample(entry, interactive, samples)
-            elif entry.is_file() and entry.name.endswith(".ans") and \
-                    entry.name[:-4] not in cases:
+            elif entry.name.endswith(".ans") and entry.name[:-4] not in cases:
                 self.notes.append("%s: an answer file without its input (%s.in), ignored"
                                   % (entry.relative_to(self.root), entry.name[:-4]))
-            elif entry.is_file() and entry.name.endswith(".interaction") and is_sample and \
+            elif entry.name.endswith(".interaction") and is_sample and \
                     entry.name[:-12] not in cases:
                 self.sample(entry, interactive, samples)
 
@@ -142,7 +153,7 @@ class DataReader:
         answer = _sibling(base, ".ans")
         name = str(base.relative_to(self.root / "data"))
         expected = None
-        if answer.is_file():
+        if self.files.is_file(answer):
             expected = str(answer.relative_to(self.root))
         elif interactive:
             self.notes.append("%s has no .ans file: its validator gets an empty answer" % name)
@@ -153,9 +164,9 @@ class DataReader:
         args = list(group.args)
         flags = list(group.flags)
         case_yaml = _sibling(base, ".yaml")
-        if case_yaml.is_file():
+        if self.files.is_file(case_yaml):
             try:
-                settings = read_yaml(case_yaml)
+                settings = read_yaml(case_yaml, self.files)
             except InputError as exc:
                 self.issues += exc.issues
                 return None
@@ -165,23 +176,26 @@ class DataReader:
                 flags = list(group.flags) + (as_args(settings.data["output_validator_args"])
                                              or [])
         files = base.with_name(base.name + ".files")
-        if files.is_dir() and not self.safe_files(files, answer):
+        has_files = self.files.is_dir(files)
+        if has_files and not self.safe_files(files, answer):
             return None
         return ProgramTest(
             name=name, stdin_file=str(path.relative_to(self.root)), args=args,
-            files=str(files.relative_to(self.root)) if files.is_dir() else None,
+            files=str(files.relative_to(self.root)) if has_files else None,
             expected_file=expected, group=str(path.parent.relative_to(self.root / "data")),
             sample=sample, checker=self.test_checker(flags, group.source))
 
     def safe_files(self, folder: Path, answer: Path) -> bool:
         """A ``.files`` folder goes into the candidate's sandbox: nothing in it may lead
-        outside the package or to the test's answer."""
-        for entry in sorted(folder.rglob("*")):
+        outside the package or to the test's answer (nor be a device, FIFO or socket)."""
+        try:
+            entries = self.files.files(folder)
+        except Refused as exc:
+            self.issues.append(Issue(exc.issue.file, "%s in a test's input files"
+                                     % exc.issue.message))
+            return False
+        for entry in entries:
             target = entry.resolve()
-            if not _inside(self.root, entry):
-                self.issues.append(Issue(str(entry), "a symbolic link to outside the package "
-                                                     "in a test's input files"))
-                return False
             if answer.exists() and target == answer.resolve():
                 self.issues.append(Issue(str(entry), "a test's input files hold its answer "
                                                      "file, which must never reach the "
@@ -205,12 +219,15 @@ class DataReader:
     def sample(self, path: Path, interactive: bool, samples: list[Sample]) -> None:
         base = path.with_name(path.name[: -len(path.suffix)])
         interaction = _sibling(base, ".interaction")
-        if interaction.is_file():
+        if self.files.is_file(interaction):
             if any(s.interaction is not None and s.explanation == interaction.name
                    for s in samples):
                 return
-            text = interaction.read_text(encoding="utf-8", errors="replace")
-            if len(text) <= SAMPLE_BYTES:
+            try:
+                text = self.files.read_text(interaction, SAMPLE_BYTES, "sample")
+            except Refused:
+                text = None
+            if text is not None:
                 samples.append(Sample(interaction=text, explanation=interaction.name))
             return
         if interactive:
@@ -219,13 +236,26 @@ class DataReader:
         shown_out = None
         for candidate in (_sibling(base, ".ans.statement"), _sibling(base, ".out"),
                           _sibling(base, ".ans")):
-            if candidate.is_file():
+            if self.files.is_file(candidate):
                 shown_out = candidate
                 break
-        stdin_path = shown_in if shown_in.is_file() else path
-        if shown_out is None or stdin_path.stat().st_size + shown_out.stat().st_size > \
-                SAMPLE_BYTES:
+        stdin_path = shown_in if self.files.is_file(shown_in) else path
+        stdin = expected = None
+        if shown_out is not None:
+            stdin = self._sample_text(stdin_path, SAMPLE_BYTES)
+            if stdin is not None:
+                expected = self._sample_text(shown_out, SAMPLE_BYTES - len(stdin.encode()))
+        if stdin is None or expected is None:
             self.notes.append("sample %s is judged but too long to show in prompts" % base.name)
             return
-        samples.append(Sample(stdin=stdin_path.read_text(encoding="utf-8", errors="replace"),
-                              expected=shown_out.read_text(encoding="utf-8", errors="replace")))
+        samples.append(Sample(stdin=stdin, expected=expected))
+
+    def _sample_text(self, path: Path, limit: int) -> str | None:
+        """A sample file's text for prompts, None when longer than ``limit`` bytes (or
+        refused: then an issue says why)."""
+        try:
+            return self.files.read_text(path, max(0, limit), "sample")
+        except Refused as exc:
+            if not exc.too_big:
+                self.files.note(exc)
+            return None

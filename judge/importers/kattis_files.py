@@ -15,6 +15,8 @@ from typing import Any
 import yaml
 
 from judge.errors import InputError, Issue
+from judge.execution.package_files import (MAX_SMALL_BYTES, MAX_TEXT_BYTES, MAX_YAML_BYTES,
+                                           PackageFiles, Refused)
 
 #: submission file extensions -> language name (the Kattis languages table; the judge's
 #: seven languages and the others contest packages commonly hold)
@@ -43,23 +45,119 @@ class YamlFile:
         return Issue(str(self.path), message, key or "", self.lines.get(key or "", None))
 
 
-def read_yaml(path: Path) -> YamlFile:
-    """Parse a YAML mapping (an empty file is an empty mapping); raise InputError naming
-    the file and line of a syntax error or of a top level that is not a mapping."""
+#: budgets of a package's YAML files (with ``MAX_YAML_BYTES``): nesting, nodes once every
+#: alias is expanded (a billion-laughs file is refused before it is built), parse events,
+#: and digits of an integer
+YAML_MAX_DEPTH = 64
+YAML_MAX_NODES = 100_000
+YAML_MAX_EVENTS = 200_000
+YAML_MAX_INT_CHARS = 100
+
+
+def _yaml_issue(path: Path, message: str, mark: Any = None) -> InputError:
+    return InputError([Issue(str(path), message, line=mark.line + 1 if mark else None)])
+
+
+def _yaml_events(path: Path, text: str) -> None:
+    """Nesting depth and size checked on the parser's events (iterative: a file nested
+    20,000 deep is refused before anything recurses)."""
+    depth = 0
+    for count, event in enumerate(yaml.parse(text, Loader=yaml.SafeLoader)):
+        if count >= YAML_MAX_EVENTS:
+            raise _yaml_issue(path, "too large a YAML document (more than %d values)"
+                              % YAML_MAX_EVENTS, event.start_mark)
+        if isinstance(event, yaml.CollectionStartEvent):
+            depth += 1
+            if depth > YAML_MAX_DEPTH:
+                raise _yaml_issue(path, "YAML nested deeper than %d levels" % YAML_MAX_DEPTH,
+                                  event.start_mark)
+        elif isinstance(event, yaml.CollectionEndEvent):
+            depth -= 1
+
+
+def _yaml_nodes(path: Path, root: yaml.Node) -> None:
+    """The composed node graph, aliases expanded, measured without expanding it: its size
+    and depth (each node once, iteratively); a recursive alias, an expansion past the
+    budgets and an integer of too many digits are refused with their line."""
+    size: dict[int, int] = {}
+    depth: dict[int, int] = {}
+    on_path: set[int] = set()
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        key = id(node)
+        if isinstance(node, yaml.ScalarNode):
+            if node.tag == "tag:yaml.org,2002:int" and len(node.value) > YAML_MAX_INT_CHARS:
+                raise _yaml_issue(path, "an integer of %d characters (at most %d)"
+                                  % (len(node.value), YAML_MAX_INT_CHARS), node.start_mark)
+            size[key], depth[key] = 1, 0
+            continue
+        children = [c for pair in node.value for c in pair] \
+            if isinstance(node, yaml.MappingNode) else list(node.value)
+        if done:
+            on_path.discard(key)
+            size[key] = 1 + sum(size[id(c)] for c in children)
+            depth[key] = 1 + max((depth[id(c)] for c in children), default=0)
+            if size[key] > YAML_MAX_NODES:
+                raise _yaml_issue(path, "its aliases expand to more than %d values"
+                                  % YAML_MAX_NODES, node.start_mark)
+            if depth[key] > YAML_MAX_DEPTH:
+                raise _yaml_issue(path, "its aliases nest deeper than %d levels"
+                                  % YAML_MAX_DEPTH, node.start_mark)
+            continue
+        if key in size:
+            continue
+        if key in on_path:
+            raise _yaml_issue(path, "a recursive alias (a value that contains itself)",
+                              node.start_mark)
+        on_path.add(key)
+        stack.append((node, True))
+        for child in children:
+            if id(child) in on_path:
+                raise _yaml_issue(path, "a recursive alias (a value that contains itself)",
+                                  child.start_mark)
+            if id(child) not in size:
+                stack.append((child, False))
+
+
+def parse_yaml(path: Path, text: str) -> tuple[Any, yaml.Node | None]:
+    """A YAML document parsed on a budget (see ``YAML_MAX_*``): the value and its node;
+    InputError naming the file and line of whatever is wrong or past a budget."""
     try:
-        text = path.read_bytes().decode("utf-8-sig")
-    except OSError as exc:
-        raise InputError([Issue(str(path), "cannot read: %s" % exc.strerror)]) from None
-    except UnicodeDecodeError as exc:
-        raise InputError([Issue(str(path), "not UTF-8 text (byte %d)" % exc.start)]) from None
-    try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text)
+        _yaml_events(path, text)
+        loader = yaml.SafeLoader(text)
+        try:
+            node = loader.get_single_node()
+            if node is None:
+                return None, None
+            _yaml_nodes(path, node)
+            return loader.construct_document(node), node
+        finally:
+            loader.dispose()
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise InputError([Issue(str(path), "invalid YAML: %s" % problem,
-                                line=mark.line + 1 if mark else None)]) from None
+        raise _yaml_issue(path, "invalid YAML: %s" % problem, mark) from None
+    except RecursionError:
+        raise _yaml_issue(path, "YAML nested too deeply") from None
+    except (ValueError, TypeError, OverflowError) as exc:  # a value PyYAML cannot build
+        if isinstance(exc, InputError):
+            raise
+        raise _yaml_issue(path, "invalid YAML value: %s" % str(exc)[:200]) from None
+
+
+def read_yaml(path: Path, files: PackageFiles | None = None) -> YamlFile:
+    """Parse a YAML mapping (an empty file is an empty mapping) read through ``files`` (the
+    package's safe reader; by default one rooted at the file's folder), on a budget
+    (``parse_yaml``); raise InputError naming the file and line of a syntax error, of a
+    file refused or past a budget, or of a top level that is not a mapping."""
+    files = files if files is not None else PackageFiles(path.parent)
+    raw = files.read_bytes(path, MAX_YAML_BYTES, "YAML file")
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputError([Issue(str(path), "not UTF-8 text (byte %d)" % exc.start)]) from None
+    data, node = parse_yaml(path, text)
     if data is None:
         return YamlFile(path, {}, {})
     if not isinstance(data, dict):
@@ -104,9 +202,15 @@ def as_args(value: Any) -> list[str] | None:
 
 # ---- DOMjudge -------------------------------------------------------------------------------
 
-def read_domjudge_ini(path: Path) -> tuple[dict[str, str], list[Issue]]:
-    """``key = value`` lines; values may be quoted (and then span lines)."""
-    text = path.read_text(encoding="utf-8", errors="replace")
+def read_domjudge_ini(path: Path, files: PackageFiles | None = None
+                      ) -> tuple[dict[str, str], list[Issue]]:
+    """``key = value`` lines; values may be quoted (and then span lines). Read through
+    ``files`` (the package's safe reader; by default one rooted at the file's folder)."""
+    files = files if files is not None else PackageFiles(path.parent)
+    try:
+        text = files.read_text(path, MAX_SMALL_BYTES, "domjudge-problem.ini")
+    except Refused as exc:
+        return {}, list(exc.issues)
     values: dict[str, str] = {}
     issues: list[Issue] = []
     pattern = re.compile(r"""\s*([A-Za-z0-9_-]+)\s*=\s*("(?:[^"\\]|\\.)*"|'[^']*'|[^\n]*)""",
@@ -132,9 +236,14 @@ def read_domjudge_ini(path: Path) -> tuple[dict[str, str], list[Issue]]:
     return values, issues
 
 
-def read_timelimit(path: Path) -> tuple[float | None, Issue | None]:
-    """DOMjudge's ``.timelimit``: one number of seconds."""
-    text = path.read_text(encoding="utf-8", errors="replace").strip()
+def read_timelimit(path: Path, files: PackageFiles | None = None
+                   ) -> tuple[float | None, Issue | None]:
+    """DOMjudge's ``.timelimit``: one number of seconds (read through ``files``)."""
+    files = files if files is not None else PackageFiles(path.parent)
+    try:
+        text = files.read_text(path, MAX_SMALL_BYTES, ".timelimit").strip()
+    except Refused as exc:
+        return None, exc.issue
     number = as_number(text)
     if number is None or not number > 0:
         return None, Issue(str(path), "expected a positive number of seconds, got %r"
@@ -178,12 +287,15 @@ def _split(text: str, pattern: re.Pattern[str]) -> tuple[str, dict[str, str]]:
 _KINDS = {"md": 0, "tex": 1, "txt": 2, "html": 3, "pdf": 4}
 
 
-def statement_files(folder: Path) -> list[Path]:
-    """``problem[.<lang>].{md,tex,pdf}`` (and DOMjudge's ``problem.{txt,html,pdf}``)."""
-    if not folder.is_dir():
+def statement_files(folder: Path, files: PackageFiles | None = None) -> list[Path]:
+    """``problem[.<lang>].{md,tex,pdf}`` (and DOMjudge's ``problem.{txt,html,pdf}``); one
+    that leads outside the package (or is not a regular file) is noted in ``files.issues``."""
+    files = files if files is not None else PackageFiles(folder)
+    if not files.is_dir(folder):
         return []
-    return sorted(p for p in folder.iterdir() if p.is_file() and
-                  re.fullmatch(r"problem(\.[A-Za-z-]+)?\.(md|tex|txt|html|pdf)", p.name))
+    return [p for p in files.listdir(folder)
+            if re.fullmatch(r"problem(\.[A-Za-z-]+)?\.(md|tex|txt|html|pdf)", p.name)
+            and files.is_file(p)]
 
 
 def _language_rank(path: Path) -> tuple[int, int]:
@@ -201,17 +313,26 @@ def _html_text(html: str) -> str:
     return re.sub(r"\n\s*\n\s*\n+", "\n\n", text).strip()
 
 
-def read_statement(folders: list[Path]) -> Statement | None:
+def read_statement(folders: list[Path], files: PackageFiles | None = None
+                   ) -> Statement | None:
     """The English statement (else the first), from the first folder that has one,
-    Markdown before LaTeX before text before HTML; a PDF only names its file."""
-    files = [(_language_rank(p)[0], order, _language_rank(p)[1], p)
-             for order, folder in enumerate(folders) for p in statement_files(folder)]
-    if not files:
+    Markdown before LaTeX before text before HTML; a PDF only names its file. Read through
+    ``files`` (the package's safe reader: by default one rooted at the last folder); what
+    it refuses is in ``files.issues`` (and there is no statement)."""
+    if files is None and not folders:
         return None
-    path = min(files)[-1]
+    files = files if files is not None else PackageFiles(folders[-1])
+    found = [(_language_rank(p)[0], order, _language_rank(p)[1], p)
+             for order, folder in enumerate(folders) for p in statement_files(folder, files)]
+    if not found:
+        return None
+    path = min(found)[-1]
     if path.suffix == ".pdf":
         return Statement(path, None, "", None, None)
-    text = path.read_text(encoding="utf-8", errors="replace")
+    read = files.text(path, MAX_TEXT_BYTES, "statement")
+    if read is None:
+        return None
+    text = read
     name = None
     if path.suffix == ".html":
         text = _html_text(text)
@@ -302,19 +423,21 @@ def looks_like_python2(text: str) -> bool:
     return bool(called - bound)
 
 
-def submission_language(path: Path) -> str | None:
-    """The language of a submission file or folder from its extensions (Python 2 by its
-    shebang, or by syntax only Python 2 has); None when there is none or several."""
-    files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
+def _suffix(name: str) -> str:
+    suffix = Path(name).suffix
+    return suffix if suffix == ".C" else suffix.lower()
+
+
+def sources_language(sources: dict[str, str]) -> str | None:
+    """The language of a submission's code files (name -> text) from their extensions
+    (Python 2 by its shebang, or by syntax only Python 2 has); None when there is none or
+    several."""
     found = set()
-    for file in files:
-        suffix = file.suffix if file.suffix == ".C" else file.suffix.lower()
+    for name, text in sorted(sources.items()):
+        suffix = _suffix(name)
         language = SUBMISSION_LANGUAGES.get(suffix)
         if suffix in (".py", ".py3"):  # Python 3 unless its shebang says python2
-            try:
-                text = file.read_bytes()[: 1 << 20].decode("utf-8", "replace")
-            except OSError:
-                text = ""
+            text = text[: 1 << 20]
             first = text.split("\n", 1)[0]
             if re.match(r"#!.*python2", first) or (
                     suffix == ".py" and not re.match(r"#!.*python3", first)
@@ -327,36 +450,47 @@ def submission_language(path: Path) -> str | None:
     return found.pop() if len(found) == 1 else None
 
 
-def _code_files(path: Path) -> list[Path]:
-    return [p for p in sorted(path.rglob("*")) if p.is_file() and not p.name.startswith(".")
-            and (p.suffix if p.suffix == ".C" else p.suffix.lower()) in SUBMISSION_LANGUAGES]
+def submission_language(path: Path, files: PackageFiles | None = None) -> str | None:
+    """The language of a submission file or folder (``sources_language`` of its code
+    files, read through ``files``: by default a reader rooted at the folder it is in)."""
+    return sources_language(submission_sources(path, files) or {})
 
 
-def submission_sources(path: Path) -> dict[str, str] | None:
+def _code_files(path: Path, files: PackageFiles) -> list[Path]:
+    return [p for p in files.files(path, hidden=False) if _suffix(p.name) in SUBMISSION_LANGUAGES]
+
+
+def submission_sources(path: Path, files: PackageFiles | None = None) -> dict[str, str] | None:
     """The files the judge compiles for a submission (name -> text): the file itself, or
     every code file of a submission folder, headers included, under their own names
     (relative to the folder: a Java class is in its own file, a C++ file includes its
-    headers). None when there is no code."""
-    if path.is_file():
-        return {path.name: path.read_text(encoding="utf-8", errors="replace")}
-    if not path.is_dir():
+    headers). None when there is no code. Read through ``files`` (the package's safe
+    reader; by default one rooted at the folder the submission is in): Refused (an
+    InputError naming the file) for a link leading outside it, a special file, or a file
+    or program past the bounds of ``judge.execution.package_files``."""
+    files = files if files is not None else PackageFiles(path.parent)
+    kind = files.kind(path)
+    if kind == "file":
+        return files.sources(path)
+    if kind != "dir":
         return None
-    files = _code_files(path)
-    if not files:
+    code = {str(p) for p in _code_files(path, files)}
+    if not code:
         return None
-    return {str(p.relative_to(path)): p.read_text(encoding="utf-8", errors="replace")
-            for p in files}
+    return files.sources(path, keep=lambda p: str(p) in code)
 
 
-def submission_source(path: Path) -> Path | None:
+def submission_source(path: Path, files: PackageFiles | None = None) -> Path | None:
     """The one source file the judge compiles for a submission: the file itself, or the
     only source file of a submission folder. The other files of a folder that are not code
     (notes, data: no extension the languages table knows) are not sources, as the format
     says, and are left out; a folder with several code files (headers included: the
     source may include them) is a multi-file program (``submission_sources``): None."""
-    if path.is_file():
+    files = files if files is not None else PackageFiles(path.parent)
+    kind = files.kind(path)
+    if kind == "file":
         return path
-    if not path.is_dir():
+    if kind != "dir":
         return None
-    code = _code_files(path)
+    code = _code_files(path, files)
     return code[0] if len(code) == 1 else None

@@ -9,8 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from judge.errors import InputError
+from judge.execution.package_files import MAX_PROGRAM_BYTES, PackageFiles
 from judge.importers.kattis_files import (JUDGED_LANGUAGES, expected_results,
-                                          submission_language, submission_source,
+                                          sources_language, submission_source,
                                           submission_sources)
 
 #: submission folder -> the verdict every submission in it must get (judge vocabulary);
@@ -34,6 +36,9 @@ class Submission:
     expected: tuple[str, ...] | None = None
     #: files ``include/<language>/`` (2023-07) adds to every submission in its language
     include: dict[str, str] = field(default_factory=dict)
+    #: its code files (name -> text), read once, when the package was read, through the
+    #: package's safe reader (None: read them now, from ``path``'s folder)
+    code: dict[str, str] | None = None
 
     @property
     def expected_verdict(self) -> str | None:
@@ -55,47 +60,64 @@ class Submission:
         """Every code file of the submission (name -> text), with the package's include
         files for its language: several for a multi-file program; None when there is no
         code."""
-        sources = submission_sources(self.path)
-        if sources is None or not self.include:
+        sources = self.code if self.code is not None else submission_sources(self.path)
+        if not sources:
+            return None
+        if not self.include:
             return sources
         return {**{k: v for k, v in self.include.items() if k not in sources}, **sources}
 
 
-def include_files(root: Path, language: str | None) -> dict[str, str]:
+def include_files(root: Path, language: str | None, files: PackageFiles | None = None
+                  ) -> dict[str, str]:
     """``include/default/`` and ``include/<language>/``: files added to every
-    submission in that language (name -> text)."""
+    submission in that language (name -> text), read through ``files`` (the package's safe
+    reader): Refused (an InputError naming the file) for a link leading outside the
+    package, a special file, or files past the bounds."""
+    files = files if files is not None else PackageFiles(root)
     base = root / "include"
-    if language is None or not base.is_dir():
+    if language is None or files.kind(base) != "dir":
         return {}
-    files: dict[str, str] = {}
+    found: dict[str, str] = {}
     for name in ("default", *_INCLUDE_NAMES.get(language, (language,))):
         folder = base / name
-        if folder.is_dir():
-            for path in sorted(folder.rglob("*")):
-                if path.is_file():
-                    files.setdefault(str(path.relative_to(folder)),
-                                     path.read_text(encoding="utf-8", errors="replace"))
-    return files
+        if files.kind(folder) == "dir":
+            for relative, text in files.sources(folder, what="include file").items():
+                found.setdefault(relative, text)
+    if sum(len(t) for t in found.values()) > MAX_PROGRAM_BYTES:
+        raise files.refuse(base, "the include files of %s hold more than a program's files "
+                           "may (%d bytes)" % (language, MAX_PROGRAM_BYTES))
+    return found
 
 
-def read_submissions(root: Path, notes: list[str]) -> list[Submission]:
-    """Every submission of the package at ``root``; what the judge will not run is said in
-    ``notes``."""
+def read_submissions(root: Path, notes: list[str], files: PackageFiles | None = None
+                     ) -> list[Submission]:
+    """Every submission of the package at ``root``, its code read now through ``files``
+    (the package's safe reader: what it refuses is in ``files.issues``, and that
+    submission is left out); what the judge will not run is said in ``notes``."""
+    files = files if files is not None else PackageFiles(root)
     folder = root / "submissions"
-    found = []
-    if not folder.is_dir():
+    found: list[Submission] = []
+    if not files.is_dir(folder):
         notes.append("no submissions folder")
         return found
-    for verdict in sorted(p for p in folder.iterdir() if p.is_dir()):
-        for entry in sorted(verdict.iterdir()):
+    includes: dict[str | None, dict[str, str]] = {}
+    for verdict in [p for p in files.listdir(folder) if files.is_dir(p)]:
+        for entry in files.listdir(verdict):
             if entry.name.startswith("."):
                 continue
-            language = submission_language(entry)
-            sources = submission_sources(entry) or {}
+            try:
+                sources = submission_sources(entry, files) or {}
+                language = sources_language(sources)
+                if language not in includes:
+                    includes[language] = include_files(root, language, files)
+            except InputError as exc:
+                files.note(exc)
+                continue
             marked = [e for e in map(expected_results, sources.values()) if e]
             found.append(Submission(entry, verdict.name, language,
                                     marked[0] if marked else None,
-                                    include_files(root, language)))
+                                    includes[language], sources))
     marked = [s for s in found if s.expected]
     if marked:
         notes.append("%d submission%s carry @EXPECTED_RESULTS@: their comment, not their "
