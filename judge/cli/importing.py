@@ -15,6 +15,7 @@ from typing import Any, Callable, Sequence
 
 from judge import jsonl
 from judge.cli.common import EXIT_INPUT, EXIT_OK, add_name_argument, add_sandbox_choice, err
+from judge.cli.terminal import printable
 from judge.errors import InputError, Issue
 
 
@@ -74,7 +75,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 
         for line in measure_imported([p for p in paths if p], Path(args.output), args.sandbox,
                                      2, Limits(), args.python):
-            err("note: %s" % line)
+            err("note: %s" % printable(line))
     totals = report.totals()
     for problem in report.problems:
         remarks = []
@@ -86,12 +87,12 @@ def cmd_import(args: argparse.Namespace) -> int:
             remarks.append("  note: %s" % note)
         if problem.file and problem.tests == 0:
             remarks.append("  NO TESTS: the judge cannot give this problem a verdict")
-        if remarks or args.verbose:
+        if remarks or args.verbose:  # a package's or dataset's text: escaped (printable)
             err("%s: %d expected-value, %d check%s" % (
-                problem.task_id, problem.expected, problem.checks,
+                printable(problem.task_id), problem.expected, problem.checks,
                 (", %d not about the candidate" % len(problem.vacuous)) if problem.vacuous else ""))
             for line in remarks:
-                err(line)
+                err(printable(line))
     vacuous: dict[str, int] = defaultdict(int)
     for problem in report.problems:
         for entry in problem.vacuous:
@@ -100,7 +101,7 @@ def cmd_import(args: argparse.Namespace) -> int:
         err("asserts that do not involve the candidate (always true, nothing to judge): %s" % (
             "; ".join("%s (x%d)" % (source, n) for source, n in sorted(vacuous.items()))))
     for issue in report.issues:
-        err("error: %s" % issue)
+        err("error: %s" % printable(issue))
     written = {Path(p.file).name for p in report.written if p.file}
     others = sorted(f.name for f in Path(report.output).glob("*.json") if f.name not in written)
     if others:

@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from judge.cli.common import (EXIT_INPUT, EXIT_OK, add_limits, add_sandbox, dump_json, err,
-                              limits, print_issues)
+                              limits)
+from judge.cli.terminal import printable
 
 #: the CPU seconds per test while measuring accepted submissions for a missing time limit
 MEASURE_LIMIT_S = 10.0
@@ -222,7 +223,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
     from judge.sandbox import open_sandbox
 
     found = read_packages(*args.packages)
-    print_issues(found.issues)
+    for issue in found.issues:  # a package's text: escaped for the terminal
+        err("error: %s" % printable(issue))
     if not found.packages:
         return EXIT_INPUT
     from judge.languages.sandbox import for_languages
@@ -246,21 +248,24 @@ def cmd_verify(args: argparse.Namespace) -> int:
     if args.json:
         dump_json({"packages": outcomes, "disagree": len(wrong), "undecided": len(unknown)})
     else:
+        # what a package or its validator wrote is escaped (``printable``): no control
+        # sequence of theirs reaches the terminal; the JSON above stays exact
         for outcome in outcomes:
             for line in outcome["log"]:
-                print("note: %s" % line)
+                print("note: %s" % printable(line))
             if "not_verified" in outcome:
-                print("%s: not verified: %s" % (outcome["package"], outcome["not_verified"]))
+                print("%s: not verified: %s" % (printable(outcome["package"]),
+                                                printable(outcome["not_verified"])))
                 continue
             subs = outcome["submissions"]
             bad = [s for s in subs if s["agrees"] is not True]
             print("%s: %d of %d submissions get their folder's verdict%s" % (
-                outcome["package"], len(subs) - len(bad), len(subs),
+                printable(outcome["package"]), len(subs) - len(bad), len(subs),
                 " (time limit %g s)" % outcome["time_limit_s"]
                 if outcome.get("time_limit_s") else ""))
             for s in bad:
                 print("  %s %s: %s" % ("WRONG" if s["agrees"] is False else "UNDECIDED",
-                                       s["file"], s["message"]))
+                                       printable(s["file"]), printable(s["message"])))
     return EXIT_INPUT if wrong or unknown or found.issues else EXIT_OK
 
 
