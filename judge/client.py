@@ -32,6 +32,7 @@ import httpx
 
 from judge.errors import ServiceError, ServiceUnavailable
 from judge.execution.verdicts import CandidateResult, TestResult, Verdict
+from judge.jsonl import json_text
 
 _LINE_FIELDS = ("problem_id", "model", "prompt_id", "sample", "verdict", "passed", "total",
                 "tests", "sandbox", "time_s", "message")
@@ -72,6 +73,17 @@ def request_body(problem: Any, solution: str, meta: dict[str, Any] | None = None
         if meta and meta.get(key) is not None:
             body[key] = meta[key]
     return body
+
+
+def _content(body: Any) -> dict[str, Any]:
+    """A request body as UTF-8 JSON. A lone surrogate (valid in a Python string and in JSON,
+    not in UTF-8: a candidate's code or a dataset's text may hold one) is sent as its JSON
+    escape, as the server reads it back; httpx's own encoding would raise
+    UnicodeEncodeError on the caller's side."""
+    if body is None:
+        return {}
+    return {"content": json_text(body).encode("utf-8"),
+            "headers": {"Content-Type": "application/json"}}
 
 
 def _items(items: Iterable[Any]) -> list[dict[str, Any]]:
@@ -183,7 +195,7 @@ class JudgeClient(_Base):
         error: Exception | None = None
         for attempt in range(self.policy.retries + 1):
             try:
-                response = self._http.request(method, path, json=body)
+                response = self._http.request(method, path, **_content(body))
                 error = None
             except httpx.TransportError as exc:  # refused, reset, timed out
                 response, error = None, exc
@@ -284,7 +296,7 @@ class AsyncJudgeClient(_Base):
         error: Exception | None = None
         for attempt in range(self.policy.retries + 1):
             try:
-                response = await self._http.request(method, path, json=body)
+                response = await self._http.request(method, path, **_content(body))
                 error = None
             except httpx.TransportError as exc:
                 response, error = None, exc

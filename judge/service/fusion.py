@@ -17,12 +17,12 @@ What each SandboxFusion field does here is in docs/service.md ("SandboxFusion co
 from __future__ import annotations
 
 import base64
-import binascii
 import json
-import posixpath
 import signal
 from dataclasses import dataclass, field, replace
 from typing import Any
+
+from pydantic import ValidationError
 
 from judge import languages
 from judge.candidates.submission import extract_fenced
@@ -38,7 +38,8 @@ from judge.sandbox.base import JobReport, Limits
 from judge.service import limits as service_limits
 from judge.service.fusion_models import (MAX_CASES, CommandRunResult, CommandRunStatus,
                                          EvalResult, EvalTestCase, JudgeFacts, RunCodeRequest,
-                                         RunCodeResponse, RunStatus, SubmitRequest, TestConfig)
+                                         RunCodeResponse, RunStatus, SubmitRequest, TestConfig,
+                                         check_base64, check_file_path, input_bytes)
 
 #: SandboxFusion's language names (and a few spellings of ScaleBox and the judge) -> the
 #: judge's language registry
@@ -88,19 +89,14 @@ def applied_limits(server: Limits, run_timeout: float | None, memory_mb: int | N
 
 def _decode_files(files: dict[str, str | None]) -> dict[str, str]:
     """Request files (path -> base64) as the worker writes them: relative paths inside the
-    work directory only (ValueError naming the first bad one)."""
+    work directory, bounded in length and depth, base64 content (ValueError naming the
+    first bad one; the request model refuses them first, with a 422)."""
     out: dict[str, str] = {}
     for name, data in files.items():
         if data is None:
             continue
-        clean = posixpath.normpath(name)
-        if not name or name.startswith("/") or clean.startswith("..") or "\x00" in name:
-            raise ValueError("files: %r is not a relative path inside the work directory"
-                             % name)
-        try:
-            base64.b64decode(data, validate=True)
-        except (binascii.Error, ValueError):
-            raise ValueError("files: %r is not base64" % name) from None
+        clean = check_file_path(name)
+        check_base64(name, data)
         out[clean] = data
     return out
 
@@ -188,6 +184,10 @@ class FusionRunner:
         """(run result, the judge's verdict when the run ended badly, message); a None run
         result is the sandbox's failure."""
         record = report.records.get(index)
+        if record is None and report.died_during is None:
+            # every run of a request is reported (none stops at a failure): a run with no
+            # record while the worker lived is our failure, never the candidate's verdict
+            return None, Verdict.SANDBOX_ERROR, "sandbox error: no result was reported"
         if record is None:  # as the judge's program verdicts: the candidate's run broke it
             why = ("the sandbox worker died during this run: %s" % (
                 report.died_reason or "no reason given")) if report.died_during == index \
@@ -242,7 +242,11 @@ class FusionRunner:
                 out.append(RunCodeResponse(status=RunStatus.SandboxError, message=message,
                                            compile_result=compiled, judge=mine))
                 continue
-            ok = run.status is CommandRunStatus.Finished and run.return_code == 0
+            # Success only when the judge has nothing against the run: an output or memory
+            # limit reached by a program that still exits 0 (an stderr flood, SIGXFSZ
+            # ignored) is Failed, with its return code as it was and the verdict in message
+            ok = verdict is None and run.status is CommandRunStatus.Finished and \
+                run.return_code == 0
             out.append(RunCodeResponse(status=RunStatus.Success if ok else RunStatus.Failed,
                                        message=message, compile_result=compiled,
                                        run_result=run, judge=mine))
@@ -272,34 +276,20 @@ class FusionRunner:
             files = _decode_files(request.files)
         except ValueError as exc:
             return RunCodeResponse(status=RunStatus.SandboxError, message=str(exc))
-        stdin = (request.stdin or "").encode("utf-8", "surrogateescape")
+        stdin = input_bytes(request.stdin or "", "stdin")
         return self.run_many(language, request.code, [stdin], files, applied)[0]
 
     # ---- evaluation: one completion against its test cases ------------------------------
 
     def evaluate(self, request: SubmitRequest) -> EvalResult:
         config = request.config
-        language = language_of(config.language or "python")
-        if language is None:
-            raise ValueError("config.language %r is not run by this judge (it runs: %s)"
-                             % (config.language, ", ".join(sorted(LANGUAGES))))
-        lang = languages.get(language)
+        lang, cases, function, inputs, checker = evaluation(config)
         code, _ = extract_fenced(request.completion.replace("\r\n", "\n"), lang.fence_tags,
                                  lambda block: True)
-        cases = test_cases(config)
-        function = [c.get("fn_name") for c in cases if c.get("fn_name")]
-        program = code
-        inputs = [str(c.get("input", "")) for c in cases]
-        if function:
-            if not lang.default:  # the wrapper is written in the default language
-                raise ValueError("function_call test cases are run in Python only here")
-            program = _call_wrapper(code, str(function[0]))
-            inputs = [_call_input(c.get("input")) for c in cases]
+        program = _call_wrapper(code, function) if function else code
         applied = applied_limits(self.server, config.run_timeout, config.memory_limit_MB,
                                  config.compile_timeout)
-        runs = self.run_many(language, program, [i.encode("utf-8", "surrogateescape")
-                                                 for i in inputs], {}, applied, budget=True)
-        checker = OutputChecker.model_validate(config.extra.get("checker") or {})
+        runs = self.run_many(lang.name, program, inputs, {}, applied, budget=True)
         run_all = bool(config.extra.get("run_all_cases", False))
         tests = []
         for case, run in zip(cases, runs):
@@ -332,7 +322,8 @@ class FusionRunner:
                 want = want[0]
             return _plain(got) == _plain(want)
         answer = expected if isinstance(expected, str) else json.dumps(expected)
-        return output_verdict(answer.encode("utf-8"), stdout.encode("utf-8", "surrogateescape"),
+        return output_verdict(input_bytes(answer, "output"),
+                              stdout.encode("utf-8", "surrogateescape"),
                               checker).verdict is Verdict.PASS
 
 
@@ -357,42 +348,120 @@ def test_cases(config: TestConfig) -> list[dict[str, Any]]:
     (common_evaluate_batch), ``{"test_cases": [{"input", "output"}, ...]}``
     (common_evaluate), ``{"test": [{"input": {"stdin"}, "output": {"stdout"}}]}`` (a
     SandboxFusion dataset row), or ``{"inputs": [...], "outputs": [...], "fn_name"}``
-    (APPS / verl ground truth). ValueError when it holds none."""
+    (APPS / verl ground truth). Each case says where it came from (``where``). ValueError,
+    naming the place, when it holds none or one of another shape."""
     data = config.provided_data
+    top = "config.provided_data"
     if isinstance(data, list):
-        data = {"test_cases": data}
+        data, top = {"test_cases": data}, "config.provided_data"
     if not isinstance(data, dict):
         raise ValueError("config.provided_data must hold the test cases")
     cases: list[dict[str, Any]] = []
     raw = data.get("test_cases")
+    if raw is not None and not isinstance(config.provided_data, list):
+        top = "config.provided_data.test_cases"
     if isinstance(raw, dict):
-        ins, outs = raw.get("input") or [], raw.get("output") or []
+        ins, outs = _list(raw, "input", top), _list(raw, "output", top)
         if len(ins) != len(outs):
-            raise ValueError("config.provided_data.test_cases: %d inputs, %d outputs"
-                             % (len(ins), len(outs)))
+            raise ValueError("%s: %d inputs, %d outputs" % (top, len(ins), len(outs)))
         kind = raw.get("type") or ("function_call" if raw.get("fn_name") else "stdin_stdout")
         cases = [{"input": i, "output": o, "fn_name": raw.get("fn_name")
-                  if kind == "function_call" else None} for i, o in zip(ins, outs)]
+                  if kind == "function_call" else None, "where": "%s.input[%d]" % (top, n),
+                  "where_output": "%s.output[%d]" % (top, n)}
+                 for n, (i, o) in enumerate(zip(ins, outs))]
     elif isinstance(raw, list):
-        cases = [{"input": c.get("input"), "output": c.get("output"),
-                  "fn_name": c.get("fn_name") if c.get("type") in (None, "function_call")
-                  else None} for c in raw if isinstance(c, dict)]
+        for n, c in enumerate(raw):
+            where = "%s[%d]" % (top, n)
+            if not isinstance(c, dict):
+                raise ValueError("%s is not an object {\"input\", \"output\"}" % where)
+            cases.append({"input": c.get("input"), "output": c.get("output"),
+                          "fn_name": c.get("fn_name")
+                          if c.get("type") in (None, "function_call") else None,
+                          "where": where + ".input", "where_output": where + ".output"})
+    elif raw is not None:
+        raise ValueError("%s must be a list of test cases or an object of inputs and outputs"
+                         % top)
     elif isinstance(data.get("test"), list):
-        cases = [{"input": (c.get("input") or {}).get("stdin", ""),
-                  "output": (c.get("output") or {}).get("stdout", "")}
-                 for c in data["test"] if isinstance(c, dict)]
-    elif isinstance(data.get("inputs"), list):
-        ins, outs = data["inputs"], data.get("outputs") or []
+        for n, c in enumerate(data["test"]):
+            where = "config.provided_data.test[%d]" % n
+            if not isinstance(c, dict):
+                raise ValueError("%s is not an object {\"input\", \"output\"}" % where)
+            stdin, stdout = c.get("input") or {}, c.get("output") or {}
+            for name, part in (("input", stdin), ("output", stdout)):
+                if not isinstance(part, dict):
+                    raise ValueError("%s.%s is not an object {\"std%s\": ...}"
+                                     % (where, name, "in" if name == "input" else "out"))
+            cases.append({"input": stdin.get("stdin", ""), "output": stdout.get("stdout", ""),
+                          "where": where + ".input.stdin",
+                          "where_output": where + ".output.stdout"})
+    elif data.get("inputs") is not None:
+        ins = _list(data, "inputs", "config.provided_data")
+        outs = _list(data, "outputs", "config.provided_data")
         if len(ins) != len(outs):
             raise ValueError("config.provided_data: %d inputs, %d outputs"
                              % (len(ins), len(outs)))
-        cases = [{"input": i, "output": o, "fn_name": data.get("fn_name")}
-                 for i, o in zip(ins, outs)]
+        cases = [{"input": i, "output": o, "fn_name": data.get("fn_name"),
+                  "where": "config.provided_data.inputs[%d]" % n,
+                  "where_output": "config.provided_data.outputs[%d]" % n}
+                 for n, (i, o) in enumerate(zip(ins, outs))]
     if not cases:
         raise ValueError("config.provided_data holds no test cases")
     if len(cases) > MAX_CASES:
         raise ValueError("at most %d test cases per candidate" % MAX_CASES)
     return cases
+
+
+def _list(data: dict[str, Any], key: str, where: str) -> list[Any]:
+    value = data.get(key)
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise ValueError("%s.%s must be a list" % (where, key))
+    return value
+
+
+def checker_of(config: TestConfig) -> OutputChecker:
+    """``config.extra.checker`` (an output checker object; the Kattis default validator
+    when absent). ValueError naming the field when it is not one."""
+    given = config.extra.get("checker")
+    if given is None:
+        return OutputChecker()
+    if not isinstance(given, dict):
+        raise ValueError("config.extra.checker must be an output checker object such as "
+                         "{\"type\": \"tokens\"} or {\"float_tolerance\": 1e-6}, not %s"
+                         % type(given).__name__)
+    try:
+        return OutputChecker.model_validate(given)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        place = ".".join(str(part) for part in first.get("loc", ()))
+        raise ValueError("config.extra.checker%s: %s" % (
+            "." + place if place else "", first.get("msg", "invalid"))) from None
+
+
+def evaluation(config: TestConfig) -> tuple[Any, list[dict[str, Any]], str | None,
+                                           list[bytes], OutputChecker]:
+    """What an evaluation runs: (language, test cases, the function called or None, each
+    case's standard input, the output checker). ValueError, naming the field, for a request
+    that cannot be evaluated (a client's mistake: answered 400 before it is admitted)."""
+    language = language_of(config.language or "python")
+    if language is None:
+        raise ValueError("config.language %r is not run by this judge (it runs: %s)"
+                         % (config.language, ", ".join(sorted(LANGUAGES))))
+    lang = languages.get(language)
+    cases = test_cases(config)
+    names = [c.get("fn_name") for c in cases if c.get("fn_name")]
+    function = str(names[0]) if names else None
+    if function and not lang.default:  # the wrapper is written in the default language
+        raise ValueError("function_call test cases are run in Python only here")
+    inputs = []
+    for case in cases:
+        text = _call_input(case.get("input")) if function else str(case.get("input", ""))
+        inputs.append(input_bytes(text, case["where"]))
+        expected = case.get("output", "")
+        if isinstance(expected, str) and not function:  # compared as bytes, on our side
+            input_bytes(expected, case["where_output"])
+    return lang, cases, function, inputs, checker_of(config)
 
 
 def _call_input(value: Any) -> str:

@@ -8,15 +8,78 @@ are: its clients send fields of newer versions), but never about types.
 
 from __future__ import annotations
 
+import base64
+import binascii
+import posixpath
 from enum import Enum
 from typing import Any, Optional, Union
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 #: at most this many candidates in one /v1/evaluate/batch, and test cases in one evaluation
 MAX_CANDIDATES = 512
 MAX_CASES = 1000
 MAX_CODE_CHARS = 1_000_000
+#: a ``files`` path: at most this many characters and this many folders deep (a work
+#: directory holds a program's data files, not trees thousands of levels deep)
+MAX_FILE_PATH_CHARS = 1024
+MAX_FILE_DEPTH = 32
+MAX_FILES = 1000
+
+
+def input_bytes(text: str, where: str) -> bytes:
+    """A program's input text (``stdin``, a test case's input or expected output) as bytes:
+    UTF-8, and bytes that are not (a client that read them with ``surrogateescape``) from
+    their escapes U+DC80-U+DCFF. Any other lone surrogate is no text and no byte:
+    ValueError naming ``where`` and the character (the client's mistake, answered 4xx)."""
+    try:
+        return text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError as exc:
+        raise ValueError("%s holds a lone surrogate (U+%04X at character %d), which is "
+                         "neither UTF-8 text nor a byte escaped by surrogateescape "
+                         "(U+DC80-U+DCFF)" % (where, ord(text[exc.start]), exc.start)) from None
+
+
+def check_base64(name: str, data: str) -> None:
+    """A ``files`` content: base64 (ValueError naming the file)."""
+    try:
+        base64.b64decode(data, validate=True)
+    except (binascii.Error, ValueError):
+        shown = name if len(name) <= 80 else name[:80] + "..."
+        raise ValueError("files: %r is not base64" % shown) from None
+
+
+def check_code(text: str, where: str) -> str:
+    """The candidate's code: any text (a lone surrogate included: it is the candidate's,
+    judged as the bytes it writes), at most MAX_CODE_CHARS characters."""
+    if len(text) > MAX_CODE_CHARS:
+        raise ValueError("%s has %d characters, at most %d" % (where, len(text), MAX_CODE_CHARS))
+    return text
+
+
+def check_file_path(name: str) -> str:
+    """A ``files`` path as the worker writes it: relative, inside the work directory, at
+    most MAX_FILE_PATH_CHARS characters and MAX_FILE_DEPTH levels, encodable as a file
+    name. Returns it normalized; ValueError naming the path and what is wrong."""
+    shown = name if len(name) <= 80 else name[:80] + "..."
+    if not name or "\x00" in name:
+        raise ValueError("files: %r is not a file name" % shown)
+    if len(name) > MAX_FILE_PATH_CHARS:
+        raise ValueError("files: %r has %d characters, at most %d"
+                         % (shown, len(name), MAX_FILE_PATH_CHARS))
+    clean = posixpath.normpath(name)
+    parts = clean.split("/")
+    if name.startswith("/") or parts[0] == ".." or clean == ".":
+        raise ValueError("files: %r is not a relative path inside the work directory" % shown)
+    if len(parts) > MAX_FILE_DEPTH:
+        raise ValueError("files: %r is %d levels deep, at most %d"
+                         % (shown, len(parts), MAX_FILE_DEPTH))
+    try:
+        clean.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ValueError("files: %r holds a lone surrogate (U+%04X), not a file name"
+                         % (shown, ord(name[exc.start]))) from None
+    return clean
 
 
 class _Open(BaseModel):
@@ -50,13 +113,17 @@ class CommandRunResult(BaseModel):
 
 
 class RunCodeRequest(_Open):
-    compile_timeout: float = Field(10, description="compile timeout for compiled languages "
+    compile_timeout: float = Field(10, allow_inf_nan=False, description=
+                                   "compile timeout for compiled languages "
                                    "(tightens the judge's compile limit, never loosens it)")
-    run_timeout: float = Field(10, description="run time limit in seconds (CPU time, with "
+    run_timeout: float = Field(10, allow_inf_nan=False, description=
+                               "run time limit in seconds (CPU time, with "
                                "the judge's wall-clock backstop); at most the server's")
     memory_limit_MB: int = Field(-1, description="memory limit; -1 or 0: the server's; at "
                                  "most the server's")
-    code: str = Field(..., max_length=MAX_CODE_CHARS, description="the program to run")
+    #: (its length is checked by a validator: a length constraint would refuse a lone
+    #: surrogate, which is the candidate's text)
+    code: str = Field(..., description="the program to run (at most 1,000,000 characters)")
     stdin: Optional[str] = Field(None, description="its standard input")
     language: str = Field(..., max_length=40, description="python, cpp, c, java, nodejs "
                           "(javascript), go, rust")
@@ -64,6 +131,29 @@ class RunCodeRequest(_Open):
                                             "written into the program's work directory")
     fetch_files: list[str] = Field([], description="not supported: always answered with "
                                    "no files")
+
+    @field_validator("code")
+    @classmethod
+    def _code(cls, value: str) -> str:
+        return check_code(value, "code")
+
+    @field_validator("stdin")
+    @classmethod
+    def _stdin(cls, value: Optional[str]) -> Optional[str]:
+        if value is not None:
+            input_bytes(value, "stdin")
+        return value
+
+    @field_validator("files")
+    @classmethod
+    def _files(cls, value: dict[str, Optional[str]]) -> dict[str, Optional[str]]:
+        if len(value) > MAX_FILES:
+            raise ValueError("at most %d files" % MAX_FILES)
+        for name, data in value.items():
+            check_file_path(name)
+            if data is not None:
+                check_base64(name, data)
+        return value
 
 
 class JudgeFacts(BaseModel):
@@ -95,8 +185,8 @@ class TestConfig(_Open):
     language: Optional[str] = None
     locale: Optional[str] = None
     is_fewshot: Optional[bool] = None
-    compile_timeout: Optional[float] = None
-    run_timeout: Optional[float] = None
+    compile_timeout: Optional[float] = Field(None, allow_inf_nan=False)
+    run_timeout: Optional[float] = Field(None, allow_inf_nan=False)
     memory_limit_MB: Optional[int] = None
     custom_extract_logic: Optional[str] = None
     provided_data: Optional[Union[list[dict[str, Any]], dict[str, Any]]] = None
@@ -106,8 +196,13 @@ class TestConfig(_Open):
 class SubmitRequest(_Open):
     dataset: str = ""
     id: Union[int, str] = 0
-    completion: str = Field(..., max_length=MAX_CODE_CHARS)
+    completion: str = Field(..., description="the completion (at most 1,000,000 characters)")
     config: TestConfig
+
+    @field_validator("completion")
+    @classmethod
+    def _completion(cls, value: str) -> str:
+        return check_code(value, "completion")
 
 
 class EvalTestCase(BaseModel):

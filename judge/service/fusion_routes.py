@@ -9,6 +9,7 @@ by the service's fair scheduler like ``/v1/judge``.
 
 from __future__ import annotations
 
+import math
 import threading
 from typing import Any
 
@@ -17,9 +18,9 @@ from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
-from judge import languages
 from judge.errors import UnknownName
-from judge.service.fusion import FusionRunner, language_of, test_cases
+from judge.jsonl import json_text
+from judge.service.fusion import FusionRunner, evaluation, language_of
 from judge.service.fusion_models import (EvalResult, EvaluateBatchRequest,
                                          EvaluateBatchResponse, RunCodeRequest, RunCodeResponse,
                                          SubmitRequest)
@@ -31,18 +32,52 @@ def is_fusion(path: str) -> bool:
     return path in PATHS
 
 
+class Answer(JSONResponse):
+    """A JSON answer that can always be written: a lone surrogate (from a candidate's code
+    or output, which JSON and Python strings allow and UTF-8 does not) is sent as its JSON
+    escape instead of failing the answer with a 500."""
+
+    def render(self, content: Any) -> bytes:
+        return json_text(content, allow_nan=False, separators=(",", ":")).encode("utf-8")
+
+
+def _shown(value: Any) -> Any:
+    """An error's ``input`` as JSON can carry it: a non-finite number as text, a long
+    string cut (the whole code of a request is not echoed back)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return repr(value)
+    if isinstance(value, str) and len(value) > 200:
+        return value[:200] + "..."
+    if isinstance(value, (dict, list)):
+        text = json_text(value, default=str)
+        return value if len(text) <= 200 else text[:200] + "..."
+    return value
+
+
 def invalid(exc: RequestValidationError) -> JSONResponse:
-    """A malformed body, as SandboxFusion (FastAPI) answers it."""
-    return JSONResponse({"detail": jsonable_encoder(exc.errors())}, status_code=422)
+    """A malformed body, as SandboxFusion (FastAPI) answers it: 422 with each error's
+    location, message and (shortened) input."""
+    errors = []
+    for error in exc.errors():
+        error = dict(error)
+        if "input" in error:
+            error["input"] = _shown(error["input"])
+        context = {k: str(v) for k, v in dict(error.pop("ctx", None) or {}).items()
+                   if k != "error"}  # (a ValueError's text is the message already)
+        if context:
+            error["ctx"] = context
+        error.pop("url", None)
+        errors.append(error)
+    return Answer({"detail": jsonable_encoder(errors)}, status_code=422)
 
 
 def _unknown_language(name: str, where: tuple[str, ...], message: str) -> JSONResponse:
-    return JSONResponse({"detail": [{"type": "literal_error", "loc": ["body", *where],
-                                     "msg": message, "input": name}]}, status_code=422)
+    return Answer({"detail": [{"type": "literal_error", "loc": ["body", *where],
+                               "msg": message, "input": _shown(name)}]}, status_code=422)
 
 
 def _bad(message: str) -> JSONResponse:
-    return JSONResponse({"detail": message}, status_code=400)
+    return Answer({"detail": message}, status_code=400)
 
 
 class _Runners:
@@ -70,21 +105,18 @@ class _Runners:
 
 
 def _precheck(body: SubmitRequest, where: tuple[str, ...] = ()) -> JSONResponse | None:
-    """A submission the judge cannot evaluate, answered before it is admitted."""
+    """A submission the judge cannot evaluate (an unknown language, test cases of no known
+    shape, input that is no text, an unknown checker), answered before it is admitted:
+    400 naming the field."""
     name = body.config.language or "python"
     try:
-        language = language_of(name)
+        language_of(name)
     except UnknownName as exc:
         return _unknown_language(name, (*where, "config", "language"), str(exc))
-    if language is None:
-        return _bad("%sconfig.language %r is not run by this judge" % (
-            "".join("%s." % w for w in where), name))
     try:
-        cases = test_cases(body.config)
+        evaluation(body.config)
     except ValueError as exc:
         return _bad("%s%s" % ("".join("%s." % w for w in where), exc))
-    if not languages.get(language).default and any(c.get("fn_name") for c in cases):
-        return _bad("function_call test cases are run in Python only here")
     return None
 
 
@@ -113,14 +145,14 @@ def mount(app: FastAPI, service: Any, responses: dict[Any, Any]) -> None:
         except UnknownName as exc:
             return _unknown_language(body.language, ("language",), str(exc))
         result = (await _run(request, 1, [(runners.run_code, (body,))]))[0]
-        return JSONResponse(result)
+        return Answer(result)
 
     async def _evaluate(body: SubmitRequest, request: Request) -> Any:
         refused = _precheck(body)
         if refused is not None:
             return refused
         result = (await _run(request, 1, [(runners.evaluate, (body,))]))[0]
-        return JSONResponse(result)
+        return Answer(result)
 
     @app.post("/submit", response_model=EvalResult, tags=["sandboxfusion"],
               responses=responses)
@@ -149,4 +181,4 @@ def mount(app: FastAPI, service: Any, responses: dict[Any, Any]) -> None:
                 return refused
         results = await _run(request, len(body.items),
                              [(runners.evaluate, (item,)) for item in body.items])
-        return JSONResponse({"results": results})
+        return Answer({"results": results})

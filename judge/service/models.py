@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 #: upper bounds on what a request may ask for, whatever the server's own limits
 MAX_SOLUTION_CHARS = 1_000_000
@@ -42,13 +42,22 @@ class JudgeRequest(_Strict):
     problem: Optional[dict[str, Any]] = Field(default=None, description=
                                               "an inline problem definition (problem-file "
                                               "format; no checker or check expressions)")
-    solution: str = Field(max_length=MAX_SOLUTION_CHARS,
-                          description="code, or a raw model reply with prose and fences")
+    #: (its length is checked by a validator: pydantic's length constraint refuses a lone
+    #: surrogate, which is the candidate's text, judged as the bytes it writes)
+    solution: str = Field(description="code, or a raw model reply with prose and fences "
+                          "(at most 1,000,000 characters)")
     language: Optional[str] = Field(default=None, max_length=40)
     prompt_id: Optional[str] = Field(default=None, max_length=500)
     model: Optional[str] = Field(default=None, max_length=500)
     sample: Optional[int] = None
     limits: Optional[RequestLimits] = None
+
+    @field_validator("solution")
+    @classmethod
+    def _solution(cls, value: str) -> str:
+        if len(value) > MAX_SOLUTION_CHARS:
+            raise ValueError("String should have at most %d characters" % MAX_SOLUTION_CHARS)
+        return value
 
     @model_validator(mode="after")
     def _one_problem(self) -> "JudgeRequest":
