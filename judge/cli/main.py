@@ -465,6 +465,9 @@ def build_parser() -> argparse.ArgumentParser:
     programs.register(sub)
     grade.register(sub)
     serve.register(sub)
+    from judge.cli import ray_actors
+
+    ray_actors.register(sub)
     return parser
 
 

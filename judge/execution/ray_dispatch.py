@@ -92,8 +92,11 @@ class Member:
         self.sent = 0  # chunks sent in all
         self.sandbox: dict[str, Any] = {}
         self.isolation: dict[str, Any] = {}
-        #: the actor's process id (on its node)
+        #: the actor's process id (on its node) and Ray actor id
         self.pid: int | None = None
+        self.actor_id: str | None = None
+        #: a detached actor kept for later runs when this one ends (else it is killed)
+        self.kept = False
         #: keys of the problems this actor has been sent
         self.problems: set[str] = set()
         #: seconds a candidate takes there (moving average), None before the first

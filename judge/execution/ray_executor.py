@@ -3,12 +3,14 @@
     judge run SUITE --solutions FILE --executor ray [--ray-address ADDR]
     judge.Judge(executor="ray", ray_address="ray://...")
 
-One :class:`JudgeActor` per node owns a :class:`judge.Judge` (so a warm sandbox: Docker where
-the node has an engine, else the process sandbox, as ``--sandbox`` says) and judges as many
-candidates at once as that sandbox takes (its slots). Candidates travel in chunks, one actor
+One :class:`~judge.execution.ray_actor.JudgeActor` per node, leased to the run, opens a warm
+sandbox for it (Docker where the node has an engine, else the process sandbox, as
+``--sandbox`` says) and judges as many candidates at once as that sandbox takes (its slots).
+On a cluster the actors are detached and named, and kept warm for the next driver
+(:mod:`judge.execution.ray_session`). Candidates travel in chunks, one actor
 call per chunk, several chunks in flight per actor, problems sent once per actor: which
-candidates go where, and how many per call, is :mod:`judge.execution.ray_dispatch`. The driver keeps everything else of a run
-where it is: :class:`judge.execution.batch.BatchRunner` reads the candidates, bounds the work
+candidates go where, and how many per call, is :mod:`judge.execution.ray_dispatch`. The
+driver keeps everything else of a run where it is: :class:`judge.execution.batch.BatchRunner` reads the candidates, bounds the work
 in flight, writes results in input order and skips what ``--resume`` already holds; it only
 sees :class:`RayExecutor` in place of the local :class:`~judge.execution.executor.Executor`.
 
@@ -25,7 +27,7 @@ cleanup never kills another's candidates.
 
 Layering: the actor builds its sandbox and :class:`Executor` itself (what ``judge.Judge``
 does locally) instead of importing the public API, so this module stays below it and
-``judge.Judge(executor="ray")`` can use it.
+``judge.Judge(executor="ray")`` can use it. ``JudgeActor`` is re-exported here.
 """
 
 from __future__ import annotations
@@ -40,16 +42,18 @@ from typing import Any, Callable
 from judge.problem.model import Problem
 from judge.execution import ray_session
 from judge.execution.executor import Submission
-from judge.execution.ray_dispatch import (CHUNKS_IN_FLIGHT, MAX_CHUNK, NEED_PROBLEM, PIPELINE,
-                                          Dispatcher, ItemError, Job, Member)
+from judge.execution.ray_actor import JudgeActor, LeaseLost, source_hashes
+from judge.execution.ray_actor import short as _short
+from judge.execution.ray_dispatch import (CHUNKS_IN_FLIGHT, MAX_CHUNK, PIPELINE, Dispatcher,
+                                          Job, Member)
 from judge.execution.verdicts import CandidateResult
 from judge.sandbox.admission import OVERCOMMIT
 from judge.sandbox.base import Limits
 
 DEFAULT_RETRIES = 3
 START_TIMEOUT_S = 180.0
-#: how long an actor waits for a problem sent with an earlier chunk that has not reached it
-PROBLEM_WAIT_S = 10.0
+#: named actors tried per node (busy, stale or dead ones skipped) before a run's own one
+MAX_SLOTS = 8
 
 
 def _ray() -> Any:
@@ -61,100 +65,6 @@ def _ray() -> Any:
         raise SandboxUnavailable("the Ray executor needs the 'ray' extra: "
                                  "pip install 'judge[ray]'") from None
     return ray
-
-
-class JudgeActor:
-    """Runs on one node: a warm sandbox of ``jobs`` workers and an Executor over it, as
-    ``judge.Judge`` builds locally. Made a Ray actor by :func:`_actor_class` (so importing
-    this module does not need Ray)."""
-
-    def __init__(self, sandbox: str, jobs: int, limits: Limits,
-                 options: dict[str, Any]) -> None:
-        self.kind = sandbox
-        self._open(jobs, limits, options)
-
-    def _open(self, jobs: int, limits: Limits, options: dict[str, Any]) -> None:
-        from judge.execution.executors import open_local
-
-        self.notes: list[str] = []
-        self.jobs = jobs
-        # as judge.Judge does: the local executor (under Docker, the other languages go to
-        # the native image)
-        options = {"test_isolation": "per-test", **options}
-        self.executor = open_local(self.kind, jobs, limits, notice=self.notes.append,
-                                   options=options)
-        self.sandbox = self.executor.sandbox
-        #: candidates judged at once: the executor's slots (its sandbox's capacity)
-        self.slots = max(1, int(getattr(self.executor, "slots", jobs)))
-        self._pool = ThreadPoolExecutor(max_workers=self.slots, thread_name_prefix="judge")
-        #: this run's problems (each run's keys carry a token of their own)
-        self._problems: dict[str, Problem] = {}
-        self._arrived = threading.Condition()
-        self._released = False
-
-    def reopen(self, jobs: int, limits: Limits, options: dict[str, Any]) -> dict[str, Any]:
-        """A kept actor taken by a new run (:mod:`judge.execution.ray_session`): a fresh
-        sandbox and executor with that run's jobs, limits and options; nothing of the
-        earlier run is left (its problems are dropped). Answers :meth:`info`."""
-        if not self._released:
-            self.release()
-        self._open(jobs, limits, options)
-        return self.info()
-
-    def info(self) -> dict[str, Any]:
-        import ray
-
-        return {"node_id": ray.get_runtime_context().get_node_id(), "pid": os.getpid(),
-                "jobs": self.jobs, "slots": self.slots, "sandbox": self.sandbox.describe(),
-                "isolation": self.sandbox.isolation(), "notes": self.notes}
-
-    def judge_chunk(self, problems: dict[str, Problem],
-                    items: list[tuple[str, Submission, dict[str, Any]]]) -> list[Any]:
-        """Judge a chunk of candidates, ``slots`` at a time (with the candidates of the
-        other chunks in flight), and answer one entry per candidate, in order: its
-        CandidateResult, an :class:`ItemError` when judging it raised, or
-        :data:`NEED_PROBLEM`. The driver sends each problem to an actor once (in
-        ``problems``, with the first chunk that needs it) and afterwards only its key; a
-        chunk may overtake the one carrying its problem, so a missing one is waited for.
-        No ObjectRef travels inside the arguments: a nested one makes every call a
-        reference-counting round trip with the driver."""
-        if problems:
-            with self._arrived:
-                for key, problem in problems.items():
-                    self._problems.setdefault(key, problem)
-                self._arrived.notify_all()
-        pending: list[Any] = []
-        for key, submission, meta in items:
-            problem = self._problem(key)
-            pending.append(NEED_PROBLEM if problem is None else self._pool.submit(
-                self._judge, problem, submission, meta))
-        return [entry if isinstance(entry, str) else entry.result() for entry in pending]
-
-    def _problem(self, key: str) -> Problem | None:
-        with self._arrived:
-            self._arrived.wait_for(lambda: key in self._problems, timeout=PROBLEM_WAIT_S)
-            return self._problems.get(key)
-
-    def _judge(self, problem: Problem, submission: Submission,
-               meta: dict[str, Any]) -> CandidateResult | ItemError:
-        try:
-            return self.executor.judge(problem, submission, **meta)
-        except Exception as exc:  # noqa: BLE001 - the driver retries it elsewhere
-            return ItemError(_short(exc))
-
-    def release(self) -> bool:
-        """End the run on this actor: stop the checker helpers, then the sandbox (no worker
-        or container survives), and drop the run's problems. The process stays, for
-        :meth:`reopen` or to be killed."""
-        self._released = True
-        self._pool.shutdown(wait=False, cancel_futures=True)
-        try:
-            self.executor.close()
-        finally:
-            self.sandbox.close()
-            with self._arrived:
-                self._problems.clear()
-        return True
 
 
 _ACTOR: Any = None
@@ -227,78 +137,113 @@ class RayExecutor:
         return [n for n in ray.nodes() if n.get("Alive") and n.get("Resources", {}).get("CPU")]
 
     def _start_actors(self) -> None:
-        """One actor per node: one the driver kept from its last run, with a fresh sandbox
-        (:mod:`judge.execution.ray_session`), else a new one; a node that cannot judge is
-        skipped, with a notice."""
-        pending = []
+        """One actor per node, leased to this run with a fresh sandbox: on a cluster, the
+        node's kept actor found by name (:mod:`judge.execution.ray_session`; a busy, stale or
+        dead one is skipped for the next name), else a new one under that name; with a
+        private Ray, a new actor of this run. A node that cannot judge is skipped, with a
+        notice."""
+        ray = _ray()
+        self._detached = ray_session.keeps_actors()
+        self._keep_s = ray_session.keep_seconds()
+        self._lease = secrets.token_hex(8)
+        self._job = ray_session.driver_job(ray)
+        sources = source_hashes()
+        #: node id -> (jobs, slot tried next)
+        wanted = {}
         for node in self._nodes():
-            jobs = self.jobs or max(1, int(node["Resources"]["CPU"]))
-            key = self._actor_key(node["NodeID"], jobs)
-            handle = ray_session.take(key)
-            if handle is not None:
-                pending.append((self._member(handle, node["NodeID"], jobs),
-                                handle.reopen.remote(jobs, self.limits, self.options), True))
-            else:
-                handle = self._new_actor(node["NodeID"], jobs, key)
-                pending.append((self._member(handle, node["NodeID"], jobs),
-                                handle.info.remote(), False))
-        for member, info, reused in pending:
-            detail, problem = self._started(member, info)
-            if detail is None and reused:  # a kept actor that is gone: a new one there
-                member.handle = self._new_actor(member.node_id, member.jobs,
-                                                self._actor_key(member.node_id, member.jobs))
-                detail, problem = self._started(member, member.handle.info.remote())
-            elif reused:
-                self.reused_actors += 1
-            if detail is None:
-                self.notice("ray: node %s cannot judge (%s); skipped" % (
-                    member.node_id[:12], problem))
-                continue
-            for note in detail.get("notes", []):
-                self.notice("ray node %s: %s" % (member.node_id[:12], note))
-            member.slots = max(1, int(detail.get("slots", member.jobs)))
-            member.sandbox = detail.get("sandbox", {})
-            member.isolation = detail.get("isolation", {})
-            member.pid = detail.get("pid")
-            self._members.append(member)
+            wanted[node["NodeID"]] = (self.jobs or max(1, int(node["Resources"]["CPU"])), 0)
+        while wanted:
+            pending = []
+            for node_id, (jobs, slot) in wanted.items():
+                handle, new = self._actor_for(node_id, jobs, slot)
+                member = self._member(handle, node_id, jobs)
+                pending.append((member, slot, new, handle.acquire.remote(
+                    self._lease, self._job, sources, not new, jobs, self.limits,
+                    self.options, self._keep_s)))
+            wanted = {}
+            for member, slot, new, ref in pending:
+                detail, problem = self._leased(member, ref, new)
+                if detail is None and not new:  # busy, stale or gone: the next name
+                    wanted[member.node_id] = (member.jobs, slot + 1)
+                    continue
+                if detail is None:
+                    self.notice("ray: node %s cannot judge (%s); skipped" % (
+                        member.node_id[:12], problem))
+                    continue
+                if new:
+                    self.started_actors += 1
+                else:
+                    self.reused_actors += 1
+                if detail.get("changed"):
+                    self.notice("ray node %s runs other judge code than the driver's (%s)" % (
+                        member.node_id[:12], ", ".join(detail["changed"])))
+                for note in detail.get("notes", []):
+                    self.notice("ray node %s: %s" % (member.node_id[:12], note))
+                member.slots = max(1, int(detail.get("slots", member.jobs)))
+                member.sandbox = detail.get("sandbox", {})
+                member.isolation = detail.get("isolation", {})
+                member.pid = detail.get("pid")
+                member.actor_id = detail.get("actor_id")
+                member.kept = self._detached and slot < MAX_SLOTS
+                self._members.append(member)
         if not self._members:
             from judge.sandbox.base import SandboxUnavailable
 
             raise SandboxUnavailable("no Ray node could open a sandbox")
 
-    def _started(self, member: Member, info: Any) -> tuple[dict[str, Any] | None, str]:
-        """The actor's :meth:`JudgeActor.info` once it is up, or (None, why) and the actor
-        killed."""
+    def _actor_for(self, node_id: str, jobs: int, slot: int) -> tuple[Any, bool]:
+        """(the actor of ``slot`` on the node, whether it was started just now): the kept
+        one under that name, else a new one under it (another driver starting the same
+        name at once gets the same actor, and one of them finds it busy); past
+        :data:`MAX_SLOTS`, or with nothing to keep, a new actor of this run alone."""
+        ray = _ray()
+        concurrency = _concurrency(jobs)
+        if not self._detached or slot >= MAX_SLOTS:
+            return self._new_actor(node_id, jobs, concurrency), True
+        name = ray_session.actor_name(node_id, self.sandbox_kind, concurrency, slot)
+        try:
+            return ray.get_actor(name, namespace=ray_session.namespace()), False
+        except ValueError:  # none (or a dead one) under that name
+            return self._new_actor(node_id, jobs, concurrency, name), True
+
+    def _leased(self, member: Member, ref: Any, new: bool) -> tuple[dict[str, Any] | None, str]:
+        """The actor's answer to :meth:`JudgeActor.acquire` when it is this run's, or (None,
+        why); a new actor that cannot judge is killed."""
         ray = _ray()
         try:
-            return ray.get(info, timeout=START_TIMEOUT_S), ""
+            answer = ray.get(ref, timeout=START_TIMEOUT_S)
         except Exception as exc:  # noqa: BLE001 - a node that cannot judge is skipped
+            answer, problem = None, _short(exc)
+        else:
+            if answer.get("state") == "ok":
+                return answer, ""
+            problem = "actor %s" % answer.get("state")
+        if new:
             try:
                 ray.kill(member.handle)
             except Exception:  # noqa: BLE001 - gone already
                 pass
-            return None, _short(exc)
-
-    def _actor_key(self, node_id: str, jobs: int) -> tuple[Any, ...]:
-        """What a kept actor must match to be taken: its node, sandbox kind and the
-        concurrency it was made with (jobs, limits and options are the new run's)."""
-        return (node_id, self.sandbox_kind, _concurrency(jobs))
+        return None, problem
 
     def _member(self, handle: Any, node_id: str, jobs: int) -> Member:
         self._numbers += 1
         return Member(handle, node_id, jobs, self._numbers)
 
-    def _new_actor(self, node_id: str, jobs: int, key: tuple[Any, ...]) -> Any:
+    def _new_actor(self, node_id: str, jobs: int, concurrency: int,
+                   name: str | None = None) -> Any:
+        """A new actor on the node: named and detached (kept for later drivers) with a
+        ``name``, else an ordinary one that ends with this run."""
         from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
-        self.started_actors += 1
+        kept = {"name": name, "namespace": ray_session.namespace(), "lifetime": "detached",
+                "get_if_exists": True} if name else {}
         return _actor_class().options(
             # the chunks in flight (Member.max_chunks of a sandbox with the default
-            # overcommit), and info/release beside them; no CPU of the cluster held, so
+            # overcommit), and acquire/release beside them; no CPU of the cluster held, so
             # an idle kept actor holds none
-            num_cpus=0, max_concurrency=key[2], max_restarts=0,
-            scheduling_strategy=NodeAffinitySchedulingStrategy(node_id, soft=False),
-        ).remote(self.sandbox_kind, jobs, self.limits, self.options)
+            num_cpus=0, max_concurrency=concurrency, max_restarts=0,
+            scheduling_strategy=NodeAffinitySchedulingStrategy(node_id, soft=False), **kept,
+        ).remote(self.sandbox_kind, self._keep_s, bool(name))
 
     @property
     def slots(self) -> int:
@@ -314,8 +259,9 @@ class RayExecutor:
                 "sandboxes": kinds, "retried": self.retried, "lost_actors": self.lost_actors,
                 "chunks": self._dispatch.chunks, "reused_actors": self.reused_actors,
                 "started_actors": self.started_actors,
-                "node_sandboxes": [dict(m.sandbox, node_id=m.node_id, pid=m.pid)
-                                   for m in members]}
+                "kept": self._detached,
+                "node_sandboxes": [dict(m.sandbox, node_id=m.node_id, pid=m.pid,
+                                        actor_id=m.actor_id) for m in members]}
 
     def isolation(self) -> dict[str, Any]:
         """The isolation facts of the nodes: the weakest one's (``isolated`` false when any
@@ -365,14 +311,15 @@ class RayExecutor:
         answers, error, lost = None, None, False
         try:
             ref = member.handle.judge_chunk.remote(
-                problems, [(job.key, job.submission, job.meta) for job in jobs])
+                self._lease, problems, [(job.key, job.submission, job.meta) for job in jobs])
         except Exception as exc:  # noqa: BLE001 - not sent (its arguments): not the actor's fault
             self._dispatch.finished(member, jobs, problems, None, _short(exc))
             return
         try:
             answers = ray.get(ref)
         except ray.exceptions.RayTaskError as exc:  # the chunk's call raised on the node
-            error = _short(exc)
+            # (a call refused for want of the lease: the actor is not this run's any more)
+            error, lost = _short(exc), isinstance(exc, LeaseLost) or "LeaseLost" in str(exc)
         except ray.exceptions.RayError as exc:  # actor, worker or node lost
             error, lost = _short(exc), True
         except Exception as exc:  # noqa: BLE001 - Ray itself gone (shut down): the actor too
@@ -389,9 +336,9 @@ class RayExecutor:
         return job.future.result()
 
     def close(self) -> None:
-        """Close every actor's sandbox (no worker or container survives); keep each actor
-        that had nothing in flight for the driver's next run (:mod:`ray_session`), end the
-        others; disconnect (a private Ray stops)."""
+        """Close every actor's sandbox (no worker or container survives) and end its
+        lease; a kept actor that had nothing in flight stays for the next run, any driver's
+        (:mod:`ray_session`); the others are ended; disconnect (a private Ray stops)."""
         with self._lock:
             if self._closed:
                 return
@@ -402,16 +349,17 @@ class RayExecutor:
         # in flight after the queue is answered: a run given up mid-way; such an actor is
         # ended, not kept (its calls may still be judging)
         quiet = {id(m) for m in members if m.alive and not m.in_flight and not m.chunks}
-        releasing = [(m, m.handle.release.remote()) for m in members if m.alive]
+        releasing = [(m, m.handle.release.remote(self._lease, self._keep_s))
+                     for m in members if m.alive]
         for member, ref in releasing:
             try:
-                ray.get(ref, timeout=60)
+                if not ray.get(ref, timeout=60):
+                    quiet.discard(id(member))  # not this run's any more
             except Exception:  # noqa: BLE001 - a lost node has nothing left to close
                 quiet.discard(id(member))
         for member in members:
-            key = self._actor_key(member.node_id, member.jobs)
-            if id(member) in quiet and ray_session.keep(key, member.handle):
-                continue
+            if id(member) in quiet and member.kept:
+                continue  # idle now, for the next run; it ends itself after keep_s
             try:
                 ray.kill(member.handle)
             except Exception:  # noqa: BLE001
@@ -442,11 +390,6 @@ def _check_reachable(address: str | None, timeout: float = 5.0) -> None:
     except OSError as exc:
         raise ConnectionError("nothing answers at %s (%s)" % (address, exc.strerror or exc)
                               ) from None
-
-
-def _short(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    return "%s: %s" % (type(exc).__name__, text[0][:200] if text else "")
 
 
 class RayExecutorKind:
