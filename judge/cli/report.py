@@ -1,6 +1,11 @@
 """``judge report RESULTS...``: summarize results files; with several, compare each with the
 first (``--compare-models``: each model with the first model); ``--html FILE`` writes a
-self-contained HTML report (no network, works from file://)."""
+self-contained HTML report (no network, works from file://).
+
+Any valid results file gives a report (exit 0; 1 with located errors for lines that are not
+results): a number that is not finite (``NaN``, ``1e999``) is shown as missing, with a
+warning naming it and a line in the report saying how many; every text written (stdout in
+every format, the HTML file) is encodable, a lone surrogate written as its escape."""
 
 from __future__ import annotations
 
@@ -12,8 +17,11 @@ from pathlib import Path
 from judge.cli.common import (
     EXIT_INPUT, EXIT_OK, EXIT_USAGE, err, error, positive_int, print_issues,
 )
+from judge.errors import InputError, Issue
 
 FORMATS = ("table", "markdown", "json", "html")
+#: warnings printed for values shown as missing (the rest are counted)
+MISSING_SHOWN = 20
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -46,13 +54,31 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_report)
 
 
+def _utf8(stream: object) -> bool:
+    return str(getattr(stream, "encoding", "") or "").lower().replace("-", "") == "utf8"
+
+
+def _write(text: str) -> None:
+    """``text`` on stdout, whatever its encoding: what it cannot encode is escaped (the
+    reports are made printable already; this is for a stdout that is not UTF-8)."""
+    reconfigure = getattr(sys.stdout, "reconfigure", None)
+    if reconfigure is not None:
+        reconfigure(errors="backslashreplace")
+    sys.stdout.write(text)
+
+
 def cmd_report(args: argparse.Namespace) -> int:
+    from judge import jsonl
     from judge.reports.compare import compare_runs, render_comparison
     from judge.reports.runs import by_model, read_runs
-    from judge.reports.tables import merge, render
+    from judge.reports.tables import merge, printable, render
 
     runs, issues = read_runs(args.results)
     print_issues(issues)
+    missing = [note for run in runs for note in run.missing]
+    print_issues(missing[:MISSING_SHOWN], prefix="warning: ")
+    if len(missing) > MISSING_SHOWN:
+        err("warning: ... and %d more values shown as missing" % (len(missing) - MISSING_SHOWN))
     several = len(runs) > 1
     summary = merge([run.summary(tagged=several) for run in runs])
     arms = by_model(runs) if args.compare_models else runs
@@ -70,18 +96,25 @@ def cmd_report(args: argparse.Namespace) -> int:
 
         page = render_html(runs, summary, comparisons)
         if args.html:
-            Path(args.html).write_text(page, encoding="utf-8")
+            try:
+                Path(args.html).write_text(page, encoding="utf-8", errors="backslashreplace")
+            except OSError as exc:
+                raise InputError([Issue(args.html, "cannot write the HTML report: %s"
+                                        % (exc.strerror or exc))]) from None
             err("wrote %s" % args.html)
         if args.format == "html":
-            sys.stdout.write(page)
+            _write(page)
     if args.format == "json":
         data = summary.to_json()
         if comparisons:
             data["comparisons"] = comparisons
-        print(json.dumps(data, indent=2, ensure_ascii=False))
+        # strict JSON (every number finite by now); escapes where stdout cannot hold a text
+        text = jsonl.json_text(data, indent=2) if _utf8(sys.stdout) else \
+            json.dumps(data, indent=2, ensure_ascii=True)
+        _write(text + "\n")
     elif args.format != "html":
-        print(render(summary, args.format), end="")
+        _write(render(summary, args.format))
         for result in comparisons:
-            print()
-            print(render_comparison(result, markdown=args.format == "markdown"), end="")
+            _write("\n" + printable(render_comparison(result,
+                                                      markdown=args.format == "markdown")))
     return EXIT_INPUT if issues else EXIT_OK

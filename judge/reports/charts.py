@@ -177,22 +177,28 @@ def _quantile(values: Sequence[float], q: float) -> float:
     return values[below] + (values[above] - values[below]) * (position - below)
 
 
-def time_boxes(times: dict[str, list[float]], floor: float = 1e-4) -> dict[str, Any]:
+def time_boxes(times: dict[str, list[float]], floor: float = 1e-4,
+               ceiling: float = 1e6) -> dict[str, Any]:
     """A box plot per verdict of the tests' times (seconds, log scale; min, quartiles,
-    median, max). Times below ``floor`` are drawn at the floor."""
+    median, max). Times below ``floor`` are drawn at the floor, times above ``ceiling`` (a
+    results file may say anything finite: ``1e308``) at the ceiling; labels say the times
+    as they are."""
     verdicts = [v for v in VERDICT_ORDER if times.get(v)]
     verdicts += sorted(v for v in times if v not in VERDICT_ORDER and times[v])
     top = 10
-    chart = _chart("Time per test, by verdict (log scale; below %s drawn at %s)"
-                   % (seconds(floor), seconds(floor)),
+    above = any(t > ceiling for v in verdicts for t in times[v])
+    chart = _chart("Time per test, by verdict (log scale; below %s drawn at %s%s)"
+                   % (seconds(floor), seconds(floor), "; above %s drawn at %s"
+                      % (seconds(ceiling), seconds(ceiling)) if above else ""),
                    LABEL_W + PLOT_W + NOTE_W, top + ROW_H * max(1, len(verdicts)) + 30)
-    every = [max(floor, t) for v in verdicts for t in times[v]]
+    every = [min(ceiling, max(floor, t)) for v in verdicts for t in times[v]]
     lo = math.floor(math.log10(min(every))) if every else -4
     hi = math.ceil(math.log10(max(every))) if every else 1
     hi = max(hi, lo + 1)
 
     def x_of(seconds: float) -> float:
-        return LABEL_W + PLOT_W * (math.log10(max(floor, seconds)) - lo) / (hi - lo)
+        return LABEL_W + PLOT_W * (math.log10(min(ceiling, max(floor, seconds))) - lo) \
+            / (hi - lo)
 
     bottom = top + ROW_H * max(1, len(verdicts))
     for power in range(lo, hi + 1):

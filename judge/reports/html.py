@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
+import math
 import re
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -24,8 +25,8 @@ import jinja2
 import judge
 from judge.reports import charts
 from judge.reports.runs import Run
-from judge.reports.tables import (INTERVALS, Summary, coverage_line, extraction_line, model_of,
-                                  natural_key)
+from judge.reports.tables import (INTERVALS, Summary, coverage_line, extraction_line,
+                                  missing_line, model_of, natural_key, printable)
 from judge.scoring.passk import ks_for, pass_at_k
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
@@ -43,14 +44,24 @@ def environment() -> jinja2.Environment:
 def _clip(value: Any, size: int = TEXT_CHARS) -> str | None:
     if value is None:
         return None
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    try:
+        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    except (ValueError, TypeError, RecursionError):  # not JSON data after all: its type
+        text = "(a %s)" % type(value).__name__
     return text if len(text) <= size else text[:size] + "… (%d more characters)" % (
         len(text) - size)
 
 
 def _seconds(value: Any) -> float | None:
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) \
-        else None
+    """A time as the page shows it; anything but a finite number is missing (the results
+    reader made every non-finite one None already: ``tables.bounded``)."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return None
+    try:
+        seconds = float(value)
+    except OverflowError:
+        return None
+    return seconds if math.isfinite(seconds) else None
 
 
 def _test_detail(test: dict[str, Any]) -> dict[str, Any]:
@@ -171,7 +182,7 @@ def _times(runs: list[Run]) -> dict[str, list[float]]:
         for row in run.rows:
             for test in _tests(row):
                 seconds = _seconds(test.get("time_s"))
-                if seconds is not None and seconds == seconds and seconds >= 0:  # not NaN
+                if seconds is not None and seconds >= 0:
                     times[str(test.get("verdict"))].append(seconds)
     return dict(times)
 
@@ -214,6 +225,7 @@ def render_html(runs: list[Run], summary: Summary,
         "run_names": run_names, "metadata": metadata, "unrecorded": unrecorded, "intervals": INTERVALS,
         "summary": summary, "models": models,
         "extraction_line": extraction_line(summary), "coverage_line": coverage_line(summary),
+        "missing_line": missing_line(summary) if summary.missing else None,
         "charts": {
             "rates": charts.pass_rates(rated),
             "verdicts": charts.verdict_bars(models),
@@ -228,4 +240,5 @@ def render_html(runs: list[Run], summary: Summary,
         "comparisons": comparisons or [],
         "verdict_color": charts.verdict_color,
     }
-    return environment().get_template("report.html.j2").render(**context)
+    # the output boundary: a lone surrogate from the results (an id, a file name) escaped
+    return printable(environment().get_template("report.html.j2").render(**context))

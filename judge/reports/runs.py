@@ -41,6 +41,8 @@ class Run:
     path: str
     rows: list[dict[str, Any]]
     headers: list[dict[str, Any]] = field(default_factory=list)
+    #: the values read as missing (not finite, nested too deeply): notes naming each
+    missing: list[Issue] = field(default_factory=list)
 
     @property
     def metadata(self) -> dict[str, Any]:
@@ -49,13 +51,17 @@ class Run:
     def summary(self, tagged: bool = False) -> Summary:
         summary = summarize(self.rows, self.label if tagged else None)
         summary.runs = [self.metadata]
+        summary.missing = len(self.missing)
         return summary
 
 
 def read_run(path: str | Path, label: str | None = None) -> tuple[Run, list[Issue]]:
+    """A results file as a run; its bad lines as issues (its values shown as missing are
+    the run's ``missing`` notes, not issues)."""
     headers: list[dict[str, Any]] = []
-    rows, issues = read_results(path, headers)
-    return Run(label or Path(path).name, str(path), rows, headers), issues
+    missing: list[Issue] = []
+    rows, issues = read_results(path, headers, missing)
+    return Run(label or Path(path).name, str(path), rows, headers, missing), issues
 
 
 def read_runs(paths: Iterable[str | Path]) -> tuple[list[Run], list[Issue]]:

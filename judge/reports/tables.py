@@ -8,8 +8,9 @@ before ``HumanEval/10``), one row per problem and model.
 
 from __future__ import annotations
 
-import json
+import math
 import re
+import sys
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,7 +19,7 @@ from typing import Any, Iterable
 from tabulate import tabulate
 
 from judge import jsonl
-from judge.errors import Issue
+from judge.errors import Issue, json_location
 from judge.execution.verdicts import Verdict
 from judge.reports.stats import binomial_se, clustered_se, mean_se, wilson
 from judge.scoring.passk import ks_for, pass_at_k
@@ -26,6 +27,9 @@ from judge.scoring.passk import ks_for, pass_at_k
 FORMATS = ("table", "markdown", "json", "html")
 _TABLEFMT = {"table": "simple", "markdown": "github", "html": "html"}
 #: how the intervals of the summary are made (said in the JSON and the HTML report)
+#: containers nested deeper than this in a results line are shown as missing (the report
+#: walks and prints what it reads)
+MAX_DEPTH = jsonl.MAX_DEPTH
 INTERVALS = ("95% Wilson score interval over judged candidates; stderr = sqrt(p(1-p)/n); "
              "with several samples per problem also stderr_clustered (cluster-robust, by "
              "problem); pass@k stderr = standard error of the mean over problems")
@@ -51,6 +55,9 @@ class Summary:
     #: problems with candidates, and the problems in the suite (None: not known)
     covered: int = 0
     suite_problems: int | None = None
+    #: values of the results that were not finite numbers (NaN, infinities) or were nested
+    #: too deeply, shown as missing (see ``read_results``)
+    missing: int = 0
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {}
@@ -62,6 +69,8 @@ class Summary:
                                   "suite_problems": self.suite_problems},
                      "verdicts": self.verdicts, "intervals": INTERVALS,
                      "by_model": self.by_model, "by_problem": self.by_problem})
+        if self.missing:
+            data["missing_values"] = {"count": self.missing, "note": missing_line(self)}
         return data
 
 
@@ -127,6 +136,7 @@ def merge(summaries: list[Summary]) -> Summary:
         merged.candidates += part.candidates
         merged.sandbox_errors += part.sandbox_errors
         merged.extracted += part.extracted
+        merged.missing += part.missing
         merged.covered = max(merged.covered, part.covered)
         if part.suite_problems is not None:
             merged.suite_problems = max(merged.suite_problems or 0, part.suite_problems)
@@ -176,9 +186,27 @@ def _cells(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
+def printable(text: str) -> str:
+    """``text`` as any UTF-8 output can hold it: a lone surrogate (JSON and Python strings
+    allow one: a problem id, a model name, a file name that is not UTF-8) is written as its
+    escape ``\\udXXX`` instead of failing the write. Applied to everything a report renders,
+    at the output boundary."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text
+
+
 def render(summary: Summary, fmt: str = "table") -> str:
+    """The summary as text (``table``, ``markdown``, ``json``, or a small ``html`` page),
+    always encodable as UTF-8 (see :func:`printable`)."""
+    return printable(_render(summary, fmt))
+
+
+def _render(summary: Summary, fmt: str) -> str:
     if fmt == "json":
-        return json.dumps(summary.to_json(), indent=2)
+        return jsonl.json_text(summary.to_json(), indent=2)
     if fmt not in _TABLEFMT:
         raise ValueError("unknown format %r (choose from %s)" % (fmt, ", ".join(FORMATS)))
     style = _TABLEFMT[fmt]
@@ -203,7 +231,7 @@ def render(summary: Summary, fmt: str = "table") -> str:
     # nothing judged: no extraction count (0 of 0 says nothing), but the coverage still tells
     # how many of the suite's problems had no candidate
     lines = [line] + ([extraction_line(summary)] if summary.candidates else []) \
-        + [coverage_line(summary)]
+        + [coverage_line(summary)] + ([missing_line(summary)] if summary.missing else [])
     line = ("\n\n" if fmt == "markdown" else "\n").join(lines)
     if fmt == "html":
         import html
@@ -234,6 +262,14 @@ def coverage_line(summary: Summary) -> str:
         if missing > 0 else "")
 
 
+def missing_line(summary: Summary) -> str:
+    """How many values of the results were shown as missing (not finite, or nested too
+    deeply), when some were."""
+    return "missing: %d value%s of the results shown as missing (not a finite number: NaN " \
+        "or infinite; or nested deeper than %d levels)" % (
+            summary.missing, "" if summary.missing == 1 else "s", MAX_DEPTH)
+
+
 def _run_line(meta: dict[str, Any]) -> str:
     """One run's metadata in a line (what is not recorded is left out)."""
     facts = ["%d candidates, %d problems" % (meta.get("candidates", 0), meta.get("problems", 0))]
@@ -258,11 +294,54 @@ th { background: #f5f5f5; }</style></head>
 """
 
 
-def read_results(path: str | Path, headers: list[dict[str, Any]] | None = None
-                 ) -> tuple[list[dict[str, Any]], list[Issue]]:
+def _number_name(value: Any) -> str:
+    if isinstance(value, float):
+        return "NaN" if value != value else ("inf" if value > 0 else "-inf")
+    return "an integer of %d bits, past any float" % value.bit_length()
+
+
+def _where(path: tuple[Any, ...]) -> str:
+    """A JSON location for a note (keys cut short: a key may be any text)."""
+    parts = [part if isinstance(part, int) else (part if len(part) <= 40 else part[:40] + "…")
+             for part in path[:8]]
+    return printable(json_location(parts) + ("…" if len(path) > 8 else ""))
+
+
+def bounded(row: dict[str, Any], file: str = "", line: int | None = None) -> list[Issue]:
+    """Make a results line what the report can hold, in place: every number that is not
+    finite (NaN, an infinity, ``1e999``, which JSON reads as one, an integer past a float's
+    range) becomes None (missing), and so does any container nested deeper than
+    ``MAX_DEPTH``. Returns one note per value so replaced (file, line, JSON location).
+    Iterative: safe on any depth the parser accepted."""
+    notes: list[Issue] = []
+    stack: list[tuple[Any, tuple[Any, ...], int]] = [(row, (), 1)]
+    while stack:
+        node, path, depth = stack.pop()
+        pairs = list(node.items()) if isinstance(node, dict) else list(enumerate(node))
+        for key, value in pairs:
+            if (isinstance(value, float) and not math.isfinite(value)) or (
+                    type(value) is int and abs(value) > sys.float_info.max):
+                node[key] = None
+                notes.append(Issue(file, "not a finite number (%s): shown as missing"
+                                   % _number_name(value), location=_where(path + (key,)),
+                                   line=line))
+            elif isinstance(value, (dict, list)):
+                if depth >= MAX_DEPTH:
+                    node[key] = None
+                    notes.append(Issue(file, "nested deeper than %d levels: shown as missing"
+                                       % MAX_DEPTH, location=_where(path + (key,)), line=line))
+                else:
+                    stack.append((value, path + (key,), depth + 1))
+    return notes
+
+
+def read_results(path: str | Path, headers: list[dict[str, Any]] | None = None,
+                 missing: list[Issue] | None = None) -> tuple[list[dict[str, Any]], list[Issue]]:
     """Rows of a results file; bad lines become issues naming the line. A line that is a run
     header (an object with a ``run`` object and no ``problem_id``) is not a result: it goes
-    to ``headers`` when given."""
+    to ``headers`` when given. Every line is made :func:`bounded` as it enters (numbers
+    finite, nesting bounded); what that showed as missing goes to ``missing`` (notes, not
+    errors: the file is valid JSON)."""
     rows: list[dict[str, Any]] = []
     issues: list[Issue] = []
 
@@ -270,6 +349,9 @@ def read_results(path: str | Path, headers: list[dict[str, Any]] | None = None
         issues.append(Issue(issue.file, "not a JSON line: %s" % issue.message, line=issue.line))
 
     for number, row in jsonl.read_objects(path, bad_line):
+        notes = bounded(row, printable(str(path)), number)
+        if missing is not None:
+            missing.extend(notes)
         if isinstance(row.get("run"), dict) and "problem_id" not in row:
             if headers is not None:
                 headers.append(row["run"])
