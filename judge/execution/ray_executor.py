@@ -97,10 +97,13 @@ class RayExecutor:
 
         def init() -> None:
             kwargs: dict[str, Any] = {"log_to_driver": False}
+            target = address
             if address is None and not os.environ.get("RAY_ADDRESS"):
-                kwargs["include_dashboard"] = False  # a private Ray for this run
+                # a private Ray for this run: "local" starts one, where a bare ray.init()
+                # would join any cluster already running on this machine
+                target, kwargs["include_dashboard"] = "local", False
             _check_reachable(address or os.environ.get("RAY_ADDRESS"))
-            ray.init(address=address, **kwargs)
+            ray.init(address=target, **kwargs)
 
         try:
             ray_session.connect(ray, address, init)
