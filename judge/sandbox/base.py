@@ -11,7 +11,8 @@ a byte pipe to the worker's stdin/stdout. Everything else is shared here:
   worker after an incident (timeout, memory, crash, leftovers) or after N jobs.
 
 Jobs carry the candidate's code and the *inputs* of its tests, never expected outputs
-(design principle 1).
+(design principle 1). A job is one JSON line; a program test's input follows it as a stream
+of bytes (``InputStream``: the line says the sizes), read from its file a piece at a time.
 """
 
 from __future__ import annotations
