@@ -22,7 +22,7 @@ def register(sub: Any) -> None:
     p = sub.add_parser("ray", help="the judge's actors kept warm on a Ray cluster",
                        description="stop: end the judge's idle actors kept on a Ray cluster "
                                    "for later runs (JUDGE_RAY_KEEP_S), now")
-    p.add_argument("action", choices=("stop",))
+    p.add_argument("action", choices=("stop",), help="stop: end the idle kept actors now")
     p.add_argument("--ray-address", metavar="ADDR",
                    help="the cluster (default: RAY_ADDRESS)")
     p.add_argument("--force", action="store_true",
