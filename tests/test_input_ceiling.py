@@ -14,11 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from judge.execution import programs
+from judge.execution import program_inputs as programs
 from judge.problem.program import program_from_data
 from judge.resources import runner_dir
-from judge.sandbox.base import (STREAM_CHUNK, InputStream, Job, JobReport, Transport,
-                                WorkerSession)
+from judge.sandbox.base import Job, JobReport, Transport
+from judge.sandbox.pool import WorkerSession
+from judge.sandbox.streams import STREAM_CHUNK, InputStream
 
 
 def _problem(tmp: Path, tests: list[dict], **extra):

@@ -1,6 +1,6 @@
 """A program test's input travels from its file to the candidate's standard input as a stream
 (issue 36, defect 12): the judge sends the job's line, then the input a bounded piece at a
-time (``judge.sandbox.base.InputStream``), and the worker keeps it in a private file; it is
+time (``judge.sandbox.streams.InputStream``), and the worker keeps it in a private file; it is
 never read whole into the judge's memory, nor base64-encoded into the line (a 128 MiB input
 cost ~4.3x its size in the judge before). A test's input past ``MAX_TEST_INPUT_BYTES`` is a
 located problem error, refused from its size without being read (a sparse file of many GB
@@ -19,10 +19,11 @@ from pathlib import Path
 import pytest
 
 from judge.execution.executor import Executor, Submission
-from judge.execution.programs import MAX_TEST_INPUT_BYTES
+from judge.execution.program_inputs import MAX_TEST_INPUT_BYTES
 from judge.execution.verdicts import Verdict
 from judge.problem.program import program_from_data
-from judge.sandbox.base import STREAM_CHUNK, Limits
+from judge.sandbox.base import Limits
+from judge.sandbox.streams import STREAM_CHUNK
 
 SANDBOXES = ["process", pytest.param("docker", marks=pytest.mark.docker),
              pytest.param("docker-attach", marks=pytest.mark.docker)]

@@ -544,7 +544,8 @@ class _Counting:
 
 
 def test_the_contest_rule_stops_after_the_job_of_the_first_wrong_answer(sandbox, tmp_path):
-    from judge.execution.programs import ProgramJudge, chunks
+    from judge.execution.program_inputs import chunks
+    from judge.execution.programs import ProgramJudge
     from judge.languages.jobs import CompileCache
 
     tests = [{"name": str(i), "stdin": "%d\n" % i, "expected": "%d\n" % (2 * i)}

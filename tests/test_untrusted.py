@@ -327,7 +327,8 @@ from judge.sandbox import wire  # noqa: E402
 from judge.candidates.extract import (PARSE_LIMIT, escape_surrogates, extract_code,  # noqa: E402
                              read_solutions)
 from judge.execution.compare import compare  # noqa: E402
-from judge.sandbox.base import PooledSandbox, Transport, WorkerSession  # noqa: E402
+from judge.sandbox.base import Transport  # noqa: E402
+from judge.sandbox.pool import PooledSandbox, WorkerSession  # noqa: E402
 from judge.problem.types import parse_type  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -49,13 +49,12 @@ from judge.sandbox import records
 from judge.sandbox.harness import worker_command
 from judge.sandbox import image as images
 from judge.sandbox import maintenance
+from judge.sandbox.pool import PooledSandbox, WorkerSession
 from judge.sandbox.base import (
     Job,
     JobReport,
-    PooledSandbox,
     SandboxUnavailable,
     TransportError,
-    WorkerSession,
 )
 from judge.sandbox.docker_transport import AttachTransport
 

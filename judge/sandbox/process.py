@@ -42,13 +42,12 @@ from typing import TYPE_CHECKING, Any
 
 import psutil
 
+from judge.sandbox.pool import PooledSandbox, WorkerSession
 from judge.sandbox.base import (
-    PooledSandbox,
     SandboxUnavailable,
     Transport,
     TransportError,
     TransportTimeout,
-    WorkerSession,
     pop_line,
 )
 from judge.sandbox.hostfs import (  # noqa: F401 (re-exported)
