@@ -18,10 +18,13 @@ start-up (opening each node's sandbox) is.
     .venv/bin/python benchmarks/ray_overhead.py --corpus easy --candidates 300 --rounds 2
 
 ``--process-per-run``: each run in a Python process of its own, as users run them (``judge
-run`` is a process per run): interpreter start, imports, the process sandbox's walk of the
-host's world-writable places (once per process) and opening are then paid by both sides in
-every round. In one process (the default) the local runs after the first reuse that walk
-while every Ray run's actors are new processes that do it again.
+run`` is a process per run): interpreter start, imports and opening are then paid by both
+sides in every round; the local side also walks the host's world-writable places (the
+process sandbox, once per process), while the Ray side finds the actors an earlier round
+left on the cluster (detached, named, kept ``JUDGE_RAY_KEEP_S``: see docs/scale.md), which
+walked it once. The first Ray round starts them: the median of 3 rounds shows a fresh
+driver on a cluster used before. In one process (the default) both sides reuse that walk
+after their first run.
 
 ``--reuse``: one Judge per side opened once and kept across the rounds, as a training loop
 keeps its judge: what is left is each candidate's cost, on warm actors and a warm sandbox.
