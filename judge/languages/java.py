@@ -195,7 +195,10 @@ class Java(Language):
         return self.candidate_file(code) if _PUBLIC_CLASS.search(code) else \
             "%s.java" % _main_class(code)
 
-    def program_build(self, sources: dict[str, str], memory_mb: int) -> Build:
+    def program_build(self, sources: dict[str, str], memory_mb: int,
+                      assertions: bool = False) -> Build:
+        """``assertions``: run with ``-ea`` (SandboxFusion's routes run Java so; the judge's
+        own programs run as Kattis runs them, without)."""
         files = source_files(sources, ".java")
         main = main_source(sources, ".java", marker=r"static\s+(?:public\s+)?void\s+main\s*\(")
         # ``memory_mb`` is the problem's limit plus the headroom (``program_limits``): the
@@ -205,7 +208,8 @@ class Java(Language):
                      compile=[["/usr/bin/javac", "-J-XX:+UseSerialGC", "-J-Xmx512m",
                                "-encoding", "UTF-8", "-nowarn", "-Xmaxerrs", "5", "-d", "out",
                                *files]],
-                     run=["/usr/bin/java", "-Xmx%dm" % heap, "-Xss64m", "-XX:+UseSerialGC",
+                     run=["/usr/bin/java", *(["-ea"] if assertions else []), "-Xmx%dm" % heap,
+                          "-Xss64m", "-XX:+UseSerialGC",
                           "-XX:-UsePerfData", "-Djava.io.tmpdir={tmp}", "-cp", "{build}/out",
                           _qualified(sources[main], _main_class(sources[main], main))],
                      artifacts=["out"], candidate_file=main)

@@ -105,6 +105,10 @@ class ServiceConfig:
     allow_unisolated: bool = False
     #: candidates one client may have admitted at once (None: the whole capacity)
     client_cap: int | None = None
+    #: the SandboxFusion routes' own ceilings: wall seconds of ``run_timeout`` and MB of
+    #: ``memory_limit_MB`` (None: 10 s and 1,024 MB, what trainers send; judge.service.fusion)
+    fusion_run_timeout_s: float | None = None
+    fusion_memory_mb: int | None = None
     notice: Callable[[str], None] = field(default=lambda message: log.warning("%s", message))
 
 

@@ -4,10 +4,15 @@ test cases), and ``POST /v1/evaluate/batch`` (many candidates, each against its 
 
 Code runs through the judge's own sandbox (the server's warm pool: process or docker,
 whichever ``judge serve`` opened), compiled once per request as the judge compiles whole
-programs (``judge.execution.programs``), never in the server's process. Limits only tighten:
-``run_timeout``, ``memory_limit_MB`` and ``compile_timeout`` are each at most the server's
-(``judge.service.limits.clamp``); a request asking for more gets the server's limit, and the
-response's extra ``judge`` object says what was applied. Expected outputs of an evaluation
+programs (``judge.execution.programs``), never in the server's process, and run as
+SandboxFusion runs it: ``run_timeout`` and ``compile_timeout`` are wall-clock limits (not
+counting time the program waited for a CPU), Java with assertions on, Python and
+JavaScript without a compile step (a syntax error is the run's, in the interpreter's own
+words). Limits only tighten: ``run_timeout``, ``memory_limit_MB`` and ``compile_timeout``
+are each at most the routes' ceilings (:class:`Ceilings`: ``judge serve
+--fusion-run-timeout / --fusion-memory-mb``; ``judge.service.limits.clamp``); a request
+asking for more gets the ceiling, and the response's extra ``judge`` object says what was
+applied. Expected outputs of an evaluation
 never enter the sandbox: the outputs come back and are checked here, by the judge's output
 checker (``tokens`` by default: the Kattis default validator, case-insensitive).
 
@@ -22,6 +27,8 @@ import signal
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from judge.execution.schedule import BLOCKING
+
 from pydantic import ValidationError
 
 from judge import languages
@@ -31,7 +38,7 @@ from judge.execution.program_verdicts import output_verdict
 from judge.execution.programs import (DEFAULT_OUTPUT_KB, finish_compile, run_verdict,
                                       sandbox_job)
 from judge.execution.verdicts import Verdict
-from judge.languages.jobs import COMPILE_CPU_S
+from judge.languages.jobs import COMPILE_CPU_S, COMPILE_WALL_S
 from judge.problem.program import OutputChecker
 from judge.sandbox import records
 from judge.sandbox.base import JobReport, Limits
@@ -51,7 +58,58 @@ UNSUPPORTED = ("python2", "go_test", "php", "csharp", "bash", "typescript", "sql
                "lua", "R", "perl", "D_ut", "ruby", "scala", "julia", "pytest", "junit",
                "kotlin_script", "jest", "verilog", "python_gpu", "lean", "swift", "racket",
                "gtest", "react")
-_STDERR_CHARS = 4096
+#: SandboxFusion reads at most this much of a run's standard output and of its standard
+#: error (``get_output_non_blocking``: ``read(1024 * 1024)``)
+READ_BYTES = 1024 * 1024
+#: the routes' default ceilings: what trainers send (verl asks for 10 s and 1,024 MB)
+DEFAULT_RUN_TIMEOUT_S = 10.0
+DEFAULT_MEMORY_MB = 1024
+#: how SandboxFusion runs each language, as flags of the judge's program build (passed per
+#: job, on these routes only): Java with ``-ea``; Python and JavaScript with no compile
+#: step (SandboxFusion runs ``python file.py`` / ``node file.js``)
+_BUILD_FLAGS: dict[str, dict[str, Any]] = {"java": {"assertions": True},
+                                           "python": {"syntax_check": False}}
+_NO_COMPILE = ("python", "js")
+
+
+@dataclass(frozen=True)
+class Ceilings:
+    """The most a request on these routes may ask (and what it gets when it asks nothing):
+    ``run_timeout`` seconds of wall clock and ``memory_limit_MB`` of resident memory."""
+
+    run_timeout_s: float = DEFAULT_RUN_TIMEOUT_S
+    memory_mb: int = DEFAULT_MEMORY_MB
+
+    @classmethod
+    def of(cls, value: Any) -> Ceilings:
+        """Ceilings, or a server's :class:`Limits` (its time and memory limits) as ones."""
+        if isinstance(value, Ceilings):
+            return value
+        return cls(float(value.time_limit_s), int(value.memory_mb))
+
+
+class AsFusion:
+    """A language as SandboxFusion runs it: its program build with the routes' flags
+    (``_BUILD_FLAGS``), everything else the language's. The build's commands are part of
+    the compile cache's key, so these builds never share a cache entry with the judge's."""
+
+    def __init__(self, lang: Any) -> None:
+        self._lang = lang
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._lang, name)
+
+    @property
+    def compiles(self) -> bool:
+        """Whether SandboxFusion has a compile step (and a ``compile_result``) for it."""
+        return self._lang.name not in _NO_COMPILE
+
+    def program_build(self, sources: dict[str, str], memory_mb: int) -> Any:
+        build = self._lang.program_build(sources, memory_mb,
+                                         **_BUILD_FLAGS.get(self._lang.name, {}))
+        if not self.compiles and build.compile:
+            build = replace(build, compile=[])
+        return build
 
 
 @dataclass
@@ -75,13 +133,14 @@ def language_of(name: str) -> str | None:
     raise UnknownName("language", name, known=sorted(LANGUAGES))
 
 
-def applied_limits(server: Limits, run_timeout: float | None, memory_mb: int | None,
-                   compile_timeout: float | None) -> Applied:
-    """The request's limits tightened only (the server's where it asks for more or none)."""
+def applied_limits(ceilings: Ceilings | Limits, run_timeout: float | None,
+                   memory_mb: int | None, compile_timeout: float | None) -> Applied:
+    """The request's limits tightened only (the ceiling where it asks for more or none)."""
+    top = Ceilings.of(ceilings)
     values, clamped = service_limits.clamp(
-        {"run_timeout": (run_timeout, server.time_limit_s),
+        {"run_timeout": (run_timeout, top.run_timeout_s),
          "memory_limit_MB": (memory_mb if memory_mb and memory_mb > 0 else None,
-                             server.memory_mb),
+                             top.memory_mb),
          "compile_timeout": (compile_timeout, COMPILE_CPU_S)})
     return Applied(float(values["run_timeout"]), int(values["memory_limit_MB"]),
                    float(values["compile_timeout"]), clamped)
@@ -102,13 +161,21 @@ def _decode_files(files: dict[str, str | None]) -> dict[str, str]:
 
 
 def _text(data: bytes) -> str:
-    return data.decode("utf-8", "replace")
+    """A run's output as SandboxFusion reports it: its first ``READ_BYTES``, UTF-8 (what is
+    not UTF-8 is replaced: SandboxFusion answers ``[DecodeError] ...`` instead)."""
+    return data[:READ_BYTES].decode("utf-8", "replace")
 
 
 def _stderr(record: dict[str, Any]) -> str:
-    head = str(record.get("stderr_head") or "")
-    tail = record.get("stderr_tail")
-    return (head + "\n...\n" + str(tail) if tail else head)[:_STDERR_CHARS]
+    """The run's standard error: its first ``READ_BYTES`` (the worker keeps that much for
+    these routes, ``stderr_bytes``), as SandboxFusion reads it."""
+    return _text(str(record.get("stderr_head") or "").encode("utf-8", "surrogateescape"))
+
+
+def _starved(record: dict[str, Any] | None) -> bool:
+    """A run stopped by the wall clock's hard cap while its own time (less the time it
+    waited for a CPU) was within the limit: the machine's load, not the program."""
+    return bool(record and record.get("status") == records.TIMEOUT and record.get("starved"))
 
 
 def _stdout(record: dict[str, Any]) -> bytes:
@@ -133,15 +200,23 @@ def _return_code(record: dict[str, Any]) -> int:
 class FusionRunner:
     """Runs SandboxFusion requests on an open sandbox (the server's) with its compile cache."""
 
-    def __init__(self, sandbox: Any, cache: Any, server: Limits) -> None:
+    def __init__(self, sandbox: Any, cache: Any, server: Limits,
+                 ceilings: Ceilings | None = None) -> None:
         self.sandbox, self.cache, self.server = sandbox, cache, server
+        self.ceilings = ceilings or Ceilings.of(server)
 
     def _job(self, lang: Any, code: str, inputs: list[bytes], files: dict[str, str],
              applied: Applied, budget: bool) -> tuple[JobReport, Limits, float]:
-        memory = applied.memory_mb
+        """One sandbox job: the program compiled once and run once per input. Time is
+        SandboxFusion's: each run's wall clock from its start (never the time the request
+        queued) to its end, less the time it waited for a CPU, at most ``run_timeout``
+        (the worker's wall limit, ``supervise``); its CPU time (over every thread) at most
+        ``run_timeout`` plus the runtime's start-up allowance. Memory is resident memory,
+        the request's plus the runtime's headroom (a JVM's heap is the request's)."""
+        lang = lang if isinstance(lang, AsFusion) else AsFusion(lang)
         output_kb = max(self.server.output_kb, DEFAULT_OUTPUT_KB)
-        limits = replace(self.server, memory_mb=memory, output_kb=output_kb,
-                         value_kb=max(self.server.value_kb, output_kb + 64),
+        limits = replace(self.server, memory_mb=applied.memory_mb + lang.memory_headroom_mb,
+                         output_kb=output_kb, value_kb=max(self.server.value_kb, output_kb + 64),
                          nproc=max(self.server.nproc, lang.nproc))
         time_s = applied.run_timeout + lang.startup_s
         specs = [{"stdin": base64.b64encode(data).decode("ascii"), "argv": [], "files": files}
@@ -149,15 +224,22 @@ class FusionRunner:
         budget_s = limits.budget([time_s] * len(inputs)) if budget else None
         sources = {lang.program_file(code): code}
         report = JobReport(sandbox=getattr(self.sandbox, "name", "?"))
-        for _ in range(2):  # our failure is retried once, as the judge does
+        for _ in range(2):  # our failure (or the machine's load) is retried once
             job, build, key = sandbox_job("fusion", lang, sources, specs, limits, time_s,
                                           self.cache, self.sandbox.name, False, budget_s)
-            if job.build is not None and job.build.get("compile"):
-                # the compiler's CPU limit tightens; its wall backstop (and so the job's
-                # deadline, which also covers cleaning up after a fork bomb) stays the judge's
-                job.build["compile_cpu_s"] = applied.compile_timeout
+            for test in job.tests:
+                test.wall_limit_s = applied.run_timeout
+            job.likely_blocked = lang.stall_risk(code) >= BLOCKING
+            if job.build is not None:
+                job.build["stderr_bytes"] = READ_BYTES
+                if job.build.get("compile"):
+                    # compile_timeout is the compiler's wall clock (less its CPU wait), as
+                    # the run's; its CPU stays bounded by the judge's compile limit
+                    job.build["compile_wall_s"] = min(applied.compile_timeout, COMPILE_WALL_S)
+                    job.build["compile_cpu_s"] = COMPILE_CPU_S
             report = finish_compile(lang, build, key, self.sandbox.run(job), self.cache)
-            if report.infra_error is None:
+            if report.infra_error is None and not any(
+                    _starved(r) for r in report.records.values()):
                 break
         return report, limits, time_s
 
@@ -165,7 +247,7 @@ class FusionRunner:
         info = report.compile_info or {}
         seconds = info.get("compile_s")
         if report.compiled:
-            if lang.program_in_worker:  # an interpreted language: SandboxFusion has no step
+            if not AsFusion(lang).compiles:  # SandboxFusion has no compile step for it
                 return None
             return CommandRunResult(status=CommandRunStatus.Finished, execution_time=seconds,
                                     return_code=0, stdout="", stderr="")
@@ -173,17 +255,21 @@ class FusionRunner:
         if info.get("status") == records.TIMEOUT:
             return CommandRunResult(status=CommandRunStatus.TimeLimitExceeded,
                                     execution_time=seconds, stdout="",
-                                    stderr=output[:_STDERR_CHARS])
+                                    stderr=output[:READ_BYTES])
         code = info.get("exit_code")
         return CommandRunResult(status=CommandRunStatus.Finished, execution_time=seconds,
                                 return_code=int(code) if code else 1, stdout="",
-                                stderr=output[:_STDERR_CHARS])
+                                stderr=output[:READ_BYTES])
 
     def _run_result(self, report: JobReport, index: int, limits: Limits, time_s: float
                     ) -> tuple[CommandRunResult | None, Verdict | None, str]:
         """(run result, the judge's verdict when the run ended badly, message); a None run
         result is the sandbox's failure."""
         record = report.records.get(index)
+        if _starved(record):  # twice: the machine is too loaded to time it (retry)
+            return None, Verdict.SANDBOX_ERROR, (
+                "sandbox error: the machine was too loaded to time this run (it waited "
+                "%.3g s for a CPU)" % float(record.get("waited_s") or 0.0))
         if record is None and report.died_during is None:
             # every run of a request is reported (none stops at a failure): a run with no
             # record while the worker lived is our failure, never the candidate's verdict
@@ -220,7 +306,7 @@ class FusionRunner:
                                     % report.infra_error, judge=facts)] * count
         compiled = self._compile_result(lang, report)
         if not report.compiled:
-            if lang.program_in_worker:  # python: a syntax error is the run's, exit code 1
+            if not AsFusion(lang).compiles:  # (a syntax error is the run's, as SandboxFusion's)
                 result = RunCodeResponse(status=RunStatus.Failed, message="compile_error",
                                          run_result=CommandRunResult(
                                              status=CommandRunStatus.Finished, return_code=1,
@@ -270,7 +356,7 @@ class FusionRunner:
             return RunCodeResponse(status=RunStatus.SandboxError, message=(
                 "language %r is not run by this judge (it runs: %s)"
                 % (request.language, ", ".join(sorted(LANGUAGES)))))
-        applied = applied_limits(self.server, request.run_timeout, request.memory_limit_MB,
+        applied = applied_limits(self.ceilings, request.run_timeout, request.memory_limit_MB,
                                  request.compile_timeout)
         try:
             files = _decode_files(request.files)
@@ -287,7 +373,7 @@ class FusionRunner:
         code, _ = extract_fenced(request.completion.replace("\r\n", "\n"), lang.fence_tags,
                                  lambda block: True)
         program = _call_wrapper(code, function) if function else code
-        applied = applied_limits(self.server, config.run_timeout, config.memory_limit_MB,
+        applied = applied_limits(self.ceilings, config.run_timeout, config.memory_limit_MB,
                                  config.compile_timeout)
         runs = self.run_many(lang.name, program, inputs, {}, applied, budget=True)
         run_all = bool(config.extra.get("run_all_cases", False))

@@ -20,7 +20,8 @@ from fastapi.responses import JSONResponse
 
 from judge.errors import UnknownName
 from judge.jsonl import json_text
-from judge.service.fusion import FusionRunner, evaluation, language_of
+from judge.service.fusion import (DEFAULT_MEMORY_MB, DEFAULT_RUN_TIMEOUT_S, Ceilings,
+                                  FusionRunner, evaluation, language_of)
 from judge.service.fusion_models import (EvalResult, EvaluateBatchRequest,
                                          EvaluateBatchResponse, RunCodeRequest, RunCodeResponse,
                                          SubmitRequest)
@@ -94,7 +95,8 @@ class _Runners:
             if self._runner is None:
                 executor = self.service._main.executor
                 self._runner = FusionRunner(executor.sandbox, executor.compile_cache,
-                                            self.service.config.limits)
+                                            self.service.config.limits,
+                                            ceilings(self.service.config))
             return self._runner
 
     def run_code(self, body: RunCodeRequest) -> dict[str, Any]:
@@ -102,6 +104,25 @@ class _Runners:
 
     def evaluate(self, body: SubmitRequest) -> dict[str, Any]:
         return self.get().evaluate(body).model_dump(mode="json")
+
+
+def ceilings(config: Any) -> Ceilings:
+    """The routes' own ceilings (``judge serve --fusion-run-timeout / --fusion-memory-mb``;
+    10 s and 1,024 MB by default, what trainers send), not the judge's API limits."""
+    return Ceilings(float(getattr(config, "fusion_run_timeout_s", None) or DEFAULT_RUN_TIMEOUT_S),
+                    int(getattr(config, "fusion_memory_mb", None) or DEFAULT_MEMORY_MB))
+
+
+def _blocks(language: str | None, code: str) -> bool:
+    """The language's guess that the program sleeps or waits (it then lends its core, as
+    on the judge's own routes; only an order, never a verdict)."""
+    from judge.service.app import likely_blocks  # the app imports this module
+
+    try:
+        name = language_of(language or "python")
+    except UnknownName:
+        return False
+    return name is not None and likely_blocks(code, name)
 
 
 def _precheck(body: SubmitRequest, where: tuple[str, ...] = ()) -> JSONResponse | None:
@@ -144,14 +165,16 @@ def mount(app: FastAPI, service: Any, responses: dict[Any, Any]) -> None:
             language_of(body.language)
         except UnknownName as exc:
             return _unknown_language(body.language, ("language",), str(exc))
-        result = (await _run(request, 1, [(runners.run_code, (body,))]))[0]
+        result = (await _run(request, 1, [(runners.run_code, (body,),
+                                           _blocks(body.language, body.code))]))[0]
         return Answer(result)
 
     async def _evaluate(body: SubmitRequest, request: Request) -> Any:
         refused = _precheck(body)
         if refused is not None:
             return refused
-        result = (await _run(request, 1, [(runners.evaluate, (body,))]))[0]
+        result = (await _run(request, 1, [(runners.evaluate, (body,), _blocks(
+            body.config.language, body.completion))]))[0]
         return Answer(result)
 
     @app.post("/submit", response_model=EvalResult, tags=["sandboxfusion"],
@@ -180,5 +203,7 @@ def mount(app: FastAPI, service: Any, responses: dict[Any, Any]) -> None:
             if refused is not None:
                 return refused
         results = await _run(request, len(body.items),
-                             [(runners.evaluate, (item,)) for item in body.items])
+                             [(runners.evaluate, (item,), _blocks(item.config.language,
+                                                                  item.completion))
+                              for item in body.items])
         return Answer({"results": results})

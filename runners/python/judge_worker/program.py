@@ -282,16 +282,18 @@ def _feedback(folder):
     return found
 
 
-def stderr_fields(fd, job):
-    """What a run's standard error (the file at ``fd``) adds to its record: its head and
-    tail (a message quotes them) and, once it reached the output limit, ``output_capped``.
+def stderr_fields(fd, job, head=STDERR_HEAD):
+    """What a run's standard error (the file at ``fd``) adds to its record: its head
+    (``head`` bytes: a build may ask for more, ``stderr_bytes``) and tail (a message quotes
+    them) and, once it reached the output limit, ``output_capped``.
     Standard error shares the output limit: one rule for a process per test and for the
     tests of a series (``program_batch``), so a flood is ``output_limit`` on both."""
     size = os.fstat(fd).st_size
     if not size:
         return {}
-    fields = {"stderr_head": os.pread(fd, STDERR_HEAD, 0).decode("utf-8", "replace")}
-    if size > STDERR_HEAD:  # where a Python traceback says what was raised
+    head = max(STDERR_HEAD, min(int(head), job["output_bytes"]))
+    fields = {"stderr_head": os.pread(fd, head, 0).decode("utf-8", "replace")}
+    if size > head:  # where a Python traceback says what was raised
         fields["stderr_tail"] = os.pread(
             fd, STDERR_HEAD, min(size, job["output_bytes"]) - STDERR_HEAD
         ).decode("utf-8", "replace")
@@ -372,7 +374,7 @@ def run_test(worker, job, index, test, limits, build, capture_fd, builddir, work
         record["stdout_bytes"] = size
         record["stdout"] = base64.b64encode(
             os.pread(out_fd, min(size, job["output_bytes"]), 0)).decode("ascii")
-        record.update(stderr_fields(capture_fd, job))
+        record.update(stderr_fields(capture_fd, job, build.get("stderr_bytes", STDERR_HEAD)))
         if feedback:
             record["feedback"] = _feedback(os.path.join(workdir, feedback))
     finally:
