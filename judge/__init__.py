@@ -20,6 +20,8 @@ from typing import Any
 __version__ = "0.1.0"
 
 _EXPORTS = {
+    "Refused": "judge.execution.package_files",
+    "LeaseLost": "judge.execution.ray_actor",
     "Judge": "judge.api",
     "make_limits": "judge.api",
     "Problem": "judge.problem.model",

@@ -478,9 +478,14 @@ def _begin_host_walk(argv: Sequence[str]) -> None:
     if not argv or argv[0] != "run" or os.geteuid() != 0:
         return
     words = list(argv)
+    pairs = list(zip(words, words[1:] + [""]))
     named = any(word == "--sandbox=process" or (word == "--sandbox" and following == "process")
-                for word, following in zip(words, words[1:] + [""]))
-    if named:
+                for word, following in pairs)
+    # a Ray run's sandboxes are its actors' (on their nodes): the driver walks nothing
+    remote = any(word.startswith("--executor=") and word != "--executor=local"
+                 or (word == "--executor" and following not in ("", "local"))
+                 for word, following in pairs)
+    if named and not remote:
         from judge.sandbox.hostfs import prefetch
 
         prefetch()

@@ -14,7 +14,8 @@ import os
 import socket
 from typing import Any
 
-from judge.cli.common import EXIT_INPUT, EXIT_USAGE, add_limits, add_sandbox, err, limits, nonnegative_int
+from judge.cli.common import (EXIT_INPUT, EXIT_USAGE, add_limits, add_sandbox, err, limits,
+                              nonnegative_int, positive_int, positive_seconds)
 from judge.errors import InputError, Issue
 
 
@@ -46,6 +47,13 @@ def register(sub: Any) -> None:
     p.add_argument("--log-level", choices=("critical", "error", "warning", "info", "debug"),
                    default="warning")
     add_limits(p)
+    fusion = p.add_argument_group("SandboxFusion routes (/run_code, /submit, ...)")
+    fusion.add_argument("--fusion-run-timeout", type=positive_seconds, default=None,
+                        metavar="S", help="the most wall-clock seconds a request's run_timeout "
+                        "gets (default: --time-limit when given, else 10: what verl sends)")
+    fusion.add_argument("--fusion-memory-mb", type=positive_int, default=None, metavar="MB",
+                        help="the most memory_limit_MB a request gets (default: --memory-mb "
+                        "when given, else 1024: what verl sends)")
     p.set_defaults(func=cmd_serve)
 
 
@@ -91,7 +99,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
                            test_isolation=args.test_isolation,
                            reference_timing=not args.no_reference_timing, notice=err,
                            allow_unisolated=args.allow_unisolated,
-                           client_cap=args.client_cap or None)
+                           client_cap=args.client_cap or None,
+                           fusion_run_timeout_s=args.fusion_run_timeout or args.time_limit,
+                           fusion_memory_mb=args.fusion_memory_mb or args.memory_mb)
     try:
         sock = socket.socket(socket.AF_INET6 if ":" in args.host else socket.AF_INET)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

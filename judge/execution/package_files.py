@@ -54,6 +54,8 @@ LOOP = "a symbolic link that loops (or changed while it was read): refused"
 class Refused(InputError):
     """A package file the safe reader will not read (one located issue)."""
 
+    code = "package_file_refused"
+
     def __init__(self, path: str | Path, message: str, too_big: bool = False) -> None:
         super().__init__([Issue(str(path), message)])
         self.issue = self.issues[0]

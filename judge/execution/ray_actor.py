@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 # judge.problem first: importing judge.execution.executor before it is an import cycle
+from judge.errors import JudgeError
 from judge.problem.model import Problem
 from judge.execution.executor import Submission
 from judge.execution.ray_dispatch import NEED_PROBLEM, ItemError
@@ -52,8 +53,10 @@ PROBLEM_WAIT_S = 10.0
 LEASE_CHECK_S = 10.0
 
 
-class LeaseLost(RuntimeError):
+class LeaseLost(JudgeError, RuntimeError):
     """A call of a run that does not hold this actor's lease (any more)."""
+
+    code = "ray_lease_lost"
 
 
 _SOURCES: dict[str, str] = {}
