@@ -217,7 +217,8 @@ class _Reader(DataReader):
                 self.unsupported.append("%d output validators (%s): the judge runs one" % (
                     len(programs), ", ".join(p.name for p in programs)))
             program = programs[0]
-        try:  # what the validator's sandbox will get: read as the executor reads it
+        try:  # what the validator's sandbox will get: inside the package, and read as the
+            self.files.sources(program)  # executor reads it (inside the validator's folder)
             program_sources(program)
         except InputError as exc:
             self.files.note(exc)
@@ -389,13 +390,15 @@ def read_package(path: str | Path) -> KattisPackage:
                             "to test_group.yaml): applied anyway")
     checker = OutputChecker()
     if custom or interactive:
+        said = len(reader.issues)
         found = reader.validator()
         if found is None:
-            reader.issues.append(config.issue(
-                "%s needs an output validator, and there is no output_validators/ (or "
-                "output_validator/) folder" % ("an interactive problem" if interactive else
-                                               "validation: custom"),
-                "validation" if "validation" in config.data else "type"))
+            if len(reader.issues) == said:  # else the validator's files were refused
+                reader.issues.append(config.issue(
+                    "%s needs an output validator, and there is no output_validators/ (or "
+                    "output_validator/) folder" % ("an interactive problem" if interactive
+                                                   else "validation: custom"),
+                    "validation" if "validation" in config.data else "type"))
         else:
             checker = OutputChecker(type="validator", validator=found[0],
                                     validator_language=found[1], validator_flags=base_flags)
