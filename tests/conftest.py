@@ -47,6 +47,7 @@ PURE_MODULES = {
     "test_report_compare", "test_program_problem", "test_program_verdicts", "test_cli_common",
     "test_rl_readers", "test_kattis_submissions", "test_ray_dispatch", "test_benchmark_corpus",
     "test_python_state", "test_fusion_requests", "test_input_ceiling", "test_report_hostile",
+    "test_package_safety",
 }
 
 
