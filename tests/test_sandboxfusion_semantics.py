@@ -112,14 +112,6 @@ def test_a_python_syntax_error_is_pythons_own(server):
     assert "error: invalid syntax" not in stderr  # not the judge's rewritten line
 
 
-def test_javascript_has_no_compile_step(server):
-    result = call(server, language="nodejs", code="let x = ;\n")
-    assert result.status == RunStatus.Failed and result.compile_result is None
-    assert result.run_result.return_code == 1 and "SyntaxError" in result.run_result.stderr
-    fine = call(server, language="nodejs", code="console.log(6 * 7)\n")
-    assert fine.status == RunStatus.Success and fine.compile_result is None
-
-
 @pytest.mark.parametrize("stream", ["stdout", "stderr"])
 def test_an_output_flood_is_never_success(server, stream):
     code = ("import signal, sys\nsignal.signal(signal.SIGXFSZ, signal.SIG_IGN)\n"

@@ -6,9 +6,8 @@ Code runs through the judge's own sandbox (the server's warm pool: process or do
 whichever ``judge serve`` opened), compiled once per request as the judge compiles whole
 programs (``judge.execution.programs``), never in the server's process, and run as
 SandboxFusion runs it: ``run_timeout`` and ``compile_timeout`` are wall-clock limits (not
-counting time the program waited for a CPU), Java with assertions on, Python and
-JavaScript without a compile step (a syntax error is the run's, in the interpreter's own
-words). Limits only tighten: ``run_timeout``, ``memory_limit_MB`` and ``compile_timeout``
+counting time the program waited for a CPU), Java with assertions on, Python without a
+compile step (a syntax error is the run's, in Python's own words). Limits only tighten: ``run_timeout``, ``memory_limit_MB`` and ``compile_timeout``
 are each at most the routes' ceilings (:class:`Ceilings`: ``judge serve
 --fusion-run-timeout / --fusion-memory-mb``; ``judge.service.limits.clamp``); a request
 asking for more gets the ceiling, and the response's extra ``judge`` object says what was
@@ -65,11 +64,12 @@ READ_BYTES = 1024 * 1024
 DEFAULT_RUN_TIMEOUT_S = 10.0
 DEFAULT_MEMORY_MB = 1024
 #: how SandboxFusion runs each language, as flags of the judge's program build (passed per
-#: job, on these routes only): Java with ``-ea``; Python and JavaScript with no compile
-#: step (SandboxFusion runs ``python file.py`` / ``node file.js``)
+#: job, on these routes only): Java with ``-ea``; Python with no compile step (SandboxFusion
+#: runs ``python file.py``). JavaScript keeps the judge's ``node --check`` step (a
+#: ``compile_result``; docs/service.md says why)
 _BUILD_FLAGS: dict[str, dict[str, Any]] = {"java": {"assertions": True},
                                            "python": {"syntax_check": False}}
-_NO_COMPILE = ("python", "js")
+_NO_COMPILE = ("python",)
 
 
 @dataclass(frozen=True)
