@@ -114,13 +114,14 @@ class CommandRunResult(BaseModel):
 
 class RunCodeRequest(_Open):
     compile_timeout: float = Field(10, allow_inf_nan=False, description=
-                                   "compile timeout for compiled languages "
-                                   "(tightens the judge's compile limit, never loosens it)")
+                                   "the compiler's wall-clock seconds (less time waiting "
+                                   "for a CPU), at most the judge's compile limit")
     run_timeout: float = Field(10, allow_inf_nan=False, description=
-                               "run time limit in seconds (CPU time, with "
-                               "the judge's wall-clock backstop); at most the server's")
-    memory_limit_MB: int = Field(-1, description="memory limit; -1 or 0: the server's; at "
-                                 "most the server's")
+                               "the run's wall-clock seconds from its start (less time "
+                               "waiting for a CPU); at most the server's "
+                               "--fusion-run-timeout")
+    memory_limit_MB: int = Field(-1, description="resident memory in MB; -1 or 0: the "
+                                 "server's --fusion-memory-mb, which is also the most")
     #: (its length is checked by a validator: a length constraint would refuse a lone
     #: surrogate, which is the candidate's text)
     code: str = Field(..., description="the program to run (at most 1,000,000 characters)")
