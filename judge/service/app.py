@@ -140,7 +140,7 @@ class JudgeService:
         slots = max(config.jobs, admission.OVERCOMMIT * config.jobs)
         self._pool = ThreadPoolExecutor(max_workers=slots, thread_name_prefix="serve")
         self.scheduler = FairScheduler(self._pool, slots, self.capacity, config.client_cap,
-                                       cores=config.jobs)
+                                       cores=config.jobs, lendable=self.lendable)
         self.judged = 0
         self.shutting_down = False
         self._idle = asyncio.Event()
@@ -186,13 +186,23 @@ class JudgeService:
         return ApiError(503, "sandbox unavailable: %s" % self._reason,
                         headers={"Retry-After": str(int(REOPEN_AFTER_S))})
 
+    def _gates(self) -> list[Any]:
+        """The sandbox's admissions (a Docker run's: its Python pool's and native pool's)."""
+        box = getattr(self._main, "sandbox", None) if self._main is not None else None
+        pools = (box, getattr(box, "python", None), getattr(box, "_native", None))
+        return [g for g in (getattr(p, "admission", None) for p in pools) if g is not None]
+
+    def lendable(self) -> bool:
+        """Would the sandbox start one more job now (a core free or lent by a job that
+        sleeps)? The scheduler dispatches beyond ``jobs`` only then."""
+        gates = self._gates()
+        return bool(gates) and all(g.admissible(0) for g in gates if g.running)
+
     def lent(self) -> int:
         """Jobs the sandbox admitted on a core a blocked job lent, so far (0 when unknown)."""
-        box = getattr(self._main, "sandbox", None) if self._main is not None else None
         total = 0
-        # a Docker run's sandbox routes to a Python pool and a native one, each admitting
-        for pool in (box, getattr(box, "python", None), getattr(box, "_native", None)):
-            value = getattr(getattr(pool, "admission", None), "lent", 0)
+        for gate in self._gates():
+            value = getattr(gate, "lent", 0)
             total += value if isinstance(value, int) else 0
         return total
 

@@ -12,11 +12,14 @@ Every endpoint that judges or runs code goes through one :class:`FairScheduler`:
   delay another client's one candidate by 500 judgings, only by at most one per other
   client ahead of it.
 - **hanging candidates never hold a core**: ``workers`` is the sandbox's capacity (its slots:
-  more than its cores, see :mod:`judge.sandbox.admission`), so a candidate that sleeps or
-  waits lends its core to the next one, as in ``judge run``; the sandbox's admission keeps
-  the ones that compute to ``cores`` at once. Calls marked ``blocking`` (the language's
-  guess that the code sleeps or waits) are at most ``workers - cores`` in flight, so that
-  ``cores`` dispatch slots are always there for code that computes
+  more than its cores, see :mod:`judge.sandbox.admission`). ``cores`` calls are dispatched
+  as they come (round robin); one more only while the sandbox would admit it beside them
+  (``lendable``: a running job sleeps or waits and lends its core), looked at again every
+  ``LEND_POLL_S`` while calls wait, so a candidate that sleeps lends its core to the next one
+  in the round robin's order, as in ``judge run``, and fairness between clients is kept
+  (the order is decided here, not by threads racing for the sandbox). Calls marked
+  ``blocking`` (the language's guess that the code sleeps or waits) do not wait for a lent
+  core, only for a slot, at most ``workers - cores`` of them
   (:func:`judge.execution.schedule.pool_for` is the same rule for ``judge run``).
 
 A client is whoever the service says (``X-Judge-Client`` header, else the address). Runs on
@@ -33,6 +36,9 @@ from typing import Any, Callable
 
 from judge.errors import JudgeError
 
+#: how often waiting calls look again for a core a sleeping job lends
+LEND_POLL_S = 0.05
+
 
 class QueueFull(JudgeError):
     """The queue (or the client's share of it) is full: retry after ``retry_after`` s."""
@@ -48,13 +54,18 @@ class FairScheduler:
     """See the module doc. Not thread-safe: call it from the event loop only."""
 
     def __init__(self, pool: Executor, workers: int, capacity: int,
-                 client_cap: int | None = None, cores: int | None = None) -> None:
+                 client_cap: int | None = None, cores: int | None = None,
+                 lendable: Callable[[], bool] | None = None) -> None:
         self.pool = pool
         self.workers = max(1, workers)
         #: dispatch slots for calls that likely block: the slots beyond the cores
         self.blocking_cap = max(1, self.workers - cores) if cores and cores < self.workers \
             else self.workers
         self.blocking = 0
+        #: calls dispatched as they come; more only on a lent core (``lendable``)
+        self.cores = min(self.workers, cores) if cores else self.workers
+        self.lendable = lendable
+        self._poll: asyncio.TimerHandle | None = None
         #: most calls dispatched at once so far (``/v1/health``)
         self.peak = 0
         self.capacity = capacity
@@ -129,10 +140,20 @@ class FairScheduler:
             raise
 
     def _next(self) -> tuple[str, deque[Any]] | None:
-        """The first client, round robin, whose next call may start now (a blocking one
-        only under its cap)."""
+        """The first client, round robin, whose next call may start now: a blocking one
+        under its cap; another within ``cores`` computing calls, or on a lent core."""
+        computing = self.running - self.blocking
+        lent: bool | None = None
         for client, queue in self._queues.items():
-            if not queue[0][3] or self.blocking < self.blocking_cap:
+            if queue[0][3]:
+                if self.blocking < self.blocking_cap:
+                    return client, queue
+                continue
+            if computing < self.cores:
+                return client, queue
+            if lent is None:
+                lent = bool(self.lendable is not None and self.lendable())
+            if lent:
                 return client, queue
         return None
 
@@ -140,8 +161,10 @@ class FairScheduler:
         loop = asyncio.get_running_loop()
         while self.running < self.workers and self._queues:
             found = self._next()
-            if found is None:
-                return  # only blocking calls wait, and their slots are taken
+            if found is None:  # look again soon: a running job may start to sleep
+                if self._poll is None and self.lendable is not None:
+                    self._poll = loop.call_later(LEND_POLL_S, self._poll_again)
+                return
             client, queue = found
             fn, args, future, blocking = queue.popleft()
             if queue:
@@ -158,6 +181,10 @@ class FairScheduler:
             work.add_done_callback(lambda done, future=future, started=started,
                                    blocking=blocking:
                                    self._finished(done, future, started, blocking))
+
+    def _poll_again(self) -> None:
+        self._poll = None
+        self._dispatch()
 
     def _finished(self, done: asyncio.Future[Any], future: asyncio.Future[Any],
                   started: float, blocking: bool = False) -> None:
