@@ -7,8 +7,6 @@ and verl's 10 s / 1,024 MB request runs Java and Go and a slow-but-correct progr
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -19,13 +17,7 @@ sandbox_fusion = pytest.importorskip("sandbox_fusion")
 from sandbox_fusion import RunCodeRequest, RunStatus, run_code  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
-if "service_load" not in sys.modules:
-    _spec = importlib.util.spec_from_file_location("service_load", ROOT / "benchmarks" /
-                                                  "service_load.py")
-    _module = importlib.util.module_from_spec(_spec)
-    sys.modules["service_load"] = _module
-    _spec.loader.exec_module(_module)
-Server = sys.modules["service_load"].Server
+from tests.servers import Server  # noqa: E402
 
 SLEEP_1S = {
     "python": "import time\ntime.sleep(1)\nprint('woke')\n",

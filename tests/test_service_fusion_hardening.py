@@ -16,22 +16,14 @@ sandboxes, called with the real `sandbox-fusion` client where it applies:
 from __future__ import annotations
 
 import base64
-import importlib.util
 import json
-import sys
 from pathlib import Path
 
 import httpx
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-if "service_load" not in sys.modules:
-    _spec = importlib.util.spec_from_file_location("service_load", ROOT / "benchmarks" /
-                                                  "service_load.py")
-    _module = importlib.util.module_from_spec(_spec)
-    sys.modules["service_load"] = _module
-    _spec.loader.exec_module(_module)
-Server = sys.modules["service_load"].Server
+from tests.servers import Server  # noqa: E402
 
 SANDBOXES = ["process", pytest.param("docker", marks=pytest.mark.docker)]
 HEADERS = {"Content-Type": "application/json"}
