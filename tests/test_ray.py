@@ -248,7 +248,7 @@ def test_no_ray_cluster_is_a_clear_error(tmp_path):
 def test_hostile_candidates_in_docker_on_two_nodes_same_as_local(cluster):
     """Each node's actor opens its own Docker sandbox: the holdout-style hostile candidates get
     the verdicts a local Docker run gives, and no container of either node survives."""
-    from conftest import docker_or_skip
+    from tests.conftest import docker_or_skip
 
     docker_or_skip()
     import docker

@@ -298,7 +298,7 @@ def test_hostile_candidates_same_verdicts_as_cli(server, suite_dir, tmp_path):
 @pytest.mark.docker
 def test_hostile_candidates_in_docker_same_verdicts_as_cli(suite_dir, tmp_path):
     """The same through `judge serve --sandbox docker`: one warm container pool."""
-    from conftest import docker_or_skip
+    from tests.conftest import docker_or_skip
 
     docker_or_skip()
     srv = Server.start([str(suite_dir), "--sandbox", "docker", "--jobs", "2"],

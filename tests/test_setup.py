@@ -22,7 +22,7 @@ import uuid
 from pathlib import Path
 
 import pytest
-from conftest import docker_or_skip
+from tests.conftest import docker_or_skip
 
 ROOT = Path(__file__).resolve().parents[1]
 
