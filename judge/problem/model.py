@@ -199,6 +199,31 @@ class Problem(_Strict):
                 return prompt
         return None
 
+    # ---- what a reward rule looks at (the same methods as a program problem's) -----------
+
+    def test_count(self) -> int:
+        return len(self.correctness_test_suite)
+
+    def input_size(self, index: int) -> int:
+        """How long test ``index``'s input is: the JSON of its arguments."""
+        return len(json.dumps(self.correctness_test_suite[index].input, default=str))
+
+    def test_groups(self) -> dict[str, list[int]]:
+        """Subtasks: a function problem's tests are one group."""
+        return {"": list(range(self.test_count()))}
+
+    def with_tests(self, indices: list[int]) -> Problem:
+        """A copy judged on the tests at ``indices`` only, in that order."""
+        data = self.model_dump(exclude_none=True)
+        data["correctness_test_suite"] = [data["correctness_test_suite"][i] for i in indices]
+        return Problem.model_validate(data)
+
+    def with_float_tolerance(self, tolerance: float) -> Problem:
+        """A copy whose floats compare within ``tolerance`` (absolute or relative)."""
+        data = self.model_dump(exclude_none=True)
+        data["tolerance"] = {"rel": tolerance, "abs": tolerance}
+        return Problem.model_validate(data)
+
 
 class NoTests(JudgeError, ValueError):
     """A problem without correctness tests was to be judged: there is nothing to judge a

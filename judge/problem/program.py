@@ -437,6 +437,49 @@ class ProgramProblem(_Strict):
             test._root = root
         return self
 
+    # ---- what a reward rule looks at (the same methods as a function problem's) ----------
+
+    def test_count(self) -> int:
+        return len(self.tests)
+
+    def input_size(self, index: int) -> int:
+        """How long test ``index``'s input is: its standard input (text or file's size)
+        and arguments."""
+        test = self.tests[index]
+        size = len(test.stdin or "") + sum(len(a) for a in test.args)
+        path = test.input_path() if test.stdin is None else None
+        if path is not None:
+            try:
+                size += path.stat().st_size
+            except OSError:
+                pass
+        return size
+
+    def test_groups(self) -> dict[str, list[int]]:
+        """Subtasks: the tests' groups, in order (tests without one form one group)."""
+        groups: dict[str, list[int]] = {}
+        for index, test in enumerate(self.tests):
+            groups.setdefault(test.group or "", []).append(index)
+        return groups
+
+    def with_tests(self, indices: list[int]) -> ProgramProblem:
+        """A copy judged on the tests at ``indices`` only, in that order."""
+        copy = self.model_copy(update={"tests": [self.tests[i] for i in indices]})
+        return copy.bind(self._root, self._source_file)
+
+    def with_float_tolerance(self, tolerance: float) -> ProgramProblem:
+        """A copy whose token checkers compare numbers within ``tolerance`` (Kattis's
+        ``float_tolerance``); an output validator's judgement is left as it is."""
+        def loosen(checker: OutputChecker | None) -> OutputChecker | None:
+            if checker is None or checker.type == "validator":
+                return checker
+            return checker.model_copy(update={"type": "tokens", "float_tolerance": tolerance,
+                                              "float_absolute_tolerance": None,
+                                              "float_relative_tolerance": None})
+        tests = [t.model_copy(update={"checker": loosen(t.checker)}) for t in self.tests]
+        copy = self.model_copy(update={"checker": loosen(self.checker), "tests": tests})
+        return copy.bind(self._root, self._source_file)
+
 
 # ---- semantic checks --------------------------------------------------------------------------
 

@@ -16,12 +16,9 @@ every policy.
 
 from __future__ import annotations
 
-import json
 from typing import Any, ClassVar
 
 from judge.execution.verdicts import CandidateResult, Verdict
-from judge.problem.model import Problem
-from judge.problem.program import ProgramProblem
 
 
 class RewardPolicy:
@@ -74,55 +71,23 @@ def fraction(result: CandidateResult) -> float:
 
 
 def test_count(problem: Any) -> int:
-    if isinstance(problem, ProgramProblem):
-        return len(problem.tests)
-    return len(problem.correctness_test_suite)
+    return problem.test_count()
 
 
 def input_size(problem: Any, index: int) -> int:
-    """How long test ``index``'s input is: its stdin (and arguments) for a program, the
-    JSON of its arguments for a function."""
-    if isinstance(problem, ProgramProblem):
-        test = problem.tests[index]
-        size = len(test.stdin or "") + sum(len(a) for a in test.args)
-        path = test.path(test.stdin_file) if test.stdin_file else None
-        if path is not None:
-            try:
-                size += path.stat().st_size
-            except OSError:
-                pass
-        return size
-    case = problem.correctness_test_suite[index]
-    return len(json.dumps(case.input, default=str))
+    """How long test ``index``'s input is (the problem's kind says how)."""
+    return problem.input_size(index)
 
 
 def with_tests(problem: Any, indices: list[int]) -> Any:
     """A copy of ``problem`` judged on the tests at ``indices`` only, in that order (the
     problem itself when that is all of them, in order)."""
-    if indices == list(range(test_count(problem))):
+    if indices == list(range(problem.test_count())):
         return problem
-    if isinstance(problem, ProgramProblem):
-        copy = problem.model_copy(update={"tests": [problem.tests[i] for i in indices]})
-        return copy.bind(problem.root, problem.source_file)
-    data = problem.model_dump(exclude_none=True)
-    data["correctness_test_suite"] = [data["correctness_test_suite"][i] for i in indices]
-    return Problem.model_validate(data)
+    return problem.with_tests(indices)
 
 
 def with_tolerance(problem: Any, tolerance: float) -> Any:
     """A copy of ``problem`` whose numbers compare within ``tolerance`` (absolute or
-    relative, as Kattis's ``float_tolerance``): a program's token checkers and a function's
-    float comparison. An output validator's own judgement is left as it is."""
-    if isinstance(problem, ProgramProblem):
-        def loosen(checker: Any) -> Any:
-            if checker is None or checker.type == "validator":
-                return checker
-            return checker.model_copy(update={"type": "tokens", "float_tolerance": tolerance,
-                                              "float_absolute_tolerance": None,
-                                              "float_relative_tolerance": None})
-        tests = [t.model_copy(update={"checker": loosen(t.checker)}) for t in problem.tests]
-        copy = problem.model_copy(update={"checker": loosen(problem.checker), "tests": tests})
-        return copy.bind(problem.root, problem.source_file)
-    data = problem.model_dump(exclude_none=True)
-    data["tolerance"] = {"rel": tolerance, "abs": tolerance}
-    return Problem.model_validate(data)
+    relative); an output validator's own judgement is left as it is."""
+    return problem.with_float_tolerance(tolerance)

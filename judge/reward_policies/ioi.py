@@ -9,19 +9,12 @@ from __future__ import annotations
 from typing import Any
 
 from judge.execution.verdicts import CandidateResult, Verdict
-from judge.problem.program import ProgramProblem
 from judge.reward_policies.base import RewardPolicy
 
 
 def subtasks(problem: Any) -> dict[str, list[int]]:
-    """Group name -> the indices of its tests, in order."""
-    groups: dict[str, list[int]] = {}
-    if isinstance(problem, ProgramProblem):
-        for index, test in enumerate(problem.tests):
-            groups.setdefault(test.group or "", []).append(index)
-    else:
-        groups[""] = list(range(len(problem.correctness_test_suite)))
-    return groups
+    """Group name -> the indices of its tests, in order (the problem's kind says how)."""
+    return problem.test_groups()
 
 
 class Ioi(RewardPolicy):
