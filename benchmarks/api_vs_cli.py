@@ -34,7 +34,8 @@ ROOT = Path(__file__).resolve().parent.parent
 API_SCRIPT = r"""
 import json, sys, time
 import judge
-from judge.problem.model import Suite, load_suite
+from judge.problem.model import Suite
+from judge.kinds.loader import load_suite
 from judge.resources import shipped_problems
 started = time.perf_counter()
 problems = []

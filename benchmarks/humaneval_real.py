@@ -86,8 +86,8 @@ def run_judge(kind: str, suite_dir: Path, samples: Path, jobs: int,
               fail_fast: bool, test_isolation: str = "per-test") -> dict[str, Any]:
     from judge.api import Judge
     from judge.candidates.extract import read_solutions
-    from judge.execution.batch import with_problems
-    from judge.problem.model import load_suite
+    from judge.running.batch import with_problems
+    from judge.kinds.loader import load_suite
     from judge.sandbox import open_sandbox
     from judge.sandbox.base import Limits
 

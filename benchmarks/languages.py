@@ -29,9 +29,10 @@ from typing import Any
 
 from judge.api import Judge
 from judge.candidates.extract import Candidate
-from judge.execution.batch import optimal_candidates, with_problems
+from judge.running.batch import optimal_candidates, with_problems
 from judge.languages import LANGUAGES, normalize
-from judge.problem.model import Suite, load_suite
+from judge.problem.model import Suite
+from judge.kinds.loader import load_suite
 from judge.resources import shipped_problems
 
 

@@ -26,8 +26,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from judge.candidates.extract import Candidate
-from judge.execution.batch import BatchRunner
-from judge.execution.executor import Executor
+from judge.running.batch import BatchRunner
+from judge.running.executor import Executor
 from judge.languages.sandbox import for_languages
 from judge.problem.program import program_from_data
 from judge.sandbox import open_sandbox

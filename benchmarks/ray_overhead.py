@@ -53,7 +53,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from judge.problem.model import Suite  # noqa: E402  (first: import order)
 from judge.api import Judge  # noqa: E402
-from judge.execution.batch import with_problems  # noqa: E402
+from judge.running.batch import with_problems  # noqa: E402
 from judge.candidates.extract import Candidate  # noqa: E402
 from throughput import batch, load_problems  # noqa: E402
 

@@ -49,7 +49,7 @@ def candidates(suite: str, count: int) -> list[dict[str, Any]]:
     """``count`` solutions lines over ``suite``: right answers, wrong answers, crashes,
     compile errors and a raw model reply with prose and a fence."""
     sys.path.insert(0, str(ROOT))
-    from judge.problem.model import load_suite
+    from judge.kinds.loader import load_suite
 
     problems = [p for p in load_suite(suite).problems if p.optimal_solution]
     rows = []
@@ -94,7 +94,7 @@ def api_rate(suite: str, rows: list[dict[str, Any]], sandbox: str, jobs: int) ->
     (warm) before the clock starts, ``judge_many`` with ``jobs`` at once; the baseline the
     service's rate is compared with (what HTTP, JSON and admission cost)."""
     sys.path.insert(0, str(ROOT))
-    from judge.problem.model import load_suite
+    from judge.kinds.loader import load_suite
     from judge.api import Judge
 
     by_id = load_suite(suite).by_id
@@ -134,7 +134,7 @@ def program_suite(folder: Path) -> Path:
 def rl_candidates(suite: str, count: int) -> list[dict[str, Any]]:
     """``count`` requests as RL makes them (see the module doc for the mix)."""
     sys.path.insert(0, str(ROOT))
-    from judge.problem.model import load_suite
+    from judge.kinds.loader import load_suite
 
     functions = [p for p in load_suite(suite).problems if p.optimal_solution]
     rows = []
@@ -171,7 +171,7 @@ def in_process(suites: list[str], rows: list[dict[str, Any]], sandbox: str, jobs
     before the clock starts)."""
     sys.path.insert(0, str(ROOT))
     from judge.api import Judge
-    from judge.problem.model import load_suite
+    from judge.kinds.loader import load_suite
 
     by_id = {p.identifier: p for suite in suites for p in load_suite(suite).problems}
     items = [(by_id[r["problem_id"]], r["solution"], {"model": r["model"],

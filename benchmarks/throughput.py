@@ -38,9 +38,10 @@ import time
 from pathlib import Path
 
 from judge.api import Judge
-from judge.execution.batch import with_problems
+from judge.running.batch import with_problems
 from judge.candidates.extract import Candidate
-from judge.problem.model import Suite, load_suite
+from judge.problem.model import Suite
+from judge.kinds.loader import load_suite
 from judge.resources import shipped_problems
 from judge.sandbox import open_sandbox
 from judge.sandbox.base import Limits

@@ -2,7 +2,7 @@
 
 Everything that judges code goes through :class:`Judge`: the CLI, the HTTP service and the Ray
 executor are thin layers over it, so there is one path and one result type
-(:class:`~judge.execution.verdicts.CandidateResult`, whose ``to_dict()`` is the results-file
+(:class:`~judge.engine.verdicts.CandidateResult`, whose ``to_dict()`` is the results-file
 line).
 
     import judge
@@ -24,16 +24,16 @@ from typing import Any, Callable, Iterable, Iterator, Union
 
 from judge.candidates.extract import Candidate
 from judge.errors import Issue
-from judge.execution.batch import BatchRunner, Progress, RunOutcome, WorkItem, submission_for
-from judge.execution.cache import VerdictCache
-from judge.execution.executor import TEST_ISOLATION, Executor
-from judge.execution.verdicts import CandidateResult
+from judge.running.batch import BatchRunner, Progress, RunOutcome, WorkItem, submission_for
+from judge.engine.cache import VerdictCache
+from judge.running.executor import TEST_ISOLATION, Executor
+from judge.engine.verdicts import CandidateResult
 from judge import languages
 from judge.languages import normalize
-from judge.problem.lookup import find_problem, suites_of
-from judge.problem.model import Problem, require_tests
-from judge.problem.program import ProgramProblem
-from judge.execution.executors import EXECUTORS as EXECUTOR_KINDS
+from judge.kinds.base import kind_of
+from judge.kinds.lookup import find_problem, suites_of
+from judge.problem.model import Problem
+from judge.distribution.executors import EXECUTORS as EXECUTOR_KINDS
 from judge.sandbox import BACKENDS, Limits, Sandbox, kinds
 
 #: what ``judge_many`` takes per item: (problem, code) or (problem, code, metadata dict)
@@ -41,7 +41,7 @@ Item = Union[tuple[Problem, str], tuple[Problem, str, dict[str, Any]], Candidate
 
 _LIMIT_FIELDS = {f.name for f in dataclasses.fields(Limits)}
 #: where candidates are judged: this machine's sandbox, or actors on a Ray cluster (the
-#: built-in names of judge.execution.executors.EXECUTORS)
+#: built-in names of judge.distribution.executors.EXECUTORS)
 EXECUTORS = ("local", "ray")
 
 
@@ -80,7 +80,7 @@ class Judge:
 
     ``executor="ray"`` (with ``ray_address``, else ``RAY_ADDRESS`` or a private local Ray)
     judges on a Ray cluster instead: one actor per node owns a sandbox of ``jobs`` workers
-    (see :mod:`judge.execution.ray_executor`); everything else works the same.
+    (see :mod:`judge.distribution.ray_executor`); everything else works the same.
 
     :meth:`judge_many` and :meth:`run` judge identical candidates once (``dedup=True``): a
     candidate with the same code, function, language, problem and limits as an earlier one
@@ -122,7 +122,7 @@ class Judge:
         self.isolation = isolation
         self.allow_unisolated = allow_unisolated
         self.dedup = dedup
-        #: verdicts remembered across runs (opt-in; judge.execution.cache)
+        #: verdicts remembered across runs (opt-in; judge.engine.cache)
         self.cache = (cache if isinstance(cache, VerdictCache) or cache is None
                       else VerdictCache(cache))
         # problems given by identifier are looked up here (default: the shipped suites)
@@ -212,7 +212,7 @@ class Judge:
         are stripped) in ``language`` (``python``, ``js``, ``cpp``, ``go``, ``rust``,
         ``java``; default python). Blocking; thread-safe (up to ``jobs`` calls run at once)."""
         problem = self.problem(problem)
-        require_tests(problem)  # a problem without tests: NoTests ("no tests"), no verdict
+        kind_of(problem).require_judgeable(problem)  # no tests: NoTests, no verdict
         executor = self._ensure()
         language = normalize(language)
         candidate = Candidate(problem.identifier, solution, model, prompt_id, sample,
@@ -223,7 +223,7 @@ class Judge:
             # not expressible), the empty solution's compile_error
             for result in self._runner(executor).results([(problem, candidate, None)]):
                 return result
-            lang.for_problem(problem)  # no result: the problem is not expressible here (raises why)
+            kind_of(problem).in_language(problem, lang)  # no result: not expressible (raises why)
             raise RuntimeError("no result for %s in %s" % (problem.identifier, language))
         # the default language's fast path: its problems are judged as they are
         return executor.judge(problem, submission_for(problem, candidate), model=model,
@@ -239,7 +239,7 @@ class Judge:
         ``progress=True`` shows a bar with the total (``len(items)``, or ``total=``), ETA and
         verdicts so far on stderr: a notebook bar in Jupyter, a live bar on a terminal,
         a plain line every 10 s elsewhere (a log); or name one: ``"bar"``, ``"lines"``,
-        ``"notebook"``; or pass a :class:`~judge.execution.progress.Progress`."""
+        ``"notebook"``; or pass a :class:`~judge.running.progress.Progress`."""
         executor = self._ensure()
         if total is None and hasattr(items, "__len__"):
             total = len(items)  # type: ignore[arg-type]
@@ -278,7 +278,7 @@ class Judge:
         each input error, ``on_note`` each remark that is not one (an empty reply)."""
         executor = self._ensure()
         if output is not None and metadata is not False:
-            from judge.execution.metadata import Stamped
+            from judge.running.metadata import Stamped
 
             output = Stamped(output, metadata if isinstance(metadata, dict)
                              else self.run_metadata())
@@ -292,8 +292,8 @@ class Judge:
                      command: str | None = None) -> dict[str, Any]:
         """How this Judge judges (version, limits, sandbox, image, isolation, dedup, date,
         and the suite's fingerprint when given its problems): the ``run`` object of a results
-        line (see :mod:`judge.execution.metadata`)."""
-        from judge.execution.metadata import for_judge
+        line (see :mod:`judge.running.metadata`)."""
+        from judge.running.metadata import for_judge
 
         return for_judge(self, suite=suite, problems=problems, command=command)
 
@@ -336,7 +336,7 @@ def _work_items(items: Iterable[Item], lookup: Callable[[Any], Problem] = lambda
         if isinstance(problem, str):
             problem = lookup(problem)
         meta = item[2] if len(item) == 3 else {}  # type: ignore[misc]
-        if not isinstance(problem, (Problem, ProgramProblem)) or not isinstance(code, str):
+        if not hasattr(problem, "kind") or not isinstance(code, str):
             raise TypeError("judge_many item %d: expected (Problem, str, ...)" % index)
         candidate = Candidate(problem.identifier, code, meta.get("model"), meta.get("prompt_id"),
                               meta.get("sample"), line=index + 1 if meta.get("sample") is None

@@ -9,7 +9,7 @@
 :meth:`JudgeClient.judge` and :meth:`JudgeClient.judge_many` take what
 :meth:`judge.Judge.judge` and :meth:`judge.Judge.judge_many` take (a problem given by
 identifier is one of the server's suites; a ``Problem`` or program problem object is sent
-inline, as data) and give the same :class:`~judge.execution.verdicts.CandidateResult`
+inline, as data) and give the same :class:`~judge.engine.verdicts.CandidateResult`
 objects. :class:`AsyncJudgeClient` is the same for asyncio.
 
 Retries: a 429 (queue full) or 503 (sandbox unavailable, shutting down, a sandbox failure
@@ -31,7 +31,7 @@ from typing import Any, Iterable, Iterator
 import httpx
 
 from judge.errors import ServiceError, ServiceUnavailable
-from judge.execution.verdicts import CandidateResult, TestResult, Verdict
+from judge.engine.verdicts import CandidateResult, TestResult, Verdict
 from judge.jsonl import json_text
 
 _LINE_FIELDS = ("problem_id", "model", "prompt_id", "sample", "verdict", "passed", "total",

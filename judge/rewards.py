@@ -39,7 +39,7 @@ from typing import Any, Iterable, Sequence
 
 from judge.api import Judge
 from judge.errors import InputError, Issue, JudgeError, ServiceError
-from judge.execution.verdicts import CandidateResult, Verdict
+from judge.engine.verdicts import CandidateResult, Verdict
 from judge.importers import IMPORTERS
 from judge.importers.datasets import CALL_COMPARISON, RecordError
 from judge.reward_policies import RewardPolicy, policy as make_policy

@@ -142,7 +142,7 @@ lint() {
     # the worker runs in candidates' sandboxes and is held to pycodestyle's line rules too
     # (the same selection tests/test_worker_module.py checks, so a slip fails here in seconds)
     .venv/bin/python -m ruff check --select E,F,W,I --line-length 100 runners/python \
-        judge/sandbox/records.py judge/sandbox/harness.py judge/execution/classify.py
+        judge/sandbox/records.py judge/sandbox/harness.py judge/engine/classify.py
 }
 docs() {
     if [ -f mkdocs.yml ]; then

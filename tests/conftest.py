@@ -58,7 +58,7 @@ def pytest_configure(config):
         import tempfile
 
         os.environ["JUDGE_RESULTS_DIR"] = tempfile.mkdtemp(prefix="judge-test-results-")
-    # reference timings are remembered across runs (judge.execution.reference_cache): the
+    # reference timings are remembered across runs (judge.engine.reference_cache): the
     # session keeps its own, so no test takes a measurement from an earlier session
     if "JUDGE_REFERENCE_CACHE" not in os.environ:
         import tempfile
@@ -267,7 +267,7 @@ def scaled_int_data(identifier: str, function: str, factor: int, tests: int,
 def scaled_int_problem(identifier: str, function: str, factor: int, tests: int,
                        generic_prompt: bool = False, limits: dict | None = None):
     """:func:`scaled_int_data`, validated and prepared as a loaded problem."""
-    from judge.problem.model import problem_from_data
+    from judge.problem.model import function_from_data
 
-    return problem_from_data(scaled_int_data(identifier, function, factor, tests,
+    return function_from_data(scaled_int_data(identifier, function, factor, tests,
                                              generic_prompt, limits), "<%s>" % identifier)

@@ -13,7 +13,7 @@ import pytest
 
 import judge
 from judge.candidates.submission import Submission
-from judge.execution.executor import Executor
+from judge.running.executor import Executor
 from judge.sandbox.admission import Admission, tree_cpu
 from judge.sandbox.base import Limits
 from judge.sandbox.process import ProcessSandbox
@@ -160,11 +160,11 @@ def test_a_reference_timing_is_not_held_behind_a_looper_on_every_core():
     limits, do not depend on it: the same as timed alone)."""
     problem = _problem()
     with ProcessSandbox(size=1) as box:
-        alone = Executor(box, Limits(), reference_cache=False).reference_times(problem)
+        alone = Executor(box, Limits(), reference_cache=False).kind_judge("function").reference_times(problem)
         timed = {}
         beside = Executor(box, Limits(), reference_cache=False)
         done_first = _while_a_looper_computes(
-            box, problem, lambda: timed.setdefault("times", beside.reference_times(problem)))
+            box, problem, lambda: timed.setdefault("times", beside.kind_judge("function").reference_times(problem)))
     assert done_first
     assert alone is not None and timed["times"] is not None
     assert len(timed["times"]) == len(alone)

@@ -15,7 +15,7 @@ import psutil
 import pytest
 
 import judge
-from judge.execution.verdicts import Verdict
+from judge.engine.verdicts import Verdict
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"

@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from judge.problem.model import problem_from_data  # noqa: I001 (before execution)
+from judge.problem.model import function_from_data  # noqa: I001 (before execution)
 from judge.api import Judge
 from judge.languages import get
 from judge.languages.base import NotExpressible
@@ -24,7 +24,7 @@ BIG = [(10 ** 20, 1), (2 ** 64, 2 ** 64), (-(10 ** 30), 7), (1, 2)]
 
 
 def add_problem(pairs=BIG, identifier="big_add"):
-    return problem_from_data({
+    return function_from_data({
         "identifier": identifier, "description": "a + b",
         "prompts": [{"prompt_id": "p", "prompt": "Return a + b.", "genericize": False,
                  "sample_inputs_outputs": []}],

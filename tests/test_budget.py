@@ -17,9 +17,10 @@ import pytest
 
 from judge.api import Judge
 from judge.cli.main import main as cli_main
-from judge.execution.executor import Executor, Submission
-from judge.execution.verdicts import Verdict
-from judge.problem.model import problem_from_data
+from judge.running.executor import Executor
+from judge.candidates.submission import Submission
+from judge.engine.verdicts import Verdict
+from judge.problem.model import function_from_data
 from tests.conftest import scaled_int_data
 from judge.sandbox.base import Limits
 
@@ -36,7 +37,7 @@ def _data(tests: int = TESTS, limits: dict | None = None) -> dict:
 
 
 def _problem(tests: int = TESTS, limits: dict | None = None):
-    return problem_from_data(_data(tests, limits), "<budget>")
+    return function_from_data(_data(tests, limits), "<budget>")
 
 
 PROBLEM = _problem()

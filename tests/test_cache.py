@@ -1,4 +1,4 @@
-"""Verdicts remembered across runs (judge.execution.cache): a later Judge with the same cache
+"""Verdicts remembered across runs (judge.engine.cache): a later Judge with the same cache
 folder takes stored results instead of judging, under each candidate's own identity; a
 sandbox_error is never stored; other limits or other code are other keys; concurrent
 writers never leave a partial file."""
@@ -10,9 +10,9 @@ import threading
 from pathlib import Path
 
 import judge
-from judge.execution.cache import VerdictCache
-from judge.execution.verdicts import CandidateResult, Verdict
-from judge.execution.verdicts import TestResult as Record
+from judge.engine.cache import VerdictCache
+from judge.engine.verdicts import CandidateResult, Verdict
+from judge.engine.verdicts import TestResult as Record
 from judge.sandbox.base import JobReport, Sandbox
 
 GOOD = "def digital_root(n):\n    while n >= 10:\n        n = sum(map(int, str(n)))\n    return n\n"

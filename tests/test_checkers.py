@@ -9,8 +9,8 @@ import psutil
 import pytest
 
 import judge
-from judge.execution.checkers import CheckerPool
-from judge.execution.verdicts import Verdict
+from judge.engine.check_pool import CheckerPool
+from judge.engine.verdicts import Verdict
 
 
 def problem(checker: str, check: str, return_type: str = "int") -> judge.Problem:
@@ -44,7 +44,7 @@ def test_a_passing_and_a_failing_check(j):
 
 def test_a_hanging_checker_is_a_problem_error_and_does_not_stall_the_judge(j):
     p = problem("def slow(x):\n    while True:\n        x += 1\n", "slow(output)")
-    pool = j.executor.checkers.pool
+    pool = j.executor.engine.check_pool
     pool.time_s = 1.0
     try:
         result = j.judge(p, IDENTITY)

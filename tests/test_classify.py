@@ -1,4 +1,4 @@
-"""Records to verdicts (judge.execution.classify), table-tested: for each record a worker can
+"""Records to verdicts (judge.engine.classify), table-tested: for each record a worker can
 send (or a hostile child can get through it), the verdict that says what happened and the
 words its message must hold. Limits are decided by measurements (the worker's status, the
 OOM kill, the measured peak, the CPU clock, the process count), never by printed text."""
@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from judge.execution import classify as C
-from judge.execution.verdicts import TestResult as Result
-from judge.execution.verdicts import Verdict
+from judge.engine import classify as C
+from judge.engine.verdicts import TestResult as Result
+from judge.engine.verdicts import Verdict
 from judge.sandbox import records as R
 from judge.sandbox.base import Job, JobReport, Limits
 from judge.sandbox.base import TestInput as Input

@@ -19,8 +19,8 @@ import pytest
 from judge.api import Judge
 from judge.client import AsyncJudgeClient, JudgeClient
 from judge.errors import JudgeError, ServiceError, ServiceUnavailable
-from judge.execution.verdicts import CandidateResult, Verdict
-from judge.problem.model import load_suite
+from judge.engine.verdicts import CandidateResult, Verdict
+from judge.kinds.loader import load_suite
 from judge.problem.program import program_from_data
 
 ROOT = Path(__file__).resolve().parent.parent

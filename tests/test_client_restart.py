@@ -18,7 +18,7 @@ import httpx
 import pytest
 
 from judge.client import JudgeClient
-from judge.problem.model import load_suite
+from judge.kinds.loader import load_suite
 
 ROOT = Path(__file__).resolve().parent.parent
 JUDGE = str(Path(sys.executable).with_name("judge"))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 
-from judge.execution.compare import DEFAULT_TOLERANCE, Tolerance, compare
+from judge.engine.compare import DEFAULT_TOLERANCE, Tolerance, compare
 from judge.problem.types import parse_type
 
 

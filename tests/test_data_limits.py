@@ -19,11 +19,11 @@ from pydantic import ValidationError
 from judge import languages
 from judge.api import make_limits
 from judge.errors import InputError
-from judge.execution.executor import problem_limits
-from judge.execution.programs import program_limits
+from judge.kinds.function.judge import problem_limits
+from judge.kinds.program.judge import program_limits
 from judge.importers import IMPORTERS
 from judge.problem.limits import MAX_MEMORY_MB, MAX_TIME_LIMIT_S
-from judge.problem.model import problem_from_data
+from judge.problem.model import function_from_data
 from judge.problem.program import ProgramLimits, TimeRule, program_from_data
 from judge.sandbox.base import Limits
 from tests.test_kattis_reader import _issues
@@ -62,7 +62,7 @@ def test_problem_files_get_located_errors_not_tracebacks(tmp_path):
         "correctness_test_suite": [{"input": {"x": 1}, "expected_output": [1]}],
         "limits": {"budget_s": float("inf")}}
     with pytest.raises(InputError) as caught:
-        problem_from_data(function, "f.json")
+        function_from_data(function, "f.json")
     assert any("budget_s" in str(i) for i in caught.value.issues)
     # a file holding NaN (JSON allows it as an extension Python reads) through `judge validate`
     path = tmp_path / "nan.json"
@@ -173,7 +173,7 @@ def test_a_problem_cannot_raise_limits_the_operator_gave():
 
 
 def test_function_problems_are_capped_too():
-    problem = problem_from_data({
+    problem = function_from_data({
         "identifier": "f", "description": "x", "prompts": [{
             "prompt_id": "p", "prompt": "x", "genericize": False, "sample_inputs_outputs": []}],
         "function_prototype": {"function_name": "f",

@@ -21,10 +21,11 @@ import pytest
 
 from judge.api import Judge
 from judge.candidates.extract import Candidate
-from judge.execution.batch import BatchRunner
-from judge.execution.executor import Executor, Submission
-from judge.execution import verdicts
-from judge.execution.verdicts import CandidateResult, Verdict
+from judge.running.batch import BatchRunner
+from judge.running.executor import Executor
+from judge.candidates.submission import Submission
+from judge.engine import verdicts
+from judge.engine.verdicts import CandidateResult, Verdict
 from tests.conftest import scaled_int_problem
 from judge.sandbox.base import Limits
 

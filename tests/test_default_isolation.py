@@ -16,8 +16,9 @@ import textwrap
 import pytest
 
 from judge.api import Judge
-from judge.execution.executor import Executor, Submission
-from judge.execution.verdicts import Verdict
+from judge.running.executor import Executor
+from judge.candidates.submission import Submission
+from judge.engine.verdicts import Verdict
 from tests.conftest import scaled_int_problem
 from judge.sandbox.base import Limits
 

@@ -413,7 +413,7 @@ def test_pids_limit_stops_a_fork_bomb(sandbox):
 # ---- memory -------------------------------------------------------------------------------------
 
 def _memory_verdict(record, report):
-    from judge.execution.classify import classify
+    from judge.engine.classify import classify
     from judge.sandbox.base import Job, TestInput
 
     if record["status"] in ("memory", "signaled"):

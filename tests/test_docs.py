@@ -138,10 +138,10 @@ def _json_problem_examples() -> list[tuple[str, str]]:
 def test_problem_examples_in_the_docs_are_valid_problems():
     """A problem shown to users as an example must load as written (the README's 'Write a
     problem' once lacked fields the problem spec requires)."""
-    from judge.problem.model import problem_from_data
+    from judge.problem.model import function_from_data
 
     examples = _json_problem_examples()
     assert any(where.startswith("README.md") for where, _ in examples), examples
     for where, block in examples:
-        problem = problem_from_data(json.loads(block), where)
+        problem = function_from_data(json.loads(block), where)
         assert problem.identifier, where

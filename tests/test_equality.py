@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 import judge
-from judge.execution.compare import python_equal
-from judge.execution.verdicts import Verdict
+from judge.engine.compare import python_equal
+from judge.engine.verdicts import Verdict
 from judge.importers import import_suite
 
 DATA = Path(__file__).parent / "data"

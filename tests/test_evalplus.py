@@ -23,7 +23,7 @@ import pytest
 from judge.cli.main import main
 from judge.importers import import_suite
 from judge.importers.evalplus import base_count, evalplus_source
-from judge.problem.model import load_suite
+from judge.kinds.loader import load_suite
 
 DATA = Path(__file__).parent / "data" / "evalplus"
 HE_PLUS = DATA / "HumanEvalPlus-sample.jsonl"

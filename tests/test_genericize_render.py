@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from judge.prompts.genericize import GENERIC_FUNCTION, rename_code, rename_text, renaming_for
-from judge.problem.model import load_problem, load_suite, problem_from_data
+from judge.problem.model import function_from_data
+from judge.kinds.loader import load_problem, load_suite
 from judge.prompts.render import RenderedPrompt, render_prompt, render_prompts
 from judge.sandbox.harness import worker_files
 
@@ -198,7 +199,7 @@ def test_input_code_and_additional_instructions_are_renamed():
         "    # divisor may be negative\n"
         "    label = 'divisor'\n"
         "    return dividend / divisor, dividend % divisor\n")
-    problem = problem_from_data(data, "ic.json")
+    problem = function_from_data(data, "ic.json")
     generic = render_prompt(problem, problem.prompt("generic")).prompt
     # comments are prose: the English word stays, the code is renamed
     assert "def func(arg1, arg2):\n    # divisor may be negative\n    label = 'divisor'\n" in generic

@@ -20,8 +20,9 @@ from pathlib import Path
 
 import pytest
 
-from judge.execution.executor import Executor, Submission
-from judge.problem.model import problem_from_data
+from judge.running.executor import Executor
+from judge.candidates.submission import Submission
+from judge.problem.model import function_from_data
 from judge.sandbox.base import Job, Limits
 from judge.sandbox.base import TestInput as Call  # (not a pytest class)
 from tests.problems import next_number_data
@@ -293,7 +294,7 @@ def test_cpp_candidates_leave_nothing_on_the_host(planted):
     places = _host_places(planted)
     code = (CPP_WRITER.replace("PLACES", ", ".join(json.dumps(p) for p in places))
             .replace("MARKER", MARKER).replace("SHARED", planted["file"]))
-    problem = problem_from_data(next_number_data([(i, i + 1) for i in range(3)]),
+    problem = function_from_data(next_number_data([(i, i + 1) for i in range(3)]),
                                 "<next_number>")
     with ProcessSandbox(size=2) as sandbox:
         executor = Executor(sandbox, Limits(time_limit_s=5.0, memory_mb=256),

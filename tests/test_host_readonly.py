@@ -23,8 +23,9 @@ from pathlib import Path
 
 import pytest
 
-from judge.execution.executor import Executor, Submission
-from judge.problem.model import problem_from_data
+from judge.running.executor import Executor
+from judge.candidates.submission import Submission
+from judge.problem.model import function_from_data
 from judge.sandbox.base import Job, Limits
 from judge.sandbox.base import TestInput as Call  # (not a pytest class)
 from tests.problems import next_number_data
@@ -268,7 +269,7 @@ def test_cpp_candidate_reaches_nothing_on_the_host(host):
     for key in ("late_dir", "file", "late_file", "socket", "fifo"):
         code = code.replace("@%s@" % key.upper(), host.get(key, "/nonexistent/" + key))
     expected = 0b11100000  # its work folder, /tmp and stdout: nothing of the host's
-    problem = problem_from_data(next_number_data([(1, 1 + expected)]), "<next_number>")
+    problem = function_from_data(next_number_data([(1, 1 + expected)]), "<next_number>")
     with ProcessSandbox(size=1) as sandbox:
         executor = Executor(sandbox, LIMITS, reference_timing=False)
         result = executor.judge(problem, Submission(code, "next_number", language="cpp"))

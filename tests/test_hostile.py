@@ -15,10 +15,11 @@ import time
 import psutil
 import pytest
 
-from judge.execution.executor import Executor, Submission
-from judge.problem.model import problem_from_data
+from judge.running.executor import Executor
+from judge.candidates.submission import Submission
+from judge.problem.model import function_from_data
 from judge.sandbox.base import Limits
-from judge.execution.verdicts import Verdict
+from judge.engine.verdicts import Verdict
 
 # Expected outputs are distinctive numbers, so a candidate that finds them anywhere in its
 # reach (memory, environment, files, stdout of the worker) would be caught returning them.
@@ -39,7 +40,7 @@ def _problem(function: str = "add") -> object:
         "correctness_test_suite": [{"input": {"a": a, "b": b}, "expected_output": [s]}
                                    for a, b, s in SECRET_SUMS],
     }
-    return problem_from_data(data, "<hostile>")
+    return function_from_data(data, "<hostile>")
 
 
 PROBLEM = _problem()

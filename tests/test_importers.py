@@ -14,7 +14,7 @@ import pytest
 from judge.cli.main import main
 from judge.importers import import_suite
 from judge.importers.values import faithful_json, infer_type, literal_source
-from judge.problem.model import load_suite
+from judge.kinds.loader import load_suite
 
 DATA = Path(__file__).parent / "data"
 MBPP_SAMPLE = DATA / "mbpp_sample.jsonl"

@@ -18,9 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from judge.execution.executor import Executor, Submission
-from judge.execution.program_inputs import MAX_TEST_INPUT_BYTES
-from judge.execution.verdicts import Verdict
+from judge.running.executor import Executor
+from judge.candidates.submission import Submission
+from judge.kinds.program.inputs import MAX_TEST_INPUT_BYTES
+from judge.engine.verdicts import Verdict
 from judge.problem.program import program_from_data
 from judge.sandbox.base import Limits
 from judge.sandbox.streams import STREAM_CHUNK
@@ -89,7 +90,7 @@ def _problem(tmp: Path, tests: list[dict], **extra):
 
 
 def _judge(executor, problem, code=DIGEST):
-    return executor.programs.judge(problem, Submission(code, "", None, "python"))
+    return executor.kind_judge("program").judge(problem, Submission(code, "", None, "python"))
 
 
 def test_a_test_input_reaches_the_candidate_streamed_in_bounded_pieces(executor, tmp_path,

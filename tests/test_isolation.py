@@ -24,11 +24,12 @@ from pathlib import Path
 
 import pytest
 
-from judge.execution.executor import Executor, Submission
-from judge.problem.model import problem_from_data
+from judge.running.executor import Executor
+from judge.candidates.submission import Submission
+from judge.problem.model import function_from_data
 from judge.sandbox.base import Job, Limits, SandboxUnavailable
 from judge.sandbox.base import TestInput as Call  # (not a pytest class)
-from judge.execution.verdicts import Verdict
+from judge.engine.verdicts import Verdict
 from tests.conftest import docker_or_skip
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -38,7 +39,7 @@ HONEST = "def add(a, b):\n    return a + b + 7919000\n"
 
 
 def _problem(identifier: str = "isolation_add", tests=SECRET_SUMS) -> object:
-    return problem_from_data({
+    return function_from_data({
         "identifier": identifier,
         "description": "Add two integers plus a hidden offset.",
         "prompts": [{"prompt_id": "p", "prompt": "add", "genericize": False,

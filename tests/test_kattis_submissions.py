@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from judge.execution.program_verdicts import check_submission
-from judge.execution.verdicts import TestResult as Result
-from judge.execution.verdicts import Verdict
+from judge.engine.program_verdicts import check_submission
+from judge.engine.verdicts import TestResult as Result
+from judge.engine.verdicts import Verdict
 from judge.importers.kattis import read_package
 from judge.importers.kattis_files import expected_results, looks_like_python2
 from judge.languages.java import Java

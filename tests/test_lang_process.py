@@ -16,8 +16,9 @@ from pathlib import Path
 import psutil
 import pytest
 
-from judge.problem.model import problem_from_data  # noqa: I001 (before execution: import order)
-from judge.execution.executor import Executor, Submission
+from judge.problem.model import function_from_data  # noqa: I001 (before execution: import order)
+from judge.running.executor import Executor
+from judge.candidates.submission import Submission
 from judge.languages import NATIVE, get
 from judge.sandbox.base import Limits
 from tests.problems import next_number_data
@@ -66,7 +67,7 @@ def results():
     """Every hostile case of every language, judged once (two at a time)."""
     from judge.sandbox.process import ProcessSandbox
 
-    problem = problem_from_data(PROBLEM, "<next_number>")
+    problem = function_from_data(PROBLEM, "<next_number>")
     out = {}
     with ProcessSandbox(size=2) as sandbox:
         executor = Executor(sandbox, LIMITS)

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from judge.problem.model import load_suite  # noqa: I001 (before execution: import order)
+from judge.kinds.loader import load_suite  # noqa: I001 (before execution: import order)
 from judge.cli.main import main
 from judge.languages import NATIVE, get, normalize
 from judge.languages.base import NotExpressible

@@ -21,11 +21,14 @@ LAYERS = {
     "judge.sandbox": 2, "judge.problem": 2, "judge.candidates": 2, "judge.scoring": 2,
     "judge.languages": 3,
     "judge.prompts": 4, "judge.grading": 4,
-    "judge.execution": 5,
-    "judge.importers": 6, "judge.reports": 6, "judge.reward_policies": 6,
-    "judge.api": 7,
-    "judge.distributed": 8, "judge.service": 8, "judge.integrations": 8, "judge.client": 8,
-    "judge.cli": 9, "judge.rewards": 9, "judge.__main__": 10,
+    "judge.engine": 5,
+    "judge.kinds": 6,
+    "judge.running": 7,
+    "judge.distribution": 8, "judge.importers": 8, "judge.reports": 8,
+    "judge.reward_policies": 8,
+    "judge.api": 9,
+    "judge.service": 10, "judge.integrations": 10, "judge.client": 10,
+    "judge.cli": 11, "judge.rewards": 11, "judge.__main__": 12,
 }
 
 
@@ -102,7 +105,7 @@ def test_sandbox_layer_loads_without_pydantic_or_jinja_from_above():
 
     code = ("import sys, judge.sandbox.process, judge.sandbox.docker; "
             "bad = [m for m in sys.modules if m.startswith(('judge.problem', 'judge.prompts', "
-            "'judge.execution', 'pydantic'))]; print(bad); sys.exit(1 if bad else 0)")
+            "'judge.engine', 'judge.kinds', 'judge.running', 'pydantic'))]; print(bad); sys.exit(1 if bad else 0)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
 
@@ -119,7 +122,8 @@ def test_largest_module_is_small():
 REGISTRIES = [
     ("judge.languages", "REGISTRY"),
     ("judge.sandbox", "BACKENDS"),
-    ("judge.execution.executors", "EXECUTORS"),
+    ("judge.distribution.executors", "EXECUTORS"),
+    ("judge.kinds.base", "KINDS"),
     ("judge.importers.base", "IMPORTERS"),
     ("judge.scoring.dimensions", "PRIMITIVES"),
     ("judge.grading.proofs.workflows", "WORKFLOWS"),

@@ -18,14 +18,15 @@ import textwrap
 
 import pytest
 
-from judge.problem.model import problem_from_data  # noqa: I001 (before execution: import order)
-from judge.execution.executor import Executor, Submission
-from judge.execution.verdicts import Verdict
+from judge.problem.model import function_from_data  # noqa: I001 (before execution: import order)
+from judge.running.executor import Executor
+from judge.candidates.submission import Submission
+from judge.engine.verdicts import Verdict
 from judge.sandbox.base import Limits
 from tests.problems import next_number_data
 
 LIMITS = Limits(time_limit_s=1.0, memory_mb=256, output_kb=64)
-PROBLEM = problem_from_data(next_number_data([(1, 2), (41, 42)]), "<next_number>")
+PROBLEM = function_from_data(next_number_data([(1, 2), (41, 42)]), "<next_number>")
 
 FUNCTION = {"python": "next_number", "cpp": "next_number", "java": "nextNumber"}
 

@@ -16,12 +16,13 @@ import threading
 
 import pytest
 
-from judge.execution.executor import Executor, Submission
-from judge.execution.verdicts import Verdict
-from judge.problem.model import problem_from_data
+from judge.running.executor import Executor
+from judge.candidates.submission import Submission
+from judge.engine.verdicts import Verdict
+from judge.problem.model import function_from_data
 from judge.sandbox.base import Limits
 
-PROBLEM = problem_from_data({
+PROBLEM = function_from_data({
     "identifier": "bomb_next", "description": "n + 1",
     "prompts": [{"prompt_id": "p", "prompt": "n + 1", "genericize": False,
                  "sample_inputs_outputs": []}],
@@ -143,7 +144,7 @@ def test_a_test_the_machine_starves_is_not_a_timeout():
     try:
         for hog in hogs:
             os.sched_setaffinity(hog.pid, {0})
-        problem = problem_from_data({**PROBLEM.model_dump(exclude_none=True),
+        problem = function_from_data({**PROBLEM.model_dump(exclude_none=True),
                                      "correctness_test_suite": [
                                          {"input": {"n": 1}, "expected_output": [2]}]},
                                     "<starved>")

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import judge
-from judge.problem.model import NoTests, problem_from_data
+from judge.problem.model import NoTests, function_from_data
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -33,7 +33,7 @@ def cli(*argv, cwd):
 
 
 def test_api_says_no_tests_and_gives_no_verdict():
-    problem = problem_from_data(PROBLEM, "no_tests.json")
+    problem = function_from_data(PROBLEM, "no_tests.json")
     with judge.Judge(sandbox="process") as j:
         with pytest.raises(NoTests, match="no tests"):
             j.judge(problem, CODE)

@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from judge.execution.output_check import CHUNK, Difference, check_output, show
+from judge.engine.output_check import CHUNK, Difference, check_output, show
 from judge.problem.program import OutputChecker, checker_from_kattis_flags, kattis_float
 
 DEFAULT = OutputChecker()

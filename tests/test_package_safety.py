@@ -1,5 +1,5 @@
 """Issue 36, defects 1, 7 and 13, without a sandbox: every file a Kattis package names is
-read through the one safe reader (judge/execution/package_files.py): a symbolic link
+read through the one safe reader (judge/problem/package_files.py): a symbolic link
 leading outside the package, at any path the importer reads, is a located issue and its
 target is never read; devices and FIFOs are refused; sizes are bounded; links inside the
 package are followed. Hostile YAML is a located issue, never a traceback or a hang.
@@ -18,9 +18,9 @@ import pytest
 from judge.cli.main import main
 from judge.cli.terminal import printable
 from judge.errors import InputError
-from judge.execution import package_files
-from judge.execution.package_files import PackageFiles, Refused, program_sources
-from judge.execution.program_verdicts import validator_sources
+from judge.problem import package_files
+from judge.problem.package_files import PackageFiles, Refused, program_sources
+from judge.engine.program_verdicts import validator_sources
 from judge.importers.kattis import read_package, read_packages
 from tests.hostile_packages import HOSTILE, package, plant, secret_tree
 

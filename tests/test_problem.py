@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from judge.execution.compare import Tolerance
+from judge.engine.compare import Tolerance
 from judge.errors import InputError, Issue
-from judge.problem.model import load_problem, load_suite, problem_from_data
+from judge.problem.model import function_from_data
+from judge.kinds.loader import load_problem, load_suite
 from judge.problem.types import TypeSpec
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -24,7 +25,7 @@ def valid() -> dict:
 
 def issues_of(data, file="problem.json") -> list[Issue]:
     with pytest.raises(InputError) as info:
-        problem_from_data(data, file)
+        function_from_data(data, file)
     return info.value.issues
 
 
@@ -81,7 +82,7 @@ def single_return(expected_forms):
     data["correctness_test_suite"] = [
         {"input": {"dividend": 1, "divisor": 2}, "expected_output": form}
         for form in expected_forms]
-    return problem_from_data(data, "single.json")
+    return function_from_data(data, "single.json")
 
 
 def test_one_return_value_is_a_scalar_in_both_forms():
@@ -99,7 +100,7 @@ def test_expected_values_are_converted_by_type():
         case["expected_output"] = [[1, "inf"], [3, 3, 4]]
     data["prompts"][0]["sample_inputs_outputs"] = []
     data["prompts"][1]["sample_inputs_outputs"] = []
-    problem = problem_from_data(data, "conv.json")
+    problem = function_from_data(data, "conv.json")
     assert problem.tests[0].expected == ((1.0, math.inf), {3, 4})
 
 
@@ -107,7 +108,7 @@ def test_tolerance_and_limits_extensions():
     data = valid()
     data["tolerance"] = {"rel": 1e-3}
     data["limits"] = {"time_limit_s": 2.5, "memory_mb": 128}
-    problem = problem_from_data(data, "ext.json")
+    problem = function_from_data(data, "ext.json")
     assert problem.float_tolerance == Tolerance(rel=1e-3, abs=1e-6)
     assert problem.limits.time_limit_s == 2.5
 
@@ -117,7 +118,7 @@ def test_check_instead_of_expected_output():
     data["checker"] = "def ok(q, r):\n    return True\n"
     data["correctness_test_suite"][2] = {"input": {"dividend": 5, "divisor": 5},
                                          "check": "output == (1, 0)"}
-    problem = problem_from_data(data, "check.json")
+    problem = function_from_data(data, "check.json")
     assert problem.tests[2].check == "output == (1, 0)"
     assert problem.tests[2].expected is None
 
@@ -297,13 +298,13 @@ def test_problem_without_tests_loads_and_says_no_tests_when_judged():
 
     data = valid()
     data.pop("correctness_test_suite")
-    problem = problem_from_data(data, "p.json")
+    problem = function_from_data(data, "p.json")
     assert problem.correctness_test_suite == [] and problem.tests == [] and not problem.has_tests
     with pytest.raises(NoTests, match="no tests") as info:
         require_tests(problem)
     assert info.value.code == "no_tests"
     data["correctness_test_suite"] = []
-    assert not problem_from_data(data, "p.json").has_tests
+    assert not function_from_data(data, "p.json").has_tests
     require_tests(load_problem(DATA / "valid.json"))  # a problem with tests: no error
 
 
@@ -317,7 +318,7 @@ def test_empty_return_values_means_the_function_returns_nothing():
     for prompt in data["prompts"]:
         for case in prompt["sample_inputs_outputs"]:
             case["expected_output"] = []
-    problem = problem_from_data(data, "p.json")
+    problem = function_from_data(data, "p.json")
     assert problem.return_spec == TypeSpec("none")
     assert [t.expected for t in problem.tests] == [None, None, None]
     from judge.prompts.render import render_prompt
@@ -342,7 +343,7 @@ def test_prompt_without_its_required_fields_is_a_located_error(missing):
         assert "required" in issue.message and "missing" in issue.message
     data["prompts"][-1].pop("input_code", None)  # input_code stays optional
     data["prompts"][-1].update({"genericize": False, "sample_inputs_outputs": []})
-    problem_from_data(data, "p.json")
+    function_from_data(data, "p.json")
 
 
 def test_every_shipped_and_example_problem_file_still_loads():
@@ -436,7 +437,7 @@ def test_bare_list_type_does_not_crash_the_loader():
         for case in prompt["sample_inputs_outputs"]:
             case["input"]["dividend"] = [1, 2]
     try:
-        problem_from_data(data, "bare.json")
+        function_from_data(data, "bare.json")
     except InputError:
         pass  # a clear error is fine; a crash is not
 

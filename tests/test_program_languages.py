@@ -8,7 +8,7 @@ import pytest
 from judge import languages
 from judge.errors import InputError
 from judge.languages.base import NotExpressible
-from judge.problem.model import load_suite
+from judge.kinds.loader import load_suite
 from judge.problem.program import ProgramProblem
 
 SEVEN = ["python", "c", "cpp", "java", "js", "go", "rust"]
@@ -96,7 +96,7 @@ def test_the_java_main_class_is_the_top_level_class_holding_main():
 def test_program_limits_default_to_the_kattis_ones():
     from pathlib import Path
 
-    from judge.execution.programs import program_limits
+    from judge.kinds.program.judge import program_limits
     from judge.problem.program import program_from_data
     from judge.sandbox.base import Limits
 
@@ -161,7 +161,9 @@ def test_validate_names_a_runtime_the_judge_does_not_know(tmp_path, capsys):
 
 def test_a_runtime_is_named_in_the_prompt_and_chosen_for_the_candidate(tmp_path):
     from judge.candidates.extract import Candidate
-    from judge.execution.programs import program_submission
+    from judge.kinds.base import KINDS
+
+    program_submission = KINDS.get("program").submission
     from judge.prompts.programs import render_program_prompt
 
     _write(tmp_path, "add.json", {"kind": "program", "identifier": "add", "statement": "Add.",

@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from judge.errors import InputError
+from judge.kinds.loader import kind_named_in
 from judge.problem.program import (
     OutputChecker,
     RunInput,
     TimeRule,
-    is_program_data,
     load_program,
     program_from_data,
     validator_language,
@@ -58,8 +58,8 @@ def test_a_program_problem_file_loads_with_paths_relative_to_it(tmp_path):
     assert second.run_input() == RunInput(b"0 0\n") and second.expected_output() == b"0\n"
     assert problem.validator_path() == tmp_path / "check/validate.py"
     assert problem.limits.time_limit_s == 2.0 and problem.contest.stop_at_first_failure
-    assert is_program_data(json.loads((tmp_path / "p.json").read_text()))
-    assert not is_program_data({"identifier": "f"})
+    assert kind_named_in(json.loads((tmp_path / "p.json").read_text()), "p").name == "program"
+    assert kind_named_in({"identifier": "f"}, "f").name == "function"
 
 
 @pytest.mark.parametrize("change,expected", [

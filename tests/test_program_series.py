@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from judge.execution.programs import ProgramJudge
-from judge.execution.verdicts import Verdict
-from judge.languages.jobs import CompileCache
+from judge.engine.engine import Engine, Options
+from judge.kinds.program.judge import ProgramJudge
+from judge.engine.verdicts import Verdict
 from judge.problem.program import program_from_data
 from judge.sandbox.base import Limits
 
@@ -49,14 +49,14 @@ def sandbox(request):
 
 
 def _judge(sandbox, tmp_path: Path, code: str, all_tests: bool = False, tests=TESTS):
-    from judge.execution.executor import Submission
+    from judge.candidates.submission import Submission
 
     problem = program_from_data(
         {"kind": "program", "identifier": "add", "statement": "Add.", "tests": tests,
          "limits": {"time_limit_s": 1, "memory_mb": 256}, "contest": {"stop_at_first_failure": True}},
         str(tmp_path / "add.json"), tmp_path)
     counting = _Counting(sandbox)
-    judge = ProgramJudge(counting, Limits(time_limit_s=1.0), CompileCache(), all_tests=all_tests)
+    judge = ProgramJudge(Engine(counting, Limits(time_limit_s=1.0), Options(all_tests=all_tests)))
     return judge.judge(problem, Submission(code, "", None, "python")), counting.jobs
 
 

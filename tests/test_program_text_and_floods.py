@@ -18,9 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from judge.execution.programs import ProgramJudge
-from judge.execution.verdicts import Verdict
-from judge.languages.jobs import CompileCache
+from judge.engine.engine import Engine, Options
+from judge.kinds.program.judge import ProgramJudge
+from judge.engine.verdicts import Verdict
+from judge.engine.compile_step import CompileCache
 from judge.problem.program import program_from_data
 from judge.sandbox.base import Limits
 
@@ -62,11 +63,10 @@ def _problem(tmp_path: Path, alone: bool, count: int = 6):
 
 
 def _judge(sandbox, problem, code, language="python", all_tests=True):
-    from judge.execution.executor import Submission
+    from judge.candidates.submission import Submission
 
     recording = _Recording(sandbox)
-    judge = ProgramJudge(recording, Limits(time_limit_s=2.0), CompileCache(),
-                         all_tests=all_tests)
+    judge = ProgramJudge(Engine(recording, Limits(time_limit_s=2.0), Options(all_tests=all_tests)))
     return judge.judge(problem, Submission(code, "", None, language)), recording.series
 
 

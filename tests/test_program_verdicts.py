@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from judge.execution.program_verdicts import (ProgramCheck, ValidatorRun, check_submission, cut,
+from judge.engine.program_verdicts import (ProgramCheck, ValidatorRun, check_submission, cut,
                                               output_verdict, validator_verdict)
-from judge.execution.verdicts import TestResult as Result
-from judge.execution.verdicts import Verdict
+from judge.engine.verdicts import TestResult as Result
+from judge.engine.verdicts import Verdict
 from judge.problem.program import OutputChecker
 
 

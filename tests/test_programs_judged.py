@@ -15,8 +15,9 @@ from pathlib import Path
 import pytest
 
 from judge.cli.programs import verify_package
-from judge.execution.executor import Executor, Submission
-from judge.execution.verdicts import Verdict
+from judge.running.executor import Executor
+from judge.candidates.submission import Submission
+from judge.engine.verdicts import Verdict
 from judge.importers.kattis import read_packages
 from judge.problem.program import program_from_data
 from judge.sandbox.base import Limits
@@ -62,7 +63,7 @@ def _problem(tmp: Path, **extra):
 def test_every_package_submission_gets_its_folders_verdict(executor):
     found = read_packages(KATTIS)
     assert not found.issues
-    judge = executor.programs
+    judge = executor.kind_judge("program")
     outcomes = {p.identifier: verify_package(judge, p, 2, "pypy3") for p in found.packages}
     assert "interactive" in outcomes["guess"]["not_verified"]
     judged = {s["file"]: s for o in outcomes.values() for s in o["submissions"]}
@@ -300,7 +301,7 @@ def test_compile_errors_exit_codes_and_signals(executor, tmp_path):
 def test_a_program_that_sends_itself_a_limit_signal_is_no_timeout_nor_output_limit(
         executor, tmp_path):
     """SIGXCPU at ~0 s of CPU and SIGXFSZ with nothing written are the program's own doing:
-    runtime_error, by the rule function tests follow (judge.execution.classify.signal_verdict);
+    runtime_error, by the rule function tests follow (judge.engine.classify.signal_verdict);
     the real limits still give timeout and output_limit."""
     problem = _problem(tmp_path)
     for language, code in (
@@ -544,10 +545,9 @@ class _Counting:
 
 
 def test_the_contest_rule_stops_after_the_job_of_the_first_wrong_answer(sandbox, tmp_path):
-    from judge.execution.program_inputs import chunks
-    from judge.execution.programs import ProgramJudge
-    from judge.languages.jobs import CompileCache
-
+    from judge.kinds.program.inputs import chunks
+    from judge.engine.engine import Engine
+    from judge.kinds.program.judge import ProgramJudge
     tests = [{"name": str(i), "stdin": "%d\n" % i, "expected": "%d\n" % (2 * i)}
              for i in range(20)]
     problem = _problem(tmp_path, tests=tests, contest={"stop_at_first_failure": True})
@@ -555,7 +555,7 @@ def test_the_contest_rule_stops_after_the_job_of_the_first_wrong_answer(sandbox,
     assert [len(c) for c in chunks(problem.tests, 9)] == [4, 4, 3, 3, 3, 3]  # 2 or 3 bytes each
     doubling = "n = int(input())\nprint(2 * n if n != 2 else 5)\n"
     counting = _Counting(sandbox)
-    judge = ProgramJudge(counting, Limits(time_limit_s=1.0), CompileCache())
+    judge = ProgramJudge(Engine(counting, Limits(time_limit_s=1.0)))
     wrong = judge.judge(problem, Submission(doubling, "", None, "python"))
     # a Python program runs in series (64 tests a job), its failing test again alone
     assert wrong.verdict is Verdict.WRONG_ANSWER and counting.jobs == [20, 1]
@@ -660,15 +660,15 @@ def test_a_validator_job_retires_its_worker_and_python_runs_as_python3_would(san
     """The worker that ran an output validator held the answers: it is replaced, so no later
     candidate forked from it finds them in memory. Python programs run in the worker's own
     interpreter (no start-up per test) exactly as ``python3 main.py args``."""
-    from judge.execution.programs import ProgramJudge
-    from judge.languages.jobs import CompileCache
+    from judge.engine.engine import Engine
+    from judge.kinds.program.judge import ProgramJudge
 
     (tmp_path / "v.py").write_text(VALIDATOR)
     problem = _problem(tmp_path, checker={"type": "validator", "validator": "v.py"},
                        tests=[{"name": "t", "stdin": "1 2\n", "expected": "3\n", "args": ["1", "2"]}])
     box = _Reports(sandbox)
     box.reports = []
-    judge = ProgramJudge(box, Limits(time_limit_s=1.0), CompileCache())
+    judge = ProgramJudge(Engine(box, Limits(time_limit_s=1.0)))
     main = ("import sys, threading\n"
             "def late():\n    print(sum(map(int, sys.argv[1:])), end='')\n"
             "if __name__ == '__main__':\n    threading.Thread(target=late).start()\n")

@@ -23,11 +23,12 @@ os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")  # loopback only
 ray = pytest.importorskip("ray", reason="the 'ray' extra is part of the test extra")
 from ray.cluster_utils import Cluster  # noqa: E402
 
-from judge.problem.model import load_suite, problem_from_data  # noqa: E402
+from judge.problem.model import function_from_data  # noqa: E402
+from judge.kinds.loader import load_suite
 from judge.api import Judge  # noqa: E402
 from judge.candidates.extract import Candidate  # noqa: E402
-from judge.execution.batch import with_problems  # noqa: E402
-from judge.execution.resume import compact, load_previous  # noqa: E402
+from judge.running.batch import with_problems  # noqa: E402
+from judge.running.resume import compact, load_previous  # noqa: E402
 from judge import jsonl  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -136,7 +137,7 @@ def slow_problem(identifier: str = "ray_slow_add", tests: int = 2, b: int = 1,
                  sign: str = "+"):
     """``add(a, b)`` over ``tests`` tests, whose expected value is a + b (``sign`` "+") or
     a - b (``sign`` "-")."""
-    return problem_from_data({
+    return function_from_data({
         "identifier": identifier, "description": "add slowly",
         "prompts": [{"prompt_id": "p", "prompt": "add", "genericize": False,
                      "sample_inputs_outputs": []}],
@@ -255,7 +256,7 @@ def test_hostile_candidates_in_docker_on_two_nodes_same_as_local(cluster):
 
     from test_service import HOSTILE, hostile_problem
 
-    problem = problem_from_data(hostile_problem("ray_hostile_add"), "<ray-hostile>")
+    problem = function_from_data(hostile_problem("ray_hostile_add"), "<ray-hostile>")
     items = [(problem, code, {"model": name, "sample": 0}) for name, code in HOSTILE.items()]
     with Judge("docker", 1) as local:
         expected = [(r.verdict.value, [t.verdict.value for t in r.tests])
@@ -381,7 +382,7 @@ def test_a_failing_candidate_mid_chunk_and_an_actor_killed_mid_chunk(cluster, tm
     assert info["lost_actors"] == 1 and info["nodes"] == 1
 
 
-# ---- actors kept between runs of one driver (judge.execution.ray_session) -----------------
+# ---- actors kept between runs of one driver (judge.distribution.ray_session) -----------------
 
 def add_problem(sign: str):
     """``add`` whose tests expect a + b (sign "+") or a - b (sign "-"): the same identifier,
@@ -407,7 +408,7 @@ def test_a_later_run_takes_the_kept_actors_with_a_fresh_sandbox_and_its_own_limi
     """A run's actors are kept (their sandboxes closed, no candidate process left) and the
     driver's next run takes them: same processes, none started; that run's limits apply,
     not the first run's, and its problems are its own even under the same identifier."""
-    from judge.execution import ray_session
+    from judge.distribution import ray_session
 
     ray_session.release_all()
     hungry = ("def add(a, b):\n    block = bytearray(200 * 2**20)\n"
@@ -447,7 +448,7 @@ def test_kept_actors_end_after_their_time_and_a_dead_one_is_replaced(cluster, mo
     """JUDGE_RAY_KEEP_S bounds how long an idle actor is kept; a kept actor that died
     meanwhile is replaced by a new one on its node, and the run is judged as usual;
     JUDGE_RAY_KEEP_S=0 keeps none."""
-    from judge.execution import ray_session
+    from judge.distribution import ray_session
 
     ray_session.release_all()
     suite, candidates = shipped_candidates(16)
@@ -489,7 +490,7 @@ def test_kept_actors_end_after_their_time_and_a_dead_one_is_replaced(cluster, mo
 def test_a_connection_the_caller_made_is_never_closed_by_the_judge(cluster):
     """``ray.init`` before the judge: the judge runs on it, keeps its actors on it, and
     neither closing the run nor ending the kept actors disconnects the caller."""
-    from judge.execution import ray_session
+    from judge.distribution import ray_session
 
     ray_session.release_all()
     ray.shutdown()
@@ -514,7 +515,7 @@ def test_a_run_closed_with_candidates_in_flight_keeps_none_of_their_actors(clust
     gets an answer, never a hang."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from judge.execution import ray_session
+    from judge.distribution import ray_session
 
     ray_session.release_all()
     problem = slow_problem("ray_closed_mid_run", tests=1)

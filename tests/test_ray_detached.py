@@ -1,5 +1,5 @@
 """The judge's actors kept warm on a cluster across driver processes (detached, named,
-leased to one run at a time; judge.execution.ray_actor and ray_session), on a real 2-node
+leased to one run at a time; judge.distribution.ray_actor and ray_session), on a real 2-node
 local cluster, with real driver processes: a small script, or ``judge run --executor ray``.
 
 Each driver process prints the actors it judged on (Ray actor id and process id): a later
@@ -24,8 +24,8 @@ os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")  # loopback only
 ray = pytest.importorskip("ray", reason="the 'ray' extra is part of the test extra")
 
 from judge.api import Judge  # noqa: E402
-from judge.execution import ray_actor, ray_session  # noqa: E402
-from judge.execution.batch import with_problems  # noqa: E402
+from judge.distribution import ray_actor, ray_session  # noqa: E402
+from judge.running.batch import with_problems  # noqa: E402
 
 from test_ray import (ACTOR_UIDS, distinct_candidates, signature, start_cluster,  # noqa: E402
                       stop_cluster, uid_processes, wait_until)
@@ -38,7 +38,7 @@ DRIVER = textwrap.dedent("""
     import json, os, sys, time
     sys.path.insert(0, %(tests)r)
     from judge.api import Judge
-    from judge.execution.batch import with_problems
+    from judge.running.batch import with_problems
     from test_ray import distinct_candidates, signature
 
     address, first, count = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
@@ -273,7 +273,7 @@ def test_a_private_ray_keeps_nothing_and_stops_with_its_run(tmp_path):
         import psutil
         sys.path.insert(0, %r)
         from judge.api import Judge
-        from judge.execution.batch import with_problems
+        from judge.running.batch import with_problems
         from test_ray import distinct_candidates, signature
         suite, candidates = distinct_candidates(6)
         import ray

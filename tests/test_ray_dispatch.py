@@ -1,4 +1,4 @@
-"""The Ray executor's chunking rules (judge.execution.ray_dispatch), without Ray.
+"""The Ray executor's chunking rules (judge.distribution.ray_dispatch), without Ray.
 
 The dispatcher decides which candidates go to which actor and how many per call; here the
 "actors" are answered by the test itself (each chunk waits until the test answers it, or a
@@ -14,11 +14,11 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from judge.problem.model import load_suite
+from judge.kinds.loader import load_suite
 from judge.candidates.submission import Submission
-from judge.execution.ray_dispatch import (MAX_CHUNK, NEED_PROBLEM, Dispatcher, ItemError, Job,
+from judge.distribution.ray_dispatch import (MAX_CHUNK, NEED_PROBLEM, Dispatcher, ItemError, Job,
                                           Member)
-from judge.execution.verdicts import CandidateResult, Verdict
+from judge.engine.verdicts import CandidateResult, Verdict
 
 ROOT = Path(__file__).resolve().parent.parent
 SUITE = load_suite(ROOT / "problems" / "basics")

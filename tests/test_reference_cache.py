@@ -1,4 +1,4 @@
-"""Reference timings remembered across runs (judge.execution.reference_cache): a later run
+"""Reference timings remembered across runs (judge.engine.reference_cache): a later run
 on the same machine takes the stored per-test times instead of running the reference again,
 and gets the same limits and verdicts; any change to what was measured is another key; an
 unusable, foreign, expired or oversized entry is a miss, never an error; turned off, nothing
@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 import judge
-from judge.execution import reference_cache
-from judge.execution.executor import Executor
-from judge.execution.reference_cache import ReferenceTimes, for_sandbox, sandbox_identity
+from judge.engine import reference_cache
+from judge.running.executor import Executor
+from judge.engine.reference_cache import ReferenceTimes, for_sandbox, sandbox_identity
 from judge.candidates.submission import Submission
 from judge.sandbox.base import Job, Limits
 from judge.sandbox.base import TestInput as Call  # (not a pytest class)
@@ -189,7 +189,7 @@ def test_a_later_run_takes_the_stored_times_and_judges_the_same(tmp_path):
         try:
             executor = Executor(sandbox, LIMITS, reference_cache=ReferenceTimes(
                 store_folder, sandbox_identity(sandbox)))
-            limits = executor.test_limits(problem)[1]
+            limits = executor.kind_judge("function").test_limits(problem)[1]
             verdicts = [executor.judge(problem, Submission(code, problem.function_name))
                         .verdict.value for code in (GOOD, WRONG)]
             outcomes.append((limits, verdicts))
@@ -208,10 +208,10 @@ def test_a_damaged_entry_is_measured_again_and_replaced(tmp_path):
     sandbox = Counting(ProcessSandbox(size=1))
     try:
         store = ReferenceTimes(folder, sandbox_identity(sandbox))
-        first = Executor(sandbox, LIMITS, reference_cache=store).reference_times(problem)
+        first = Executor(sandbox, LIMITS, reference_cache=store).kind_judge("function").reference_times(problem)
         (entry,) = _entries(folder)
         entry.write_text('{"key": "forged", "measured_at": 0, "times": [1e9]}')
-        again = Executor(sandbox, LIMITS, reference_cache=store).reference_times(problem)
+        again = Executor(sandbox, LIMITS, reference_cache=store).kind_judge("function").reference_times(problem)
         assert sandbox.references == 2
         assert first is not None and again is not None and len(again) == len(first)
         assert max(again) < 100  # the forged time never reached a limit
@@ -226,9 +226,9 @@ def test_turned_off_nothing_is_kept(tmp_path, monkeypatch):
     sandbox = Counting(ProcessSandbox(size=1))
     try:
         executor = Executor(sandbox, LIMITS)
-        assert executor.reference_cache is None
-        executor.reference_times(problem)
-        Executor(sandbox, LIMITS).reference_times(problem)
+        assert executor.kind_judge("function").reference_cache is None
+        executor.kind_judge("function").reference_times(problem)
+        Executor(sandbox, LIMITS).kind_judge("function").reference_times(problem)
         assert sandbox.references == 2
     finally:
         sandbox.close()

@@ -1,4 +1,4 @@
-"""The reference solution is timed only when a verdict depends on it (judge.execution.executor).
+"""The reference solution is timed only when a verdict depends on it (judge.kinds.function.judge).
 
 Until a problem's reference times are known, a candidate is judged under the least limits
 they could give (the floor). A test that ends within them ends the same way within larger
@@ -13,9 +13,9 @@ from __future__ import annotations
 import pytest
 
 from judge.candidates.submission import Submission
-from judge.execution.executor import Executor
-from judge.execution.reference_cache import ReferenceTimes, sandbox_identity
-from judge.problem.model import problem_from_data
+from judge.running.executor import Executor
+from judge.engine.reference_cache import ReferenceTimes, sandbox_identity
+from judge.problem.model import function_from_data
 from judge.sandbox.base import Limits
 from judge.sandbox.process import ProcessSandbox
 from tests.conftest import scaled_int_data
@@ -37,7 +37,7 @@ def problem(reference: str | None, identifier: str = "deferred_triple"):
     data = scaled_int_data(identifier, "triple", 3, 2)
     if reference is not None:
         data["optimal_solution"] = reference
-    return problem_from_data(data, "<%s>" % identifier)
+    return function_from_data(data, "<%s>" % identifier)
 
 
 FAST = "def triple(x):\n    return 3 * x\n"
@@ -69,7 +69,7 @@ def test_verdicts_that_need_no_limit_never_time_the_reference(box):
     got = [verdicts(judged(lazy, target, code)) for code in (FAST, WRONG, CRASH)]
     assert box.references == 0
     eager = Executor(box, LIMITS, reference_cache=False)
-    eager.test_limits(target)  # timed first, as before
+    eager.kind_judge("function").test_limits(target)  # timed first, as before
     assert box.references == 1
     assert got == [verdicts(judged(eager, target, code)) for code in (FAST, WRONG, CRASH)]
     assert [v for v, _ in got] == ["pass", "wrong_answer", "runtime_error"]
@@ -87,7 +87,7 @@ def test_a_timeout_times_the_reference_once_and_stands_when_its_limits_are_the_f
     assert box.references == 1  # known now
     jobs_again = box.candidates - jobs_first
     eager = Executor(box, LIMITS, reference_cache=False)
-    eager.test_limits(target)
+    eager.kind_judge("function").test_limits(target)
     before = box.candidates
     expected = judged(eager, target, LOOPS)
     # the same sandbox jobs as when the limits were known from the start: not judged twice
@@ -110,7 +110,7 @@ def test_a_slow_but_fair_candidate_is_judged_again_under_the_references_limits(b
     assert fair.verdict.value == "pass", verdicts(fair)
     slow = judged(lazy, target, busy(1.0))
     eager = Executor(box, LIMITS, reference_cache=store)
-    limits = eager.test_limits(target)[1]
+    limits = eager.kind_judge("function").test_limits(target)[1]
     assert box.references == 1  # remembered
     assert all(0.55 < limit < 1.0 for limit in limits), limits
     assert verdicts(fair) == verdicts(judged(eager, target, busy(0.35)))
@@ -126,21 +126,21 @@ def test_an_unusable_reference_gives_the_plain_limit_and_a_plain_limit_below_the
     lazy = Executor(box, LIMITS, reference_cache=False)
     fair = judged(lazy, target, busy(0.35))
     assert fair.verdict.value == "pass", verdicts(fair)  # under the plain 2 s
-    assert lazy.test_limits(target)[1] == [2.0, 2.0]
+    assert lazy.kind_judge("function").test_limits(target)[1] == [2.0, 2.0]
     tight = Limits(time_limit_s=0.1, time_floor_s=0.2, memory_mb=256)
     lazy = Executor(box, tight, reference_cache=False)
-    assert lazy.least_limits(target)[1:] == ([0.1, 0.1], False)
+    assert lazy.kind_judge("function").least_limits(target)[1:] == ([0.1, 0.1], False)
     over = judged(lazy, target, busy(0.15))
     assert over.verdict.value == "timeout", verdicts(over)  # as under the 0.1 s it gets
     eager = Executor(box, tight, reference_cache=False)
-    assert eager.test_limits(target)[1] == [0.1, 0.1]
+    assert eager.kind_judge("function").test_limits(target)[1] == [0.1, 0.1]
     assert verdicts(over) == verdicts(judged(eager, target, busy(0.15)))
 
 
 def test_no_reference_or_timing_off_is_settled_at_once(box):
     plain = problem(None, "deferred_plain")
     executor = Executor(box, LIMITS, reference_cache=False)
-    assert executor.least_limits(plain)[1:] == ([2.0, 2.0], True)
+    assert executor.kind_judge("function").least_limits(plain)[1:] == ([2.0, 2.0], True)
     untimed = Executor(box, LIMITS, reference_timing=False)
-    assert untimed.least_limits(problem(FAST))[1:] == ([2.0, 2.0], True)
+    assert untimed.kind_judge("function").least_limits(problem(FAST))[1:] == ([2.0, 2.0], True)
     assert box.references == 0

@@ -20,8 +20,8 @@ import pytest
 from judge import languages
 from judge.candidates.extract import Candidate
 from judge.errors import UnknownName
-from judge.execution.batch import candidate_key, optimal_candidates, submission_for
-from judge.problem.model import load_suite
+from judge.running.batch import candidate_key, optimal_candidates, submission_for
+from judge.kinds.loader import load_suite
 from judge.sandbox import BACKENDS, SandboxUnavailable, open_sandbox
 from judge.sandbox.prerequisites import Prerequisite, all_met, tool_version
 
@@ -147,7 +147,7 @@ def test_executors_by_name():
 
     with pytest.raises(UnknownName, match="unknown executor 'rey' \\(did you mean 'ray'\\?\\)"):
         judge.Judge("process", executor="rey")
-    from judge.execution.executors import EXECUTORS
+    from judge.distribution.executors import EXECUTORS
 
     assert EXECUTORS.names()[:2] == ["local", "ray"]
     assert EXECUTORS.get("ray").remote and not EXECUTORS.get("local").remote
@@ -216,7 +216,7 @@ import json, sys
 import judge
 from judge import languages
 from judge.candidates.extract import Candidate
-from judge.problem.model import load_suite
+from judge.kinds.loader import load_suite
 from judge.sandbox import BACKENDS, kinds
 
 out = {"languages": languages.names(), "sandboxes": kinds()}

@@ -176,7 +176,7 @@ def demo_solutions(path: Path, samples: int = 3) -> None:
     """Two models' samples for every shipped problem: the reference, a wrong version (a
     changed value on about half the tests) or a crashing one (raises there, with a
     ``<script>`` in its message)."""
-    from judge.problem.model import load_suite
+    from judge.kinds.loader import load_suite
 
     suite = load_suite(str(ROOT / "problems"))
     with open(path, "w", encoding="utf-8") as out:

@@ -168,7 +168,7 @@ def test_policy_chosen_per_call_per_dataset_and_per_scorer(tmp_path):
 
 
 def test_an_infrastructure_failure_is_never_a_number_under_any_policy():
-    from judge.execution.verdicts import CandidateResult, TestResult, Verdict
+    from judge.engine.verdicts import CandidateResult, TestResult, Verdict
 
     broken = CandidateResult("p", Verdict.SANDBOX_ERROR,
                              [TestResult(0, Verdict.SANDBOX_ERROR)], "process", 0.0)

@@ -449,7 +449,7 @@ def test_an_imported_suite_is_judged_from_its_files(scorer, tmp_path):
     """judge import writes files that judge the same as the in-memory problems: a program
     problem and a check-based function problem (Solution method, tuple return)."""
     from judge.importers import import_suite
-    from judge.problem.model import load_suite
+    from judge.kinds.loader import load_suite
 
     import_suite("livecodebench", DATA / "livecodebench.jsonl", tmp_path)
     suite = load_suite(tmp_path)

@@ -18,7 +18,7 @@ import pytest
 from judge.importers import IMPORTERS
 from judge.importers.datasets import read_dataset
 from judge.importers.rl_contests import decode_lcb_tests, restricted_loads
-from judge.problem.model import load_problem, load_suite
+from judge.kinds.loader import load_problem, load_suite
 from judge.problem.program import ProgramProblem
 
 DATA = Path(__file__).parent / "data" / "rl"

@@ -18,7 +18,7 @@ import pytest
 
 import judge
 from judge.cli.results_path import default_results_path
-from judge.execution.progress import Progress, count_lines
+from judge.running.progress import Progress, count_lines
 
 ROOT = Path(__file__).resolve().parent.parent
 PROBLEM = ROOT / "problems" / "basics" / "basics_pascal_row.json"

@@ -1,4 +1,4 @@
-"""The order candidates start in (judge.execution.schedule): likely-long ones first, blocked
+"""The order candidates start in (judge.running.schedule): likely-long ones first, blocked
 ones never holding every slot, results still in input order and verdicts unchanged."""
 
 from __future__ import annotations
@@ -11,10 +11,11 @@ import pytest
 
 from judge import languages
 from judge.candidates.extract import Candidate
-from judge.execution.batch import BatchRunner
-from judge.execution.executor import Executor, Submission
-from judge.execution.schedule import BLOCKING, PriorityPool, pool_for, rank
-from judge.execution.verdicts import CandidateResult
+from judge.running.batch import BatchRunner
+from judge.running.executor import Executor
+from judge.candidates.submission import Submission
+from judge.running.schedule import BLOCKING, PriorityPool, pool_for, rank
+from judge.engine.verdicts import CandidateResult
 from judge.sandbox.base import Limits
 from tests.conftest import docker_or_skip, scaled_int_problem
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from judge.problem.model import problem_from_data
+from judge.problem.model import function_from_data
 from judge.sandbox.base import Limits
 from judge.service import limits as service_limits
 from tests.test_service import AUTH, ROOT, TOKEN, Server, error_of, post
@@ -132,7 +132,7 @@ def test_problems_show_no_host_path(server, suite_dir):
 
 def test_effective_limits_only_tighten():
     server = Limits(time_limit_s=1.0, memory_mb=512, output_kb=64, time_factor=4.0)
-    problem = problem_from_data(generous_problem("g", optimal_solution=HONEST), "<test>")
+    problem = function_from_data(generous_problem("g", optimal_solution=HONEST), "<test>")
     clamped, limits, timing = service_limits.effective(server, None, problem, inline=True)
     assert timing is False and limits == server
     assert clamped.limits.time_limit_s == 1.0 and clamped.limits.memory_mb == 512
@@ -140,7 +140,7 @@ def test_effective_limits_only_tighten():
     assert problem.limits.time_limit_s == 30.0  # the request's problem is not changed
     # the tests are still there, prepared
     assert len(clamped.tests) == 1 and clamped.tests[0].args == (1, 2)
-    tighter = problem_from_data({**generous_problem("t"), "limits": {"memory_mb": 64}},
+    tighter = function_from_data({**generous_problem("t"), "limits": {"memory_mb": 64}},
                                 "<test>")
     assert service_limits.effective(server, {"memory_mb": 128}, tighter,
                                     True)[0].limits.memory_mb == 64

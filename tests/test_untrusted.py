@@ -18,10 +18,11 @@ import textwrap
 
 import pytest
 
-from judge.execution.executor import Executor, Submission
-from judge.problem.model import problem_from_data
+from judge.running.executor import Executor
+from judge.candidates.submission import Submission
+from judge.problem.model import function_from_data
 from judge.sandbox.base import Limits
-from judge.execution.verdicts import Verdict
+from judge.engine.verdicts import Verdict
 
 SUMS = [(3, 4, 7919007), (10, 20, 7919030), (0, 0, 7919000)]
 HONEST = "def add(a, b):\n    return a + b + 7919000\n"
@@ -43,7 +44,7 @@ def _problem(identifier, function, params, return_type, cases, checker=None):
     }
     if checker is not None:
         data["checker"] = checker
-    return problem_from_data(data, "<untrusted>")
+    return function_from_data(data, "<untrusted>")
 
 
 ADD = _problem("untrusted_add", "add", [("a", "int"), ("b", "int")], "int",
@@ -326,7 +327,7 @@ from pathlib import Path  # noqa: E402
 from judge.sandbox import wire  # noqa: E402
 from judge.candidates.extract import (PARSE_LIMIT, escape_surrogates, extract_code,  # noqa: E402
                              read_solutions)
-from judge.execution.compare import compare  # noqa: E402
+from judge.engine.compare import compare  # noqa: E402
 from judge.sandbox.base import Transport  # noqa: E402
 from judge.sandbox.pool import PooledSandbox, WorkerSession  # noqa: E402
 from judge.problem.types import parse_type  # noqa: E402

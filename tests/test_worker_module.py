@@ -86,7 +86,7 @@ def test_worker_passes_ruff():
     ruff = shutil.which("ruff") or str(Path(sys.executable).parent / "ruff")
     done = subprocess.run([ruff, "check", "--select", "E,F,W,I", "--line-length", "100",
                            "runners/python", "judge/sandbox/records.py",
-                           "judge/sandbox/harness.py", "judge/execution/classify.py"],
+                           "judge/sandbox/harness.py", "judge/engine/classify.py"],
                           cwd=ROOT, capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
 
@@ -144,7 +144,7 @@ def test_the_vocabulary_is_consistent():
 
 def test_the_judge_knows_every_status():
     """Each status of the vocabulary gets a verdict of its own, never "unknown status"."""
-    from judge.execution.classify import describe_status
+    from judge.engine.classify import describe_status
 
     for status in records.STATUSES:
         assert describe_status(status) is not None, status

@@ -20,7 +20,7 @@ from inspect_ai.model import ModelOutput, ModelUsage, get_model
 
 from judge.integrations.common import default_suite
 from judge.integrations.inspect_ai import judge_samples, judge_task
-from judge.problem.model import load_suite
+from judge.kinds.loader import load_suite
 
 
 def offline_model(suite: str):

@@ -23,7 +23,7 @@ import lm_eval
 
 from judge.integrations.common import default_suite
 from judge.integrations.lm_eval import PrecomputedLM, task_config
-from judge.problem.model import load_suite
+from judge.kinds.loader import load_suite
 
 
 def main() -> int:

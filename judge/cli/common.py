@@ -191,7 +191,7 @@ def add_language(parser: argparse.ArgumentParser, help: str, extra: tuple[str, .
 
 
 def add_executor(parser: argparse.ArgumentParser, help: str) -> None:
-    from judge.execution.executors import EXECUTORS
+    from judge.distribution.executors import EXECUTORS
 
     add_name_argument(parser, "--executor", EXECUTORS, default="local", help=help)
 

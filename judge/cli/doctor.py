@@ -47,7 +47,7 @@ def _entries(registry: Any) -> list[dict[str, Any]]:
 def doctor_report() -> dict[str, list[dict[str, Any]]]:
     """Every registered sandbox back end, executor and language, with its prerequisites."""
     from judge import languages
-    from judge.execution.executors import EXECUTORS
+    from judge.distribution.executors import EXECUTORS
     from judge.sandbox import BACKENDS
 
     return {"sandboxes": _entries(BACKENDS), "executors": _entries(EXECUTORS),

@@ -47,7 +47,7 @@ def _open_sandbox(args: argparse.Namespace) -> Any:
 def _load_suite(path: str) -> Any:
     """The suite, with its program problems' ``runtimes`` checked (an unknown one is invalid
     input before anything is judged, not a usage error in the middle of a run)."""
-    from judge.problem.model import load_suite
+    from judge.kinds.loader import load_suite
 
     suite = load_suite(path)
     issues = [i for problem in suite.problems for i in _runtime_issues(problem)]
@@ -59,7 +59,9 @@ def _load_suite(path: str) -> Any:
 # ---- commands ------------------------------------------------------------------------------
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    from judge.problem.model import Suite, load_suite
+    from judge.kinds.base import kind_of
+    from judge.kinds.loader import load_suite
+    from judge.problem.model import Suite
 
     issues: list[Issue] = []
     suites: list[Suite] = []
@@ -80,7 +82,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
                                     % (problem.identifier, seen[problem.identifier]),
                                     "identifier"))
             seen.setdefault(problem.identifier, problem.source)
-            if not getattr(problem, "has_tests", True):  # valid (the spec's default), but say so
+            if not kind_of(problem).judgeable(problem):  # valid (the spec's default): say so
                 err("note: %s: %s has no correctness tests: its prompts render, its candidates "
                     "cannot be judged (no tests)" % (problem.source, problem.identifier))
     if not issues and args.run:
@@ -105,8 +107,10 @@ def _runtime_issues(problem: Any) -> list[Issue]:
 
 
 def _run_references(args: argparse.Namespace, suites: list[Any]) -> list[Issue]:
-    from judge.execution.executor import Executor, Submission
+    from judge.candidates.submission import Submission
+    from judge.kinds.base import kind_of
     from judge.languages import get as get_language
+    from judge.running.executor import Executor
 
     issues = []
     _say_if_building(args)
@@ -114,8 +118,9 @@ def _run_references(args: argparse.Namespace, suites: list[Any]) -> list[Issue]:
         executor = Executor(sandbox, limits(args), reference_timing=False)
         for suite in suites:
             for problem in suite.problems:
-                code = get_language(None).reference_solution(problem)
-                if not code or not getattr(problem, "has_tests", True):
+                kind = kind_of(problem)
+                code = kind.reference_solution(problem, get_language(None))
+                if not code or not kind.judgeable(problem):
                     continue  # no optimal_solution, or no tests to run it on
                 result = executor.judge(problem, Submission(
                     code, getattr(problem, "function_name", "")))
@@ -163,29 +168,23 @@ def _with_language(stream: Any, language: str, strict: bool = False) -> Any:
 
 
 def cmd_prompts(args: argparse.Namespace) -> int:
-    from judge.prompts.render import render_prompts
-
-    from judge.languages import get
-
-    from dataclasses import replace
+    from judge.kinds.base import kind_of
+    from judge.languages import NotExpressible
 
     suite = _load_suite(args.suite)
-    from judge.prompts.programs import is_program, render_program_prompt
-
-    programs = [p for p in suite.problems if is_program(p)]
-    if programs and args.genericize:
-        err("note: program problems have no names to hide: their prompts are the plain ones")
-    suite = replace(suite, problems=[p for p in suite.problems if not is_program(p)])
     language = _language(args)
-    if not get(language).default:  # the problems' own prompts are in the default language
-        from judge.prompts.languages import render_language_prompts
-
-        prompts, skipped = render_language_prompts(suite, language, args.genericize)
-        for problem_id, why in skipped:
-            err("%s: not expressible in %s (%s)" % (problem_id, language, why))
-    else:
-        prompts = render_prompts(suite, genericize=args.genericize)
-    prompts += [render_program_prompt(problem, language) for problem in programs]
+    prompts = []
+    plain: set[str] = set()
+    for problem in suite.problems:
+        kind = kind_of(problem)
+        if args.genericize and not kind.has_names:
+            plain.add(kind.name)
+        try:
+            prompts += kind.prompts(problem, language, args.genericize)
+        except NotExpressible as exc:
+            err("%s: not expressible in %s (%s)" % (problem.identifier, language, exc))
+    for name in sorted(plain):
+        err("note: %s problems have no names to hide: their prompts are the plain ones" % name)
     with ExitStack() as stack:
         out = stack.enter_context(open(args.output, "w", encoding="utf-8")) if args.output \
             else sys.stdout
@@ -205,10 +204,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     from judge.api import Judge
     from judge.candidates.extract import read_solutions
     from judge.cli.results_path import default_results_path
-    from judge.execution.batch import optimal_candidates, with_problems
-    from judge.execution.metadata import command_line
-    from judge.execution.progress import Progress, count_lines
-    from judge.execution.resume import compact, load_previous
+    from judge.running.batch import optimal_candidates, with_problems
+    from judge.running.metadata import command_line
+    from judge.running.progress import Progress, count_lines
+    from judge.running.resume import compact, load_previous
     from judge.languages import get
     from judge.reports.tables import render, summarize
 
@@ -230,7 +229,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         stream, source = optimal_candidates(suite, language), "optimal"
         lang = get(language)
         if not lang.default:  # the default language's missing ones are each an issue
-            missing = [p for p in suite.problems if lang.reference_solution(p) is None]
+            from judge.kinds.base import kind_of
+
+            missing = [p for p in suite.problems
+                       if kind_of(p).reference_solution(p, lang) is None]
             if missing:
                 err("%d of %d problems have no %s reference solution (not run)"
                      % (len(missing), len(suite.problems), language))

@@ -75,7 +75,7 @@ def register(sub: Any) -> None:
 
 def _judge_all(judge: Any, problem: Any, items: list[Any], jobs: int,
                time_limit_s: float | None, python: str | None = None) -> list[Any]:
-    from judge.execution.executor import Submission
+    from judge.candidates.submission import Submission
 
     def one(item: Any) -> Any:
         sources = item.sources or {}
@@ -121,8 +121,7 @@ def measure_imported(paths: list[str], output: Path, sandbox_kind: str, jobs: in
     """``judge import kattis``: a package that publishes no time limit gets one now, by its
     format's rule on its accepted submissions measured here, written into its problem file.
     Returns the log lines (what was chosen and why)."""
-    from judge.execution.executor import Executor
-    from judge.execution.programs import ProgramJudge
+    from judge.running.executor import Executor
     from judge.importers.kattis import read_packages
     from judge.languages.sandbox import for_languages
     from judge.sandbox import open_sandbox
@@ -136,7 +135,7 @@ def measure_imported(paths: list[str], output: Path, sandbox_kind: str, jobs: in
     sandbox = for_languages(open_sandbox(sandbox_kind, jobs, notice=err, limits=run_limits), jobs)
     try:
         executor = Executor(sandbox, run_limits)
-        judge = ProgramJudge(sandbox, executor.limits, executor.compile_cache)
+        judge = executor.kind_judge("program")
         runtime = python_runtime(python, sandbox, log)
         for package in todo:
             accepted = [s for s in package.submissions if s.folder == "accepted" and s.judged
@@ -166,7 +165,7 @@ def _why_skipped(item: Any) -> str:
 
 def verify_package(judge: Any, package: Any, jobs: int, python: str | None = None
                    ) -> dict[str, Any]:
-    from judge.execution.program_verdicts import check_submission
+    from judge.engine.program_verdicts import check_submission
 
     log: list[str] = list(package.notes)
     outcome: dict[str, Any] = {"package": package.identifier, "path": str(package.path),
@@ -196,7 +195,7 @@ def _with_margin(judge: Any, package: Any, items: list[Any], checks: list[Any], 
     """problemtools' rule: a submission that times out at the time limit and should not
     gets the limit x the format's safety margin; the verdict it gets then stands ("OK with
     extra time"). A time_limit_exceeded submission must time out at the limit itself."""
-    from judge.execution.program_verdicts import check_submission
+    from judge.engine.program_verdicts import check_submission
 
     todo = [i for i, (item, check) in enumerate(zip(items, checks))
             if check.agrees is False and check.verdict.value == "timeout" and limit]
@@ -217,8 +216,7 @@ def _with_margin(judge: Any, package: Any, items: list[Any], checks: list[Any], 
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    from judge.execution.executor import Executor
-    from judge.execution.programs import ProgramJudge
+    from judge.running.executor import Executor
     from judge.importers.kattis import read_packages
     from judge.sandbox import open_sandbox
 
@@ -234,7 +232,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     outcomes = []
     try:
         executor = Executor(sandbox, limits(args))
-        judge = ProgramJudge(sandbox, executor.limits, executor.compile_cache)
+        judge = executor.kind_judge("program")
         said: list[str] = []
         runtime = python_runtime(args.python, sandbox, said)
         for package in found.packages:

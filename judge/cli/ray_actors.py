@@ -4,7 +4,7 @@
 
 After a ``judge run --executor ray`` on a cluster, each node keeps the judge's actor (idle,
 its sandbox closed, no CPU held) for the next driver, for ``JUDGE_RAY_KEEP_S`` seconds
-(default 60); see :mod:`judge.execution.ray_session`. This ends the idle ones at once, of
+(default 60); see :mod:`judge.distribution.ray_session`. This ends the idle ones at once, of
 every judge version (``--force``: also those a run holds, which then retries their
 candidates elsewhere).
 """
@@ -31,8 +31,8 @@ def register(sub: Any) -> None:
 
 
 def cmd_ray(args: argparse.Namespace) -> int:
-    from judge.execution import ray_session
-    from judge.execution.ray_executor import _check_reachable, _ray
+    from judge.distribution import ray_session
+    from judge.distribution.ray_executor import _check_reachable, _ray
 
     address = args.ray_address or os.environ.get("RAY_ADDRESS")
     if not address:

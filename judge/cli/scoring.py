@@ -53,7 +53,7 @@ from judge.cli.common import (
     warn,
 )
 from judge.errors import InputError as SuiteInputError
-from judge.problem.model import load_suite
+from judge.kinds.loader import load_suite
 from judge.scoring import agreement as agr
 from judge.scoring.math_answers import AIMEBenchmark, score_outputs
 from judge.scoring.primitives import InputError, ScoringError, read_json, read_jsonl

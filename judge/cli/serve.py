@@ -59,7 +59,7 @@ def register(sub: Any) -> None:
 
 def load_problems(paths: list[str]) -> dict[str, Any]:
     """Every problem of ``paths`` by identifier; an identifier used twice is an error."""
-    from judge.problem.model import load_suite
+    from judge.kinds.loader import load_suite
 
     problems: dict[str, Any] = {}
     issues: list[Issue] = []

@@ -67,7 +67,7 @@ def convert(src: Source, file: str = "<memory>") -> tuple[dict[str, Any] | None,
 def convert_here(src: Source, file: str = "<memory>") -> tuple[dict[str, Any] | None, ProblemReport]:
     """:func:`convert` in this process: runs the dataset's code here (only the sandboxed
     converter calls it)."""
-    from judge.problem.model import problem_from_data
+    from judge.problem.model import function_from_data
 
     own = getattr(src, "convert_here", None)
     if own is not None:  # a source with its own conversion (EvalPlus: no test code to trace)
@@ -171,7 +171,7 @@ def convert_here(src: Source, file: str = "<memory>") -> tuple[dict[str, Any] | 
         return None, report
     # every converted test must reproduce the original outcome on the reference solution
     try:
-        problem = problem_from_data(data, file)
+        problem = function_from_data(data, file)
     except InputError as exc:
         report.error = "the converted problem is not valid: %s" % "; ".join(
             str(i) for i in exc.issues[:3])
@@ -243,7 +243,7 @@ def _checkers(make: Callable[[], Any]) -> Any:
         import atexit
 
         _SHARED.append(make())
-        atexit.register(_SHARED[0].close)
+        atexit.register(_SHARED[0].pool.close)
     return _SHARED[0]
 
 
@@ -251,9 +251,10 @@ def _reference_verdicts(problem: Any, raws: list[RawTest]) -> list[tuple[bool, s
     """Judge the reference's recorded outputs with the judge's own comparison and checker
     code (after a trip through the wire codec, as in a real run)."""
     from judge.sandbox import wire
-    from judge.execution.executor import Checkers, equal
+    from judge.engine.check_pool import CheckerPool
+    from judge.kinds.function.judge import Checkers, equal
 
-    checkers = _checkers(Checkers)
+    checkers = _checkers(lambda: Checkers(CheckerPool(1)))
     out = []
     for test, raw in zip(problem.tests, raws):
         if raw.call.raised:

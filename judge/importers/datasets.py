@@ -35,7 +35,8 @@ from judge.errors import InputError, Issue, JudgeError
 from judge.importers.base import Importer, file_name
 from judge.importers.records import ImportReport, ProblemReport
 from judge.problem.limits import MAX_TIME_LIMIT_S
-from judge.problem.model import Problem, problem_from_data
+from judge.kinds.base import kind_of
+from judge.problem.model import Problem, function_from_data
 from judge.problem.program import OutputChecker, ProgramProblem, program_from_data
 
 #: a test's input or output larger than this is written to a file of the suite, not inline
@@ -339,18 +340,14 @@ def function_problem(ident: str, statement: str, fn_name: str,
     if tags:
         data["tags"] = tags
     try:
-        return problem_from_data(data, "<%s>" % ident)
+        return function_from_data(data, "<%s>" % ident)
     except InputError as exc:
         raise RecordError("; ".join(i.message for i in exc.issues), where) from None
 
 
 def problem_data(problem: Problem | ProgramProblem) -> dict[str, Any]:
-    """A problem as the JSON of its problem file (inline tests)."""
-    if isinstance(problem, ProgramProblem):
-        data = problem.model_dump(mode="json", exclude_defaults=True)
-        data["kind"] = "program"
-        return data
-    return problem.model_dump(mode="json", exclude_none=True)
+    """A problem as the JSON of its problem file (inline tests), as its kind writes it."""
+    return kind_of(problem).data(problem)
 
 
 def tests_of(problem: Problem | ProgramProblem) -> int:
@@ -425,8 +422,7 @@ class DatasetImporter(Importer):
         for problem in result.problems:
             name = file_name(problem.identifier, self)
             data = problem_data(problem)
-            if isinstance(problem, ProgramProblem):
-                _externalize(data, output, Path(name).stem)
+            _externalize(data, output, Path(name).stem)
             target = output / name
             target.write_text(jsonl.json_text(data, indent=1) + "\n",
                               encoding="utf-8")
@@ -441,7 +437,8 @@ class DatasetImporter(Importer):
 
 def _externalize(data: dict[str, Any], output: Path, stem: str) -> None:
     """Large inputs and outputs of a program problem's tests go to files of the suite
-    (``<stem>/<n>.in`` and ``.ans``), the problem file refers to them."""
+    (``<stem>/<n>.in`` and ``.ans``), the problem file refers to them (a function problem
+    has no ``tests`` field: nothing moves)."""
     for number, test in enumerate(data.get("tests", []), start=1):
         for key, suffix in (("stdin", ".in"), ("expected", ".ans")):
             value = test.get(key)

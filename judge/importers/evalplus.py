@@ -257,7 +257,7 @@ def convert_release(src: EvalPlusSource, file: str
     import time
 
     from judge.importers.tracer import TRACE_SECONDS, _quiet, _time_limit
-    from judge.problem.model import problem_from_data
+    from judge.problem.model import function_from_data
     from judge.sandbox import wire
 
     report = ProblemReport(src.task_id)
@@ -353,7 +353,7 @@ def convert_release(src: EvalPlusSource, file: str
                    "budget_s": min(TASK_CAP_S, sum(limits)) + 1},
     }
     try:
-        problem_from_data(data, file)
+        function_from_data(data, file)
     except Exception as exc:  # noqa: BLE001 - reported, the import goes on
         report.error = "the converted problem is not valid: %s" % exc
         return None, report

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from judge.errors import InputError, Issue
-from judge.execution.package_files import PackageFiles, program_sources
+from judge.problem.package_files import PackageFiles, program_sources
 from judge.importers.base import Importer
 from judge.importers.kattis_data import DataReader
 from judge.importers.kattis_files import (YamlFile, as_args, as_number, read_domjudge_ini,

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from judge.errors import InputError, Issue
-from judge.execution.package_files import MAX_DEPTH, PackageFiles, Refused
+from judge.problem.package_files import MAX_DEPTH, PackageFiles, Refused
 from judge.importers.kattis_files import as_args, read_yaml
 from judge.problem.program import OutputChecker, ProgramTest, Sample, checker_from_kattis_flags
 

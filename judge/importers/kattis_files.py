@@ -15,7 +15,7 @@ from typing import Any
 import yaml
 
 from judge.errors import InputError, Issue
-from judge.execution.package_files import (MAX_SMALL_BYTES, MAX_TEXT_BYTES, MAX_YAML_BYTES,
+from judge.problem.package_files import (MAX_SMALL_BYTES, MAX_TEXT_BYTES, MAX_YAML_BYTES,
                                            PackageFiles, Refused)
 
 #: submission file extensions -> language name (the Kattis languages table; the judge's
@@ -467,7 +467,7 @@ def submission_sources(path: Path, files: PackageFiles | None = None) -> dict[st
     headers). None when there is no code. Read through ``files`` (the package's safe
     reader; by default one rooted at the folder the submission is in): Refused (an
     InputError naming the file) for a link leading outside it, a special file, or a file
-    or program past the bounds of ``judge.execution.package_files``."""
+    or program past the bounds of ``judge.problem.package_files``."""
     files = files if files is not None else PackageFiles(path.parent)
     kind = files.kind(path)
     if kind == "file":

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from judge.errors import InputError
-from judge.execution.package_files import MAX_PROGRAM_BYTES, PackageFiles
+from judge.problem.package_files import MAX_PROGRAM_BYTES, PackageFiles
 from judge.importers.kattis_files import (JUDGED_LANGUAGES, expected_results,
                                           sources_language, submission_source,
                                           submission_sources)

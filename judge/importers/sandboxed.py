@@ -55,7 +55,7 @@ import ctypes, json, os, pickle, resource, signal, struct, sys
 sys.path.insert(0, sys.argv[1])
 settings = json.loads(sys.argv[2])
 from judge.importers.convert import convert_here  # trusted code, imported before anything runs
-import judge.execution.executor, judge.sandbox.wire, judge.problem.model  # noqa
+import judge.kinds.function.judge, judge.sandbox.wire, judge.problem.model  # noqa
 import judge.importers.convert, judge.importers.tracer, judge.importers.evalplus
 # the tracer's own deadline (in the child) comes before the sandbox's CPU limit
 judge.importers.tracer.TRACE_SECONDS = judge.importers.convert.TRACE_SECONDS = settings["time_s"] / 2

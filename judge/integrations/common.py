@@ -9,7 +9,7 @@ from typing import Any
 
 from judge.api import Judge
 from judge.errors import JudgeError
-from judge.execution.verdicts import CandidateResult, Verdict
+from judge.engine.verdicts import CandidateResult, Verdict
 
 _LOCK = threading.Lock()
 _JUDGES: dict[tuple[Any, ...], Judge] = {}
@@ -81,7 +81,7 @@ def prompt_rows(suite: str, language: str | None = None, genericize: bool = Fals
     ``all_prompts``) as a model sees it: ``problem_id``, ``prompt_id``, ``prompt``,
     ``language`` (problems ``language`` cannot express are left out)."""
     from judge.languages import get
-    from judge.problem.model import load_suite
+    from judge.kinds.loader import load_suite
     from judge.prompts.render import render_prompts
 
     loaded = load_suite(suite)

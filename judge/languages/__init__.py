@@ -15,7 +15,7 @@ group ``judge.languages`` (``name = "package.module:LanguageClass"``); see judge
 
 from __future__ import annotations
 
-from judge.languages.base import Language, NotExpressible
+from judge.languages.base import BLOCKING, Language, NotExpressible
 from judge.registry import Registry
 
 #: the languages, by name; ``REGISTRY.get(name)`` is the language's one instance
@@ -102,6 +102,6 @@ def names() -> list[str]:
     return REGISTRY.names()
 
 
-__all__ = ["ALIASES", "DEFAULT", "LANGUAGES", "NATIVE", "REGISTRY", "Language",
+__all__ = ["ALIASES", "BLOCKING", "DEFAULT", "LANGUAGES", "NATIVE", "REGISTRY", "Language",
            "NotExpressible", "get", "is_default", "names", "normalize", "runs_as",
            "runtime_issues"]

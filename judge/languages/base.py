@@ -99,6 +99,11 @@ class Build:
                 "artifacts": self.artifacts, "env": self.env}
 
 
+#: ``Language.stall_risk`` of code that may block (a sleep, a wait, a lock, a socket): it is
+#: admitted beyond the cores and started first (never a verdict)
+BLOCKING = 3
+
+
 class Language:
     """One language. Subclasses fill in the mapping and the build; a module that defines one
     registers it by name in :data:`judge.languages.REGISTRY` (or an entry point)."""
@@ -185,7 +190,7 @@ class Language:
     def stall_risk(self, code: str) -> int:
         """How likely the code is to run into its time limits, by its text alone: 3 may
         block, 2 loops without a condition, 1 loops, 0 none of these. Only the order
-        candidates start in follows it (:mod:`judge.execution.schedule`), and whether code
+        candidates start in follows it (:mod:`judge.running.schedule`), and whether code
         that may block is admitted beside candidates busy on every core
         (:meth:`judge.sandbox.admission.Admission.enter`), never a limit or a verdict."""
         if self.may_block.search(code):
@@ -197,7 +202,7 @@ class Language:
     def carries_no_state(self, code: str) -> bool:
         """Whether calls of the code's function provably cannot see what an earlier call
         changed (then a failing value from a process that ran earlier tests first stands:
-        :meth:`judge.execution.executor.Executor._batch_then_isolated`). False unless the
+        :meth:`judge.kinds.function.judge.Executor._batch_then_isolated`). False unless the
         language can show it."""
         return False
 
@@ -215,9 +220,8 @@ class Language:
             "%s.%s" % (problem.identifier, self.extension))
 
     def reference_solution(self, problem: Any) -> str | None:
-        """The problem's reference solution in this language, None when it has none."""
-        if getattr(problem, "kind", None) == "program":
-            return program_reference(problem, self)
+        """A function problem's reference solution in this language, None when it has none
+        (a program problem's: :func:`program_reference`)."""
         path = self.reference_path(problem)
         return path.read_text(encoding="utf-8") if path.is_file() else None
 

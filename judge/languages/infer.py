@@ -16,7 +16,7 @@ import ast
 import functools
 from typing import Any
 
-from judge.problem.model import Problem, problem_from_data
+from judge.problem.model import Problem, function_from_data
 
 _SCALARS = {bool: "bool", int: "int", float: "float", str: "str"}
 #: an inferred type: a scalar name, "None", "?" (values of no one type), or a tuple
@@ -183,7 +183,7 @@ def _typed(problem: Problem) -> Problem:
     if not changed:
         return problem
     try:
-        return problem_from_data(data, problem.source)
+        return function_from_data(data, problem.source)
     except Exception:  # the guess does not validate against every test: keep Any
         return problem
 

@@ -60,8 +60,7 @@ class PyPy(Language):
         raise NotExpressible(_ONLY)
 
     def check_expressible(self, problem: Any) -> None:
-        if getattr(problem, "kind", None) != "program":
-            raise NotExpressible(_ONLY)
+        raise NotExpressible(_ONLY)  # asked of function problems only: programs need no types
 
     def program_build(self, sources: dict[str, str], memory_mb: int) -> Build:
         main = main_source(sources, ".py", ".py3", marker=r"^if\s+__name__\s*==")

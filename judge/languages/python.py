@@ -22,8 +22,7 @@ from judge.candidates.extract import (PYTHON_TAGS, def_pattern, extract_code,
 from judge.candidates.generic import answers_generic, generic_prefix
 from judge.candidates.submission import (GENERIC_FUNCTION, Submission, function_names,
                                          problem_prefix)
-from judge.languages.base import (Build, Language, first_error, main_source, program_reference,
-                                  source_files)
+from judge.languages.base import (Build, Language, first_error, main_source, source_files)
 from judge.problem.types import TypeSpec
 from judge.sandbox.prerequisites import Prerequisite, tool_version
 from judge.sandbox.records import SYNTAX_CHECK
@@ -100,8 +99,6 @@ class Python(Language):
         return Submission(code, function, note, self.name, extracted=extracted)
 
     def reference_solution(self, problem: Any) -> str | None:
-        if getattr(problem, "kind", None) == "program":
-            return program_reference(problem, self)
         return problem.optimal_solution or None
 
     def for_problem(self, problem: Any) -> Any:

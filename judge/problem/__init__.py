@@ -1,9 +1,11 @@
-"""Problem definitions: the strict model (``model``), the type language of prototypes
-(``types``) and importers that turn other benchmarks into problem files (``importers``).
+"""Problem definitions: the strict models of each kind's problems (``model``: typed functions;
+``program``: whole programs), the type language of prototypes (``types``), and the safe
+reader of a problem package's files (``package_files``). Loading a file by its kind is
+:mod:`judge.kinds.loader`.
 
-Lowest stage of the data flow: imports only ``judge.errors`` and ``judge.resources``.
+A low stage of the data flow: imports only ``judge.errors`` and ``judge.resources``.
 """
 
-from judge.problem.model import Problem, Suite, load_problem, load_suite
+from judge.problem.model import Problem, Suite
 
-__all__ = ["Problem", "Suite", "load_problem", "load_suite"]
+__all__ = ["Problem", "Suite"]

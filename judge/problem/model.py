@@ -115,6 +115,9 @@ class PreparedTest:
 
 
 class Problem(_Strict):
+    #: the problem kind (:mod:`judge.kinds`): a file may say ``"kind": "function"``; left
+    #: out of dumps and fingerprints, as files without it mean the same
+    kind: Literal["function"] = Field(default="function", exclude=True)
     identifier: str = Field(min_length=1)
     description: str
     prompts: list[Prompt]
@@ -147,7 +150,7 @@ class Problem(_Strict):
     @model_validator(mode="after")
     def _prepare(self, info: ValidationInfo) -> "Problem":
         """Built in memory (``Problem.model_validate(data)``), a problem is checked and its
-        tests prepared here, as a file's would be; ``problem_from_data`` defers this step to
+        tests prepared here, as a file's would be; ``function_from_data`` defers this step to
         report every issue with its file and location."""
         if info.context and info.context.get("deferred_checks"):
             return self
@@ -234,7 +237,7 @@ class NoTests(JudgeError, ValueError):
 
 def require_tests(problem: Any) -> None:
     """Raise :class:`NoTests` for a function problem without correctness tests."""
-    if getattr(problem, "kind", None) != "program" and not getattr(problem, "has_tests", True):
+    if not problem.has_tests:
         raise NoTests("%s: no tests: the problem has no correctness_test_suite, so its "
                       "candidates cannot be judged (its prompts can still be rendered)"
                       % problem.identifier)
@@ -455,7 +458,7 @@ def _without(data: Any, locations: list[tuple[Any, ...]]) -> Any:
 _DEFERRED = {"deferred_checks": True}
 
 
-def problem_from_data(data: Any, file: str) -> Problem:
+def function_from_data(data: Any, file: str) -> Problem:
     """Validate already-parsed JSON as a problem; raise InputError with every issue.
 
     When the only schema errors are unknown fields, the rest is still checked (with those
@@ -482,18 +485,6 @@ def problem_from_data(data: Any, file: str) -> Problem:
     if issues:
         raise InputError(issues)
     return problem
-
-
-def load_problem(path: str | Path) -> Problem:
-    """A problem file: a function problem, or a program problem (``"kind": "program"``,
-    :mod:`judge.problem.program`)."""
-    path = Path(path)
-    data = read_json_file(path)
-    from judge.problem import program  # it builds on this module
-
-    if program.is_program_data(data):
-        return program.program_from_data(data, str(path))  # type: ignore[return-value]
-    return problem_from_data(data, str(path))
 
 
 @dataclass
@@ -531,31 +522,3 @@ def suite_files(path: Path) -> list[Path]:
         return sorted(p for p in path.rglob("*.json")
                       if not any(part.startswith(".") for part in p.relative_to(path).parts))
     return [path]
-
-
-def load_suite(path: str | Path) -> Suite:
-    """Load every problem under ``path``; raise InputError listing every issue found."""
-    root = Path(path)
-    if not root.exists():
-        raise InputError([Issue(str(root), "no such file or directory")])
-    issues: list[Issue] = []
-    problems: list[Problem] = []
-    owner: dict[str, str] = {}
-    files = suite_files(root)
-    if not files:
-        raise InputError([Issue(str(root), "no problem files (*.json) found")])
-    for file in files:
-        try:
-            problem = load_problem(file)
-        except InputError as exc:
-            issues.extend(exc.issues)
-            continue
-        if problem.identifier in owner:
-            issues.append(Issue(str(file), "identifier %r is already used by %s" % (
-                problem.identifier, owner[problem.identifier]), "identifier"))
-            continue
-        owner[problem.identifier] = str(file)
-        problems.append(problem)
-    if issues:
-        raise InputError(issues)
-    return Suite(name=root.stem if root.is_file() else root.name, root=root, problems=problems)

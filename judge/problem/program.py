@@ -35,7 +35,7 @@ import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import ClassVar, Annotated, Any, Literal
 
 from pydantic import (BaseModel, ConfigDict, Field, PrivateAttr, ValidationError,
                       field_validator)
@@ -242,6 +242,10 @@ class ProgramLimits(_Strict):
     time_limit_s: TimeLimit | None = None
     memory_mb: MemoryLimit | None = None
     output_kb: OutputLimit | None = None
+
+    #: limits whose default (Kattis's) may be above a run's: a server sets them to its
+    #: ceiling when the problem gives none (judge.service.limits)
+    defaults_above_run: ClassVar[tuple[str, ...]] = ("memory_mb", "output_kb")
 
 
 class TimeRule(_Strict):
@@ -547,11 +551,6 @@ def check_program(problem: ProgramProblem, file: str) -> list[Issue]:
 
 
 # ---- loading ----------------------------------------------------------------------------------
-
-def is_program_data(data: Any) -> bool:
-    """Whether parsed JSON declares a program problem (``"kind": "program"``)."""
-    return isinstance(data, dict) and data.get("kind") == "program"
-
 
 def program_from_data(data: Any, file: str, root: Path | None = None) -> ProgramProblem:
     """Validate parsed JSON as a program problem; raise InputError with every issue."""

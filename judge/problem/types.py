@@ -336,7 +336,7 @@ def to_json(value: Any) -> Any:
     return value
 
 
-# ---- float tolerance (a problem's comparison setting; applied by judge.execution.compare)
+# ---- float tolerance (a problem's comparison setting; applied by judge.engine.compare)
 
 @dataclass(frozen=True)
 class Tolerance:

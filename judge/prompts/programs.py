@@ -14,10 +14,6 @@ from judge.prompts.render import RenderedPrompt, prompt_environment
 PROMPT_ID = "program"
 
 
-def is_program(problem: Any) -> bool:
-    return getattr(problem, "kind", None) == "program"
-
-
 def render_program_prompt(problem: Any, language: str | None = None) -> RenderedPrompt:
     """The prompt of a program problem in ``language`` (None: the default language)."""
     lang = languages.get(language)
@@ -36,4 +32,4 @@ def render_program_prompt(problem: Any, language: str | None = None) -> Rendered
     return RenderedPrompt(problem.identifier, PROMPT_ID, False, "", body)
 
 
-__all__ = ["PROMPT_ID", "is_program", "render_program_prompt"]
+__all__ = ["PROMPT_ID", "render_program_prompt"]

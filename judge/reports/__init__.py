@@ -4,5 +4,5 @@ with pass@k, standard errors and intervals, run metadata, and runs compared.
 ``tables`` (summaries and their text forms), ``stats`` (Wilson intervals, standard errors,
 paired bootstrap, McNemar), ``runs`` (a results file with its run metadata), ``compare``
 (fixed / broke / still failing, the difference and its interval), ``charts`` and ``html``
-(the page, from ``templates/``). Imports ``judge.execution.verdicts`` and ``judge.scoring.passk``.
+(the page, from ``templates/``). Imports ``judge.engine.verdicts`` and ``judge.scoring.passk``.
 """

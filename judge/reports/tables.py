@@ -20,7 +20,7 @@ from tabulate import tabulate
 
 from judge import jsonl
 from judge.errors import Issue, json_location
-from judge.execution.verdicts import Verdict
+from judge.engine.verdicts import Verdict
 from judge.reports.stats import binomial_se, clustered_se, mean_se, wilson
 from judge.scoring.passk import ks_for, pass_at_k
 

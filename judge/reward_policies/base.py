@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from judge.execution.verdicts import CandidateResult, Verdict
+from judge.engine.verdicts import CandidateResult, Verdict
 
 
 class RewardPolicy:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from judge.execution.verdicts import CandidateResult, Verdict
+from judge.engine.verdicts import CandidateResult, Verdict
 from judge.reward_policies.base import RewardPolicy, fraction, passed
 
 NO_COMPILE = -0.1

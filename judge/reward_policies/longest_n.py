@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from judge.execution.verdicts import CandidateResult
+from judge.engine.verdicts import CandidateResult
 from judge.reward_policies.base import RewardPolicy, input_size, passed, test_count, with_tests
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from judge.execution.verdicts import CandidateResult
+from judge.engine.verdicts import CandidateResult
 from judge.reward_policies.base import RewardPolicy, passed
 
 

@@ -25,7 +25,7 @@ no more than ``cores`` of those run at once, as before.
 Two kinds of job do not wait for a busy core (``urgent``), only for a place under ``most``:
 a problem's reference timing, which all its candidates wait for, and code that likely
 blocks (the language's guess, ``Job.likely_blocked``), which the run started first so that
-its wait overlaps the computing (:mod:`judge.execution.schedule`). Behind candidates that
+its wait overlaps the computing (:mod:`judge.running.schedule`). Behind candidates that
 loop on every core, either would otherwise wait out their whole budgets, and the run would
 end with a tail of sleepers. A wrong guess costs a computing candidate a shared core, never
 a verdict, for the reasons above.

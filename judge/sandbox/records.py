@@ -7,7 +7,7 @@ worker wherever it runs, so both sides always speak the same words. It must ther
 standard-library only and free of imports from the rest of ``judge``.
 
 A test record's ``status`` says what happened to one test, as the worker saw it; the judge
-turns it into a verdict (:mod:`judge.execution.classify`). The other languages' harnesses
+turns it into a verdict (:mod:`judge.engine.classify`). The other languages' harnesses
 (``runners/<language>/``) write the statuses of :data:`HARNESS` themselves, which a test
 checks against this vocabulary.
 """

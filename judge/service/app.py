@@ -29,17 +29,17 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from judge import languages
 from judge.api import Judge
 from judge.errors import InputError, JudgeError, json_location
-from judge.execution.batch import problem_fingerprint
-from judge.execution.verdicts import Verdict
+from judge.running.batch import problem_fingerprint
+from judge.engine.verdicts import Verdict
 from judge.languages.base import NotExpressible
-from judge.problem.model import Problem, problem_from_data
-from judge.execution.schedule import BLOCKING
+from judge.kinds.base import kind_of
+from judge.kinds.loader import kind_named_in
+from judge.problem.model import Problem
+from judge.languages import BLOCKING
 from judge.sandbox import admission
 from judge.sandbox.base import Limits, SandboxUnavailable
 from judge.service import fusion_routes
 from judge.service import limits as service_limits
-from judge.problem.program import is_program_data
-from judge.service.inline import inline_program
 from judge.service.middleware import BodyLimit, error_body
 from judge.service.scheduler import FairScheduler, QueueFull
 from judge.service.models import (
@@ -114,7 +114,7 @@ class ServiceConfig:
 
 def likely_blocks(code: str, language: str | None) -> bool:
     """The language's guess that ``code`` sleeps or waits (it then lends its core):
-    :data:`judge.execution.schedule.BLOCKING`. Only an order; never a verdict."""
+    :data:`judge.running.schedule.BLOCKING`. Only an order; never a verdict."""
     try:
         return languages.get(language).stall_risk(code or "") >= BLOCKING
     except Exception:  # noqa: BLE001 - an unknown language is reported where it is judged
@@ -305,7 +305,7 @@ class JudgeService:
             raise ApiError(400, "unknown prompt_id %r for %s" % (request.prompt_id,
                                                                 problem.identifier),
                            prefix + "prompt_id")
-        if getattr(problem, "kind", None) != "program" and not getattr(problem, "has_tests", True):
+        if not kind_of(problem).judgeable(problem):
             raise ApiError(400, "no tests: problem %s has no correctness_test_suite, so a candidate "
                            "cannot be judged" % problem.identifier,
                            prefix + ("problem.correctness_test_suite" if inline else "problem_id"))
@@ -313,20 +313,8 @@ class JudgeService:
         return problem, inline, limits
 
     def _inline(self, data: dict[str, Any], where: str) -> Problem:
-        if is_program_data(data):  # data only: no files, no validator (judge.service.inline)
-            return self._validated(lambda: inline_program(data), where)
-        if data.get("checker") is not None:
-            raise ApiError(400, "an inline problem may not carry checker code (it would run "
-                           "in the judge's process); load the suite on the server instead",
-                           where + ".checker")
-        tests = data.get("correctness_test_suite")
-        if isinstance(tests, list):
-            for index, test in enumerate(tests):
-                if isinstance(test, dict) and test.get("check") is not None:
-                    raise ApiError(400, "an inline problem may not carry check expressions "
-                                   "(they run in the judge's process); use expected_output",
-                                   "%s.correctness_test_suite[%d].check" % (where, index))
-        return self._validated(lambda: problem_from_data(data, "<request>"), where)
+        """A problem sent in the request: data only, as its kind allows (judge.kinds)."""
+        return self._validated(lambda: kind_named_in(data, "<request>").inline(data), where)
 
     @staticmethod
     def _validated(load: Callable[[], Any], where: str) -> Any:
@@ -479,16 +467,7 @@ def create_app(config: ServiceConfig) -> FastAPI:
     async def problems() -> ProblemsResponse:
         """The problems of the suites the server loaded (judge them by ``problem_id``)."""
         return ProblemsResponse(problems=[
-            ProblemSummary(problem_id=p.identifier,
-                           function_name=getattr(p, "function_name", None),
-                           kind=getattr(p, "kind", "function"),
-                           tests=len(p.tests if getattr(p, "kind", None) == "program"
-                                     else p.correctness_test_suite),
-                           prompts=[q.prompt_id for q in getattr(p, "prompts", [])],
-                           tags=p.tags, source=public_source(
-                               p.source_file if getattr(p, "kind", None) == "program"
-                               else p.source))
-            for p in config.problems.values()])
+            _summary(p) for p in config.problems.values()])
 
     @app.post("/v1/judge", response_model=ResultLine, response_model_exclude_unset=True,
               responses=_RESPONSES)
@@ -544,6 +523,16 @@ def public_source(source: str) -> str:
         return source
     parts = [part for part in source.replace("\\", "/").split("/") if part]
     return "/".join(parts[-2:])
+
+
+def _summary(problem: Any) -> ProblemSummary:
+    """A loaded problem as ``GET /v1/problems`` lists it (what its kind shows)."""
+    kind = kind_of(problem)
+    facts = kind.summary(problem)
+    return ProblemSummary(problem_id=problem.identifier, kind=kind.name,
+                          function_name=facts.get("function"), tests=facts["tests"],
+                          prompts=facts.get("prompts", []), tags=problem.tags,
+                          source=public_source(facts["source"]))
 
 
 def _version() -> str:

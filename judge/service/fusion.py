@@ -4,7 +4,7 @@ test cases), and ``POST /v1/evaluate/batch`` (many candidates, each against its 
 
 Code runs through the judge's own sandbox (the server's warm pool: process or docker,
 whichever ``judge serve`` opened), compiled once per request as the judge compiles whole
-programs (``judge.execution.programs``), never in the server's process, and run as
+programs (``judge.kinds.program.judge``), never in the server's process, and run as
 SandboxFusion runs it: ``run_timeout`` and ``compile_timeout`` are wall-clock limits (not
 counting time the program waited for a CPU), Java with assertions on, Python without a
 compile step (a syntax error is the run's, in Python's own words). Limits only tighten: ``run_timeout``, ``memory_limit_MB`` and ``compile_timeout``
@@ -26,18 +26,18 @@ import signal
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from judge.execution.schedule import BLOCKING
+from judge.languages import BLOCKING
 
 from pydantic import ValidationError
 
 from judge import languages
 from judge.candidates.submission import extract_fenced
 from judge.errors import UnknownName
-from judge.execution.program_verdicts import output_verdict
-from judge.execution.programs import (DEFAULT_OUTPUT_KB, finish_compile, run_verdict,
+from judge.engine.program_verdicts import output_verdict
+from judge.kinds.program.judge import (DEFAULT_OUTPUT_KB, finish_compile, run_verdict,
                                       sandbox_job)
-from judge.execution.verdicts import Verdict
-from judge.languages.jobs import COMPILE_CPU_S, COMPILE_WALL_S
+from judge.engine.verdicts import Verdict
+from judge.engine.compile_step import COMPILE_CPU_S, COMPILE_WALL_S
 from judge.problem.program import OutputChecker
 from judge.sandbox import records
 from judge.sandbox.base import JobReport, Limits

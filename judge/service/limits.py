@@ -67,15 +67,16 @@ def clamp_problem(problem: Problem, limits: Limits) -> Problem:
     budget_ceiling = limits.budget_s if limits.budget_s is not None else limits.budget_cap_s
     ceilings = {"time_limit_s": limits.time_limit_s, "memory_mb": limits.memory_mb,
                 "output_kb": limits.output_kb, "budget_s": budget_ceiling}
-    program = getattr(problem, "kind", None) == "program"
+    # a limit the judge would otherwise default above the ceiling (a program's memory and
+    # output: Kattis's defaults) is set to the ceiling
+    defaulted = set(getattr(own, "defaults_above_run", ()))
     values = own.model_dump()
     clamped = {}
     for name, value in values.items():
         if value is not None:
             clamped[name] = min(value, ceilings[name])
         else:
-            clamped[name] = ceilings[name] if program and name in ("memory_mb", "output_kb") \
-                else None
+            clamped[name] = ceilings[name] if name in defaulted else None
     if clamped == values:
         return problem
     return problem.model_copy(update={"limits": type(own)(**clamped)})

@@ -20,7 +20,7 @@ Every endpoint that judges or runs code goes through one :class:`FairScheduler`:
   (the order is decided here, not by threads racing for the sandbox). Calls marked
   ``blocking`` (the language's guess that the code sleeps or waits) do not wait for a lent
   core, only for a slot, at most ``workers - cores`` of them
-  (:func:`judge.execution.schedule.pool_for` is the same rule for ``judge run``).
+  (:func:`judge.running.schedule.pool_for` is the same rule for ``judge run``).
 
 A client is whoever the service says (``X-Judge-Client`` header, else the address). Runs on
 the event loop; the blocking work goes to a thread pool of ``workers`` threads.

@@ -29,7 +29,7 @@ import sys
 from typing import Any, Iterable, Sequence
 
 import judge
-from judge.execution.batch import judged_with, problem_fingerprint
+from judge.running.batch import judged_with, problem_fingerprint
 from judge.problem.model import Problem
 from judge.sandbox import Limits
 

@@ -1,5 +1,5 @@
-"""Jobs of non-Python languages: the build the worker needs, the compile cache, and what the
-judge reads back from the compile step.
+"""The one compile step: the build a job carries (a function's harness in a compiled language,
+or a whole program), the compile cache, and what the judge reads back from the compile.
 
 Compile once per candidate: the worker compiles in the sandbox under the compile limits and
 returns the products (a zip) with its compile record; the judge keeps them in a per-run cache
@@ -18,7 +18,9 @@ from typing import Any
 from judge.languages import get
 from judge.languages.base import Build, code_digest
 from judge.problem.types import TypeSpec
-from judge.sandbox.base import Job, JobReport, TestInput
+from judge.engine.program_verdicts import ACCEPT
+from judge.sandbox.base import Job, JobReport, Limits, TestInput
+from judge.sandbox.streams import InputStream
 
 
 #: the compile step's own limits (per compile command), apart from the tests' limits
@@ -118,14 +120,20 @@ def prepare(job: Job, language: str, params: list[TypeSpec], returns: TypeSpec, 
 
 
 def finish(native: NativeJob, report: JobReport, cache: CompileCache | None) -> JobReport:
-    """Read the compile record: keep the products, turn a compiler's output into the first
-    error with its line in the candidate's code."""
+    """Read a function job's compile record (:func:`finish_compile`)."""
+    return finish_compile(get(native.job.language), native.build, native.key, report, cache)
+
+
+def finish_compile(lang: Any, build: Build, key: str, report: JobReport,
+                   cache: CompileCache | None) -> JobReport:
+    """Read the compile record of any job: keep the products, turn a compiler's output into
+    the first error with its line in the candidate's code."""
     info = report.compile_info or {}
     if cache is not None:
         cache.record(info)
         artifact = info.get("artifact")
         if report.compiled and isinstance(artifact, str):
-            cache.put(native.key, artifact)
+            cache.put(key, artifact)
     info.pop("artifact", None)
     if not report.compiled and info and report.infra_error is None:
         if info.get("status") in ("timeout", "memory", "value_too_large") or info.get("signal"):
@@ -135,7 +143,52 @@ def finish(native: NativeJob, report: JobReport, cache: CompileCache | None) -> 
                         % (info.get("signal") or info.get("status")))
             report.compile_error, report.compile_line = what, None
         else:
-            message, line = get(native.job.language).compile_error(
-                str(info.get("output") or info.get("error") or ""), native.build)
-            report.compile_error, report.compile_line = message, line
+            report.compile_error, report.compile_line = lang.compile_error(
+                str(info.get("output") or info.get("error") or ""), build)
     return report
+
+
+# ---- program jobs (every kind that runs a whole program) --------------------------------------
+
+def wire_build(lang: Any, sources: dict[str, str], memory_mb: int, cache: CompileCache | None,
+               sandbox: str) -> tuple[dict[str, Any], Build, str]:
+    """The build a program job carries (compile once; the cached products when known)."""
+    build = lang.program_build(sources, memory_mb)
+    key = code_digest("program", lang.name, _toolchain(lang), sandbox,
+                      json.dumps(build.files, sort_keys=True), json.dumps(build.compile),
+                      json.dumps(build.run), json.dumps(build.env, sort_keys=True))
+    wire = build.to_wire()
+    if lang.program_in_worker:
+        wire["in_worker"] = build.candidate_file
+    wire.update(program=True, compile_memory_bytes=max(2048, memory_mb) << 20,
+                compile_cpu_s=COMPILE_CPU_S, compile_wall_s=COMPILE_WALL_S)
+    artifact = cache.get(key) if cache is not None else None
+    if artifact is not None:
+        wire.update(artifact=artifact, files={}, compile=[])
+    return wire, build, key
+
+
+def sandbox_job(job_id: str, lang: Any, sources: dict[str, str], specs: list[dict[str, Any]],
+                limits: Limits, time_s: float, cache: CompileCache | None, sandbox: str,
+                stop: bool = False, budget_s: float | None = None, confidential: bool = False,
+                series: bool = False, streams: list[InputStream] | None = None
+                ) -> tuple[Job, Build, str]:
+    """A program job. ``confidential``: it carries expected answers (an output validator's
+    job), so its worker is replaced afterwards: no later candidate forked from that worker
+    can find them in its memory. ``streams``: what the specs' ``stdin_stream`` and
+    ``file_streams`` name (sent after the job's line)."""
+    wire, build, key = wire_build(lang, sources, limits.memory_mb, cache, sandbox)
+    if confidential:  # an output validator's job: 42 accepts (a stop is at anything else)
+        wire.update(confidential=True, accept_exit=ACCEPT)
+    if series:  # the tests one after another in one child (judge.kinds.program.series)
+        wire["series"] = True
+    tests = [TestInput(spec, time_s, limits.wall_limit(time_s) + lang.startup_s)
+             for spec in specs]
+    job = Job(id=job_id, code="", function="", tests=tests, limits=limits,
+              stop_on_failure=stop, budget_s=budget_s, language=lang.name, build=wire,
+              streams=tuple(streams or ()))
+    return job, build, key
+
+
+__all__ = ["COMPILE_CPU_S", "COMPILE_WALL_S", "CacheStats", "CompileCache", "NativeJob",
+           "finish", "finish_compile", "prepare", "sandbox_job", "wire_build"]

@@ -5,11 +5,11 @@ compile cache keeps the products for its duplicates and retries) and run once pe
 the sandbox, with the test's standard input, arguments and input files, under the test's
 limits (``sandbox_job``). Only the inputs go into the sandbox: the candidate's output comes
 back bounded and is checked on the judge's side, by the problem's checker
-(``judge.execution.output_check``) or by its output validator, a program compiled once per
+(``judge.engine.output_check``) or by its output validator, a program compiled once per
 problem and run in a sandbox job of its own with the validator's limits, as
 ``validator input answer feedback_dir [flags] < candidate_output`` (the input and answer
 files go to the validator's job, never the candidate's). How a run or a validator's run
-becomes a verdict is ``judge.execution.program_verdicts``.
+becomes a verdict is ``judge.engine.program_verdicts``.
 
 With the contest rule (``contest.stop_at_first_failure``, the default of imported contest
 packages) the candidate's verdict is its first failing test's and the sandbox stops at the
@@ -19,31 +19,27 @@ it are reported as not run. ``Executor.all_tests`` runs every test anyway (parti
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import json
-import re
 import time
 from dataclasses import replace
 from typing import Any
 
 from judge import languages
-from judge.candidates.submission import extract_fenced
-from judge.execution.classify import signal_verdict
-from judge.execution.program_inputs import (CHUNK_BYTES, SERIES_CHUNK_TESTS, STOP_CHUNK_TESTS,
+from judge.kinds.program.inputs import (CHUNK_BYTES, SERIES_CHUNK_TESTS, STOP_CHUNK_TESTS,
                                             _b64, _file_stream, _size, _test_spec, chunks,
                                             inputs_refused)
-from judge.execution.program_series import confirm, series_wanted
-from judge.execution.program_verdicts import (ACCEPT, ProgramCheck, cut,
-                                              validator_run, validator_sources,
-                                              output_verdict,
-                                              validator_verdict)
-from judge.execution.verdicts import CandidateResult, TestResult, Verdict, overall
-from judge.languages.base import Build, code_digest
-from judge.languages.jobs import COMPILE_CPU_S, COMPILE_WALL_S, CompileCache, _toolchain
+from judge.kinds.program.series import confirm, series_wanted
+from judge.engine.program_verdicts import (ProgramCheck, cut, output_verdict, program_output,
+                                           run_verdict, validator_run, validator_sources,
+                                           validator_verdict)
+from judge.engine.engine import Engine
+from judge.engine.verdicts import CandidateResult, TestResult, Verdict, overall
+from judge.kinds.base import KindJudge
+from judge.engine.compile_step import finish_compile, sandbox_job
 from judge.problem.program import ProgramProblem, validator_language
 from judge.sandbox import records
-from judge.sandbox.base import Job, JobReport, Limits, Sandbox, TestInput
+from judge.sandbox.base import JobReport, Limits
 from judge.sandbox.streams import InputStream
 
 #: Kattis defaults: the memory and output limits of a program (when the problem gives none,
@@ -57,26 +53,6 @@ INPUT, ANSWER, FEEDBACK = "input", "answer", "feedback"
 _MESSAGE = 300
 #: under the contest rule, an output after the first one the validator rejected
 _NOT_VALIDATED = ProgramCheck(Verdict.WRONG_ANSWER, "not validated: an earlier test failed")
-
-
-def program_submission(problem: Any, candidate: Any) -> Any:
-    """A candidate's whole program: the last fenced block in its language (or the whole
-    reply when it has none), run as the problem's ``runtimes`` say (``{"python": "pypy3"}``:
-    a Python program on PyPy, as Kattis runs it)."""
-    from judge.execution.executor import Submission
-
-    lang = languages.get(candidate.language)
-    code, note = extract_fenced(candidate.solution.replace("\r\n", "\n"), lang.fence_tags,
-                                lambda block: True)
-    runs_as = languages.runs_as(problem, lang.name)
-    if runs_as != lang.name:
-        said = "%s runs as %s on this problem (its runtimes)" % (lang.name, runs_as)
-        note = "%s; %s" % (note, said) if note else said
-    return Submission(code, "", note, runs_as)
-
-
-def is_program(problem: Any) -> bool:
-    return getattr(problem, "kind", None) == "program"
 
 
 # ---- jobs -------------------------------------------------------------------------------------
@@ -101,144 +77,17 @@ def program_limits(problem: ProgramProblem, base: Limits, lang: Any) -> tuple[Li
     return limits, time_s + lang.startup_s
 
 
-def wire_build(lang: Any, sources: dict[str, str], memory_mb: int, cache: CompileCache | None,
-               sandbox: str) -> tuple[dict[str, Any], Build, str]:
-    """The build a program job carries (compile once; the cached products when known)."""
-    build = lang.program_build(sources, memory_mb)
-    key = code_digest("program", lang.name, _toolchain(lang), sandbox,
-                      json.dumps(build.files, sort_keys=True), json.dumps(build.compile),
-                      json.dumps(build.run), json.dumps(build.env, sort_keys=True))
-    wire = build.to_wire()
-    if lang.program_in_worker:
-        wire["in_worker"] = build.candidate_file
-    wire.update(program=True, compile_memory_bytes=max(2048, memory_mb) << 20,
-                compile_cpu_s=COMPILE_CPU_S, compile_wall_s=COMPILE_WALL_S)
-    artifact = cache.get(key) if cache is not None else None
-    if artifact is not None:
-        wire.update(artifact=artifact, files={}, compile=[])
-    return wire, build, key
+class ProgramJudge(KindJudge):
+    """Judges program problems on one engine (its sandbox, compile cache and limits)."""
 
-
-def sandbox_job(job_id: str, lang: Any, sources: dict[str, str], specs: list[dict[str, Any]],
-                limits: Limits, time_s: float, cache: CompileCache | None, sandbox: str,
-                stop: bool = False, budget_s: float | None = None, confidential: bool = False,
-                series: bool = False, streams: list[InputStream] | None = None
-                ) -> tuple[Job, Build, str]:
-    """A program job. ``confidential``: it carries expected answers (an output validator's
-    job), so its worker is replaced afterwards: no later candidate forked from that worker
-    can find them in its memory. ``streams``: what the specs' ``stdin_stream`` and
-    ``file_streams`` name (sent after the job's line)."""
-    wire, build, key = wire_build(lang, sources, limits.memory_mb, cache, sandbox)
-    if confidential:  # an output validator's job: 42 accepts (a stop is at anything else)
-        wire.update(confidential=True, accept_exit=ACCEPT)
-    if series:  # the tests one after another in one child (judge.execution.program_series)
-        wire["series"] = True
-    tests = [TestInput(spec, time_s, limits.wall_limit(time_s) + lang.startup_s)
-             for spec in specs]
-    job = Job(id=job_id, code="", function="", tests=tests, limits=limits,
-              stop_on_failure=stop, budget_s=budget_s, language=lang.name, build=wire,
-              streams=tuple(streams or ()))
-    return job, build, key
-
-
-def finish_compile(lang: Any, build: Build, key: str, report: JobReport,
-                   cache: CompileCache | None) -> JobReport:
-    """Keep the compile products; a compiler's output becomes its first error."""
-    info = report.compile_info or {}
-    if cache is not None:
-        cache.record(info)
-        if report.compiled and isinstance(info.get("artifact"), str):
-            cache.put(key, info["artifact"])
-    info.pop("artifact", None)
-    if not report.compiled and info and report.infra_error is None:
-        status = info.get("status")
-        if status in (records.TIMEOUT, records.MEMORY) or info.get("signal"):
-            report.compile_error = "the compiler was stopped (%s)" % (
-                info.get("signal") or status)
-            report.compile_line = None
-        else:
-            report.compile_error, report.compile_line = lang.compile_error(
-                str(info.get("output") or info.get("error") or ""), build)
-    return report
-
-
-# ---- a run's record -> verdict ------------------------------------------------------------
-
-_EXCEPTION = re.compile(r"^(?:[\w$]+\.)*[\w$]*(?:Error|Exception)\b")
-
-
-def _stderr(record: dict[str, Any]) -> str:
-    """The telling line of what a program printed as it died: a Python traceback's last
-    line, else the first line naming an error or exception, else the first line."""
-    head = str(record.get("stderr_head") or "")
-    tail = str(record.get("stderr_tail") or head)
-    lines = [line for line in head.splitlines() if line.strip()]
-    if not lines:
-        return ""
-    picked = None
-    if "Traceback (most recent call last)" in head:
-        last = [line for line in tail.splitlines()
-                if line.strip() and not line.startswith((" ", "\t"))]
-        picked = last[-1] if last else None
-    if picked is None:
-        picked = next((line for line in lines if _EXCEPTION.match(line.strip())), lines[0])
-    return ": " + cut(picked, 200)
-
-
-def run_verdict(record: dict[str, Any], limits: Limits, time_s: float, report: JobReport
-                ) -> tuple[Verdict, str] | None:
-    """How a candidate's run ended, or None when it exited normally (its output decides)."""
-    status = record.get("status")
-    if status == records.BUDGET_SPENT:
-        return Verdict.TIMEOUT, "not run: the candidate's time budget (%s s) was spent" % (
-            record.get("budget_s"))
-    if record.get("output_capped") or record.get("file_capped"):
-        # the cap was reached first, whatever came after (a runtime that ignores SIGXFSZ
-        # and goes on failing to write until its time is up, or queues what it could not
-        # write until its memory is full)
-        return Verdict.OUTPUT_LIMIT, "wrote more than %d KiB" % limits.output_kb
-    if status == records.MEMORY or (record.get("oom_kill") and status != records.EXITED):
-        return Verdict.MEMORY_LIMIT, "over the memory limit (%d MiB)" % limits.memory_mb
-    if status == records.TIMEOUT:
-        which = "wall-clock" if record.get("limit") == records.LIMIT_WALL else "CPU"
-        return Verdict.TIMEOUT, "over the time limit (%.2f s %s)" % (time_s, which)
-    if status == records.SIGNALED:
-        name = str(record.get("signal"))[:40]
-        decided = signal_verdict(record, limits.output_kb, time_s, report.oom_killed)
-        if decided is not None:
-            return decided
-        return Verdict.RUNTIME_ERROR, "killed by %s%s" % (name, _stderr(record))
-    if status == records.SETUP_ERROR:
-        return Verdict.SANDBOX_ERROR, "the test could not be set up: %s" % cut(
-            str(record.get("message")), 200)
-    if status == records.EXITED:
-        code = record.get("exit_code")
-        if code == 0:
-            return None
-        return Verdict.RUNTIME_ERROR, "exit code %s%s" % (code, _stderr(record))
-    return Verdict.RUNTIME_ERROR, "%s%s" % (cut(str(record.get("message") or status), 200),
-                                            _stderr(record))
-
-
-def _output(record: dict[str, Any]) -> bytes:
-    try:
-        return base64.b64decode(record.get("stdout") or "", validate=True)
-    except (ValueError, TypeError):
-        return b""
-
-
-class ProgramJudge:
-    """Judges program problems on one executor's sandbox (its compile cache, its limits)."""
-
-    def __init__(self, sandbox: Sandbox, limits: Limits, cache: CompileCache,
-                 all_tests: bool = False, fail_fast: bool = False) -> None:
-        self.sandbox = sandbox
-        self.limits = limits
-        self.cache = cache
+    def __init__(self, engine: Engine) -> None:
+        self.sandbox = engine.sandbox
+        self.limits = engine.limits
+        self.cache = engine.compile_cache
         #: every test, whatever the problem's contest rule says (partial credit)
-        self.all_tests = all_tests
+        self.all_tests = engine.options.all_tests
         #: stop at the first failure whatever the problem says (``--fail-fast``)
-        self.fail_fast = fail_fast
+        self.fail_fast = engine.options.stop_on_failure
 
     # ---- candidates -----------------------------------------------------------------------
 
@@ -358,7 +207,7 @@ class ProgramJudge:
             if problem.checker.type != "validator":
                 test = problem.tests[chunk[position]]
                 answer = test.answer_path() or test.expected_output() or b""
-                if output_verdict(answer, _output(record), problem.checker_for(test)).verdict \
+                if output_verdict(answer, program_output(record), problem.checker_for(test)).verdict \
                         is not Verdict.PASS:
                     return True
         return False
@@ -395,7 +244,7 @@ class ProgramJudge:
             if ended is not None:
                 results[index] = TestResult(index, ended[0], seconds, ended[1])
             else:
-                outputs[index] = _output(record)
+                outputs[index] = program_output(record)
                 results[index] = TestResult(index, Verdict.PASS, seconds)
         problem_errors = self._check(problem, outputs, results, stop)
         final: list[TestResult] = []
@@ -553,5 +402,4 @@ class ProgramJudge:
         return checks
 
 
-__all__ = ["ProgramJudge", "is_program", "program_limits", "program_submission",
-           "run_verdict", "sandbox_job", "validator_run"]
+__all__ = ["DEFAULT_MEMORY_MB", "DEFAULT_OUTPUT_KB", "ProgramJudge", "program_limits"]

@@ -22,8 +22,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from judge.execution.program_verdicts import output_verdict
-from judge.execution.verdicts import Verdict
+from judge.engine.program_verdicts import output_verdict, program_output, run_verdict
+from judge.engine.verdicts import Verdict
 from judge.problem.program import ProgramProblem
 from judge.sandbox import records
 from judge.sandbox.base import JobReport, Limits
@@ -42,8 +42,6 @@ def series_wanted(problem: ProgramProblem, lang: Any, limits: Limits) -> bool:
 def stands(problem: ProgramProblem, index: int, record: dict[str, Any], limits: Limits,
            time_s: float, report: JobReport) -> bool:
     """Whether a series record is the test's verdict as it is."""
-    from judge.execution.programs import _output, run_verdict
-
     if record.get("first") and record.get("status") in (
             records.TIMEOUT, records.MEMORY, records.SIGNALED) and \
             record.get("limit") != records.LIMIT_WALL:
@@ -59,7 +57,7 @@ def stands(problem: ProgramProblem, index: int, record: dict[str, Any], limits: 
             not record.get("budget_s")
     test = problem.tests[index]
     answer = test.answer_path() or test.expected_output() or b""
-    return output_verdict(answer, _output(record), problem.checker_for(test)).verdict \
+    return output_verdict(answer, program_output(record), problem.checker_for(test)).verdict \
         is Verdict.PASS
 
 

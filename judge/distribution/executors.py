@@ -1,9 +1,9 @@
 """Executors by name: where candidates are judged. ``local``: a warm sandbox on this machine;
-``ray``: one warm sandbox per node of a Ray cluster (:mod:`judge.execution.ray_executor`).
+``ray``: one warm sandbox per node of a Ray cluster (:mod:`judge.distribution.ray_executor`).
 
 Each is an :class:`ExecutorKind` registered in :data:`EXECUTORS`; an external package adds
 one with an entry point in the group ``judge.executors``. ``judge.Judge(executor=NAME)``
-opens it; whatever it returns judges like :class:`~judge.execution.executor.Executor`
+opens it; whatever it returns judges like :class:`~judge.kinds.function.judge.Executor`
 (``judge``, ``limits``, ``close``...), so the batch path does not know which one runs.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from judge.execution.executor import Executor
+from judge.running.executor import Executor
 from judge.registry import Registry
 from judge.sandbox import Limits, Sandbox, open_sandbox
 from judge.sandbox.prerequisites import Prerequisite
@@ -20,8 +20,8 @@ Notice = Callable[[str], None]
 
 #: the executors by name (external ones: entry points in ``judge.executors``)
 EXECUTORS: Registry = Registry("executor", group="judge.executors", factory=True)
-EXECUTORS.add("local", "judge.execution.executors:LocalExecutor")
-EXECUTORS.add("ray", "judge.execution.ray_executor:RayExecutorKind")
+EXECUTORS.add("local", "judge.distribution.executors:LocalExecutor")
+EXECUTORS.add("ray", "judge.distribution.ray_executor:RayExecutorKind")
 
 
 class ExecutorKind:
@@ -56,12 +56,11 @@ def open_local(sandbox: str | Sandbox, jobs: int, limits: Limits, *, notice: Not
                          allow_unisolated=options.get("allow_unisolated", False)),
             jobs, isolation == "fresh")
     try:
-        executor = Executor(sandbox, limits,
-                            reference_timing=options.get("reference_timing", True),
-                            stop_on_failure=options.get("fail_fast", False),
-                            test_isolation=options.get("test_isolation", "on-failure"))
-        executor.programs.all_tests = bool(options.get("all_tests", False))
-        return executor
+        return Executor(sandbox, limits,
+                        reference_timing=options.get("reference_timing", True),
+                        stop_on_failure=options.get("fail_fast", False),
+                        test_isolation=options.get("test_isolation", "on-failure"),
+                        all_tests=bool(options.get("all_tests", False)))
     except BaseException:
         if opened:
             sandbox.close()

@@ -17,7 +17,7 @@ are likely to be long first, while the short ones fill the cores around them:
 
 The guess is made from the code's text by the language and is cheap; a wrong guess costs
 only a worse order. It never touches a limit, a verdict or the output, which stays in input
-order (:class:`judge.execution.batch.BatchRunner`).
+order (:class:`judge.running.batch.BatchRunner`).
 """
 
 from __future__ import annotations
@@ -31,8 +31,7 @@ from typing import Any, Callable
 from judge import languages
 
 
-#: ``Language.stall_risk`` of code that may block
-BLOCKING = 3
+BLOCKING = languages.BLOCKING
 
 
 def pool_for(slots: int, cores: int | None, name: str = "judge") -> "PriorityPool":

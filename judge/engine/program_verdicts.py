@@ -2,7 +2,7 @@
 
 Two sources decide whether a candidate's output is right:
 
-- the judge's own checkers (``tokens``, ``exact``, ``lines``: ``judge.execution.output_check``),
+- the judge's own checkers (``tokens``, ``exact``, ``lines``: ``judge.engine.output_check``),
   run here on the candidate's (bounded) output and the expected output;
 - a custom output validator, a program run in a sandbox of its own; the sandbox reports how
   that run ended (``ValidatorRun``) and ``validator_verdict`` reads it as the Kattis/ICPC
@@ -17,16 +17,20 @@ output does to a validator, it can never turn into a pass or into an excluded ve
 
 from __future__ import annotations
 
+import base64
+import re
 import signal
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from judge.execution.output_check import Source, check_output
-from judge.execution.package_files import program_sources
-from judge.execution.verdicts import TestResult, Verdict, overall
+from judge.engine.classify import signal_verdict
+from judge.engine.output_check import Source, check_output
+from judge.problem.package_files import program_sources
+from judge.engine.verdicts import TestResult, Verdict, overall
 from judge.problem.program import OutputChecker
 from judge.sandbox import records
+from judge.sandbox.base import JobReport, Limits
 
 #: exit codes of the output validator protocol
 ACCEPT, REJECT = 42, 43
@@ -191,3 +195,68 @@ def validator_run(record: dict[str, Any] | None, died: str | None = None) -> Val
         judge_message=str(feedback.get("judgemessage.txt") or ""),
         team_message=str(feedback.get("teammessage.txt") or ""),
         stderr=str(record.get("stderr_head") or record.get("message") or status or ""))
+# ---- a run's record -> verdict ------------------------------------------------------------
+
+_EXCEPTION = re.compile(r"^(?:[\w$]+\.)*[\w$]*(?:Error|Exception)\b")
+
+
+def _stderr(record: dict[str, Any]) -> str:
+    """The telling line of what a program printed as it died: a Python traceback's last
+    line, else the first line naming an error or exception, else the first line."""
+    head = str(record.get("stderr_head") or "")
+    tail = str(record.get("stderr_tail") or head)
+    lines = [line for line in head.splitlines() if line.strip()]
+    if not lines:
+        return ""
+    picked = None
+    if "Traceback (most recent call last)" in head:
+        last = [line for line in tail.splitlines()
+                if line.strip() and not line.startswith((" ", "\t"))]
+        picked = last[-1] if last else None
+    if picked is None:
+        picked = next((line for line in lines if _EXCEPTION.match(line.strip())), lines[0])
+    return ": " + cut(picked, 200)
+
+
+def run_verdict(record: dict[str, Any], limits: Limits, time_s: float, report: JobReport
+                ) -> tuple[Verdict, str] | None:
+    """How a candidate's run ended, or None when it exited normally (its output decides)."""
+    status = record.get("status")
+    if status == records.BUDGET_SPENT:
+        return Verdict.TIMEOUT, "not run: the candidate's time budget (%s s) was spent" % (
+            record.get("budget_s"))
+    if record.get("output_capped") or record.get("file_capped"):
+        # the cap was reached first, whatever came after (a runtime that ignores SIGXFSZ
+        # and goes on failing to write until its time is up, or queues what it could not
+        # write until its memory is full)
+        return Verdict.OUTPUT_LIMIT, "wrote more than %d KiB" % limits.output_kb
+    if status == records.MEMORY or (record.get("oom_kill") and status != records.EXITED):
+        return Verdict.MEMORY_LIMIT, "over the memory limit (%d MiB)" % limits.memory_mb
+    if status == records.TIMEOUT:
+        which = "wall-clock" if record.get("limit") == records.LIMIT_WALL else "CPU"
+        return Verdict.TIMEOUT, "over the time limit (%.2f s %s)" % (time_s, which)
+    if status == records.SIGNALED:
+        name = str(record.get("signal"))[:40]
+        decided = signal_verdict(record, limits.output_kb, time_s, report.oom_killed)
+        if decided is not None:
+            return decided
+        return Verdict.RUNTIME_ERROR, "killed by %s%s" % (name, _stderr(record))
+    if status == records.SETUP_ERROR:
+        return Verdict.SANDBOX_ERROR, "the test could not be set up: %s" % cut(
+            str(record.get("message")), 200)
+    if status == records.EXITED:
+        code = record.get("exit_code")
+        if code == 0:
+            return None
+        return Verdict.RUNTIME_ERROR, "exit code %s%s" % (code, _stderr(record))
+    return Verdict.RUNTIME_ERROR, "%s%s" % (cut(str(record.get("message") or status), 200),
+                                            _stderr(record))
+
+
+def program_output(record: dict[str, Any]) -> bytes:
+    try:
+        return base64.b64decode(record.get("stdout") or "", validate=True)
+    except (ValueError, TypeError):
+        return b""
+
+

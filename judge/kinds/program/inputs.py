@@ -1,7 +1,7 @@
 """A program test's input on its way to the sandbox: sized from its files (a test too big is
 a problem error, never read), grouped into jobs, and sent as streams after the job's line
 (:class:`judge.sandbox.streams.InputStream`), never held whole in the judge. Part of
-:mod:`judge.execution.programs`."""
+:mod:`judge.kinds.program.judge`."""
 
 from __future__ import annotations
 

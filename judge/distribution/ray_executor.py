@@ -3,16 +3,16 @@
     judge run SUITE --solutions FILE --executor ray [--ray-address ADDR]
     judge.Judge(executor="ray", ray_address="ray://...")
 
-One :class:`~judge.execution.ray_actor.JudgeActor` per node, leased to the run, opens a warm
+One :class:`~judge.distribution.ray_actor.JudgeActor` per node, leased to the run, opens a warm
 sandbox for it (Docker where the node has an engine, else the process sandbox, as
 ``--sandbox`` says) and judges as many candidates at once as that sandbox takes (its slots).
 On a cluster the actors are detached and named, and kept warm for the next driver
-(:mod:`judge.execution.ray_session`). Candidates travel in chunks, one actor
+(:mod:`judge.distribution.ray_session`). Candidates travel in chunks, one actor
 call per chunk, several chunks in flight per actor, problems sent once per actor: which
-candidates go where, and how many per call, is :mod:`judge.execution.ray_dispatch`. The
-driver keeps everything else of a run where it is: :class:`judge.execution.batch.BatchRunner` reads the candidates, bounds the work
+candidates go where, and how many per call, is :mod:`judge.distribution.ray_dispatch`. The
+driver keeps everything else of a run where it is: :class:`judge.running.batch.BatchRunner` reads the candidates, bounds the work
 in flight, writes results in input order and skips what ``--resume`` already holds; it only
-sees :class:`RayExecutor` in place of the local :class:`~judge.execution.executor.Executor`.
+sees :class:`RayExecutor` in place of the local :class:`~judge.kinds.function.judge.Executor`.
 
 A node lost mid-run: its actor's calls fail with a Ray error, the actor is dropped and each
 of its candidates (those of its chunks in flight, and those queued for it) is sent to another
@@ -38,15 +38,15 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable
 
-# judge.problem first: importing judge.execution.executor before it is an import cycle
+# judge.problem first: importing judge.kinds.function.judge before it is an import cycle
 from judge.problem.model import Problem
-from judge.execution import ray_session
-from judge.execution.executor import Submission
-from judge.execution.ray_actor import JudgeActor, LeaseLost, source_hashes
-from judge.execution.ray_actor import short as _short
-from judge.execution.ray_dispatch import (CHUNKS_IN_FLIGHT, MAX_CHUNK, PIPELINE, Dispatcher,
+from judge.distribution import ray_session
+from judge.candidates.submission import Submission
+from judge.distribution.ray_actor import JudgeActor, LeaseLost, source_hashes
+from judge.distribution.ray_actor import short as _short
+from judge.distribution.ray_dispatch import (CHUNKS_IN_FLIGHT, MAX_CHUNK, PIPELINE, Dispatcher,
                                           Job, Member)
-from judge.execution.verdicts import CandidateResult
+from judge.engine.verdicts import CandidateResult
 from judge.sandbox.admission import OVERCOMMIT
 from judge.sandbox.base import Limits
 
@@ -141,7 +141,7 @@ class RayExecutor:
 
     def _start_actors(self) -> None:
         """One actor per node, leased to this run with a fresh sandbox: on a cluster, the
-        node's kept actor found by name (:mod:`judge.execution.ray_session`; a busy, stale or
+        node's kept actor found by name (:mod:`judge.distribution.ray_session`; a busy, stale or
         dead one is skipped for the next name), else a new one under that name; with a
         private Ray, a new actor of this run. A node that cannot judge is skipped, with a
         notice."""
@@ -333,7 +333,7 @@ class RayExecutor:
 
     def judge(self, problem: Problem, submission: Submission, **meta: Any) -> CandidateResult:
         """Judge one candidate: queued for an actor, sent in a chunk with others (see
-        :mod:`judge.execution.ray_dispatch`); blocks for its result. Thread-safe."""
+        :mod:`judge.distribution.ray_dispatch`); blocks for its result. Thread-safe."""
         job = Job(problem, self._problem_key(problem), submission, meta)
         self._dispatch.submit(job)
         return job.future.result()
@@ -396,7 +396,7 @@ def _check_reachable(address: str | None, timeout: float = 5.0) -> None:
 
 
 class RayExecutorKind:
-    """``ray`` in :data:`judge.execution.executors.EXECUTORS`."""
+    """``ray`` in :data:`judge.distribution.executors.EXECUTORS`."""
 
     name = "ray"
     description = "one warm sandbox per node of a Ray cluster (the 'ray' extra)"
@@ -408,6 +408,6 @@ class RayExecutorKind:
                            limits=limits, notice=notice, options=options)
 
     def prerequisites(self) -> list[Any]:
-        from judge.execution.executors import ray_prerequisites
+        from judge.distribution.executors import ray_prerequisites
 
         return ray_prerequisites()

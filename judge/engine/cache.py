@@ -33,7 +33,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from judge.execution.verdicts import CandidateResult, TestResult, Verdict
+from judge.engine.verdicts import CandidateResult, TestResult, Verdict
 from judge.jsonl import json_text
 
 #: results-line fields that are the candidate's identity or this run's, never stored

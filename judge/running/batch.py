@@ -4,7 +4,7 @@ Candidates are judged in parallel (``jobs`` at a time, each on its own warm work
 results are written incrementally, in input order, one JSON line each, flushed as they come.
 A bad solutions line is reported and skipped; everything else is still judged and written.
 ``resume`` skips candidates already in the output that were judged with the same code,
-problem and limits (see :mod:`judge.execution.resume`).
+problem and limits (see :mod:`judge.running.resume`).
 
 Duplicates are judged once (``dedup``, the default): a candidate whose code, function name,
 language, problem and limits equal an earlier candidate's of the same run gets that
@@ -14,7 +14,7 @@ distinct), and running the same code against the same tests again only re-measur
 A ``sandbox_error`` (our failure, not the code's) is never passed on: its duplicates are
 judged themselves.
 
-With a ``cache`` (:mod:`judge.execution.cache`, opt-in) results are also remembered across
+With a ``cache`` (:mod:`judge.engine.cache`, opt-in) results are also remembered across
 runs, by content: a candidate judged before with the same judge, problem, limits and options
 takes the stored result (``cached: true``), and every new verdict is stored.
 """
@@ -33,12 +33,13 @@ from judge import languages
 from judge.candidates.extract import Candidate
 from judge.candidates.submission import Submission, function_names, problem_prefix  # noqa: F401 (re-exported)
 from judge.errors import Issue
-from judge.execution.cache import VerdictCache
-from judge.execution.executor import Executor
-from judge.execution.progress import Progress
-from judge.execution.schedule import PriorityPool, pool_for, rank
+from judge.engine.cache import VerdictCache
+from judge.kinds.base import kind_of
+from judge.running.executor import Executor
+from judge.running.progress import Progress
+from judge.running.schedule import PriorityPool, pool_for, rank
 from judge.problem.model import Problem, Suite
-from judge.execution.verdicts import CandidateResult, TestResult, Verdict
+from judge.engine.verdicts import CandidateResult, TestResult, Verdict
 
 #: candidates in flight per job: bounds memory while one slow candidate holds up the output
 WINDOW_PER_JOB = 512
@@ -55,7 +56,7 @@ def optimal_candidates(suite: Suite, language: str | None = None
     ``<suite folder>/<language>/<problem id>.<ext>``)."""
     lang = languages.get(language)
     for problem in suite.problems:
-        code = lang.reference_solution(problem)
+        code = kind_of(problem).reference_solution(problem, lang)
         if code is not None:
             yield Candidate(problem.identifier, code, model="optimal",
                             language=None if lang.default else lang.name), None
@@ -69,20 +70,9 @@ def language_of(candidate: Candidate) -> "languages.Language":
     return languages.get(candidate.language)
 
 
-def submission_for(problem: Problem, candidate: Candidate) -> Submission:
-    """The code and function of a candidate: its language's reply-to-code step (with
-    ``strict``, Python's own: the reply is the code as it is, see Python.submission)."""
-    if getattr(problem, "kind", None) == "program":
-        from judge.execution.programs import program_submission
-
-        return program_submission(problem, candidate)
-    lang = language_of(candidate)
-    if candidate.strict and not lang.default:  # the reply is the code: nothing extracted
-        names = function_names(problem, candidate.prompt_id)
-        code = candidate.solution
-        return Submission(code, lang.find_function(code, names) or names[0], None, lang.name,
-                          extracted=False)
-    return lang.submission(problem, candidate)
+def submission_for(problem: Any, candidate: Candidate) -> Submission:
+    """The code (and function) of a candidate, by the problem's kind."""
+    return kind_of(problem).submission(problem, candidate)
 
 
 def was_extracted(submission: Submission, candidate: Candidate) -> bool:
@@ -187,12 +177,13 @@ class BatchRunner:
                  cache: "VerdictCache | None" = None) -> None:
         self.executor = executor
         self.cache = cache
+        options = getattr(executor, "options", None)  # a local executor's (Ray's: a dict)
         self._how = {"executor": type(executor).__name__,
                      "sandbox": getattr(getattr(executor, "sandbox", None), "name", None),
-                     "test_isolation": getattr(executor, "test_isolation", None),
-                     "fail_fast": getattr(executor, "stop_on_failure", None),
-                     "all_tests": getattr(getattr(executor, "programs", None), "all_tests", None),
-                     "reference_timing": getattr(executor, "reference_timing", None)}
+                     "test_isolation": getattr(options, "test_isolation", None),
+                     "fail_fast": getattr(options, "stop_on_failure", None),
+                     "all_tests": getattr(options, "all_tests", None),
+                     "reference_timing": getattr(options, "reference_timing", None)}
         self.jobs = max(1, jobs)
         self.dedup = dedup
         self._leaders: OrderedDict[str, Future[CandidateResult] | CandidateResult] = \
@@ -225,9 +216,8 @@ class BatchRunner:
         the problem, said once per problem and language, never a candidate's failure (its
         candidates are left out)."""
         lang = languages.get(language)
-        if getattr(problem, "kind", None) == "program":
-            return problem  # a whole program: every language reads and writes text
-        if not problem.has_tests:  # valid by the spec; no verdict without tests
+        kind = kind_of(problem)
+        if not kind.judgeable(problem):  # valid by the spec; no verdict without tests
             if self._expressible.get((problem.identifier, "")) is None:
                 note = Issue(problem.source, "%s: no tests (no correctness_test_suite): its "
                              "candidates are not judged" % problem.identifier)
@@ -244,7 +234,7 @@ class BatchRunner:
         key = (problem.identifier, lang.name)
         if self._expressible.get(key) is not False:
             try:
-                judged = lang.for_problem(problem)
+                judged = kind.in_language(problem, lang)
             except languages.NotExpressible as exc:
                 self._issue(outcome, Issue(problem.source, "not expressible in %s (%s): its %s "
                                            "candidates are not judged"
@@ -350,7 +340,7 @@ class BatchRunner:
         self.source = source
         outcome = outcome if outcome is not None else RunOutcome()
         pending: deque[Future[CandidateResult] | CandidateResult] = deque()
-        # likely-long candidates start first (judge.execution.schedule); output order stays
+        # likely-long candidates start first (judge.running.schedule); output order stays
         cores = getattr(getattr(self.executor, "sandbox", None), "size", None)
         pool = pool_for(self.jobs, int(cores) if isinstance(cores, int) else None)
         finished = False

@@ -1,14 +1,14 @@
-"""Execution: one candidate against one problem, through a sandbox, to verdicts.
+"""The function kind's judge: one candidate's function against a problem's tests, on the engine.
 
 Builds the job (inputs only: expected outputs never leave this process), runs it (the
 strategy: one child per test, or all tests in one child first and the failures again alone),
-maps each raw record to a verdict that says what happened (:mod:`judge.execution.classify`,
+maps each raw record to a verdict that says what happened (:mod:`judge.engine.classify`,
 pure), and compares returned values here, on the judge's side, by the declared type.
 Per-test time limits come from the reference solution's time on this machine when the
 problem has one (``max(floor, factor x reference)``), measured once per run, and only when a
 candidate needs it: until then a candidate is judged under the least limits the reference
 could give, and judged again under the reference's own only when one of its tests was
-stopped at a limit and those limits are larger (see :meth:`Executor.judge`).
+stopped at a limit and those limits are larger (see :meth:`FunctionJudge.judge`).
 """
 
 from __future__ import annotations
@@ -23,22 +23,18 @@ from typing import Any
 from judge import languages
 from judge.sandbox import records, wire
 from judge.candidates.submission import Submission
-from judge.execution import classify
-from judge.execution.checkers import CheckerPool, CheckOutcome
-from judge.execution.compare import compare, python_equal
-from judge.execution.reference_cache import ReferenceTimes, for_sandbox
-from judge.execution.schedule import BLOCKING
+from judge.engine import classify, compile_step
+from judge.engine.check_pool import CheckerPool, CheckOutcome
+from judge.engine.engine import Engine
+from judge.kinds.base import KindJudge
+from judge.engine.compare import compare, python_equal
+from judge.engine.reference_cache import ReferenceTimes, for_sandbox
+from judge.languages import BLOCKING
 from judge.problem.model import PreparedTest, Problem, require_tests
-from judge.sandbox.base import Job, JobReport, Limits, Sandbox, TestInput
+from judge.sandbox.base import Job, JobReport, Limits, TestInput
 from judge.problem.types import Tolerance, ValueTypeError, from_json, to_json
-from judge.execution.verdicts import CandidateResult, TestResult, Verdict, overall
+from judge.engine.verdicts import CandidateResult, TestResult, Verdict, overall
 
-#: "on-failure" (default): a candidate's tests run in one child first; every test that did
-#: not pass there (or was not reached) runs again in a child of its own, so every failing
-#: verdict comes from an isolated test, or, for a wrong value or an exception, from code that
-#: provably carries no state (see ``Executor._batch_then_isolated``). "per-test": one
-#: forked child per test for every test (design principle 4), passes included.
-TEST_ISOLATION = ("per-test", "on-failure")
 _OUTPUT_SHOWN = 300
 
 
@@ -63,10 +59,10 @@ def problem_limits(problem: Problem, base: Limits) -> Limits:
 
 class Checkers:
     """A problem's ``check`` tests, evaluated in bounded helper processes
-    (:mod:`judge.execution.checkers`), never in the thread that serves candidates."""
+    (:mod:`judge.engine.check_pool`), never in the thread that serves candidates."""
 
-    def __init__(self, size: int = 1) -> None:
-        self.pool = CheckerPool(size)
+    def __init__(self, pool: CheckerPool) -> None:
+        self.pool = pool
 
     def run(self, problem: Problem, test: PreparedTest, output: Any) -> CheckOutcome:
         return self.pool.check(problem.checker, test.check or "False", dict(test.inputs), output)
@@ -79,10 +75,6 @@ class Checkers:
         if outcome.problem_error or outcome.raised:
             return "check %r raised %s" % (test.check, outcome.problem_error or outcome.raised)
         return outcome.why or "check failed: %s" % test.check
-
-    def close(self) -> None:
-        self.pool.close()
-
 
 def _conforms(value: Any, spec: Any) -> bool:
     """Does a decoded value have the declared type? (A check that raises on a value of the
@@ -158,49 +150,32 @@ def _own_failure(test: TestResult, record: dict[str, Any] | None) -> bool:
         and record.get("stage") == "call" and record.get("exc_type") not in _STOPPING
 
 
-class Executor:
-    """Judges candidates on one sandbox. Thread-safe."""
+class FunctionJudge(KindJudge):
+    """Judges function problems on one engine. Thread-safe."""
 
-    def __init__(self, sandbox: Sandbox, limits: Limits | None = None,
-                 reference_timing: bool = True, stop_on_failure: bool = False,
-                 test_isolation: str = "on-failure",
-                 reference_cache: "ReferenceTimes | bool" = True) -> None:
-        if test_isolation not in TEST_ISOLATION:
-            raise ValueError("test_isolation must be one of %s" % ", ".join(TEST_ISOLATION))
-        self.sandbox = sandbox
-        self.limits = limits or Limits()
-        self.reference_timing = reference_timing
-        #: reference timings remembered across runs (judge.execution.reference_cache): True
-        #: for the configured folder, False for none, or a store
+    def __init__(self, engine: Engine) -> None:
+        options = engine.options
+        self.engine = engine
+        self.sandbox = engine.sandbox
+        self.limits = engine.limits
+        self.reference_timing = options.reference_timing
+        #: reference timings remembered across runs (judge.engine.reference_cache): the
+        #: configured folder, a given store, or none
+        cache = options.reference_cache
         self.reference_cache: ReferenceTimes | None = (
-            (reference_cache if isinstance(reference_cache, ReferenceTimes)
-             else for_sandbox(sandbox) if reference_cache else None)
-            if reference_timing else None)
-        self.stop_on_failure = stop_on_failure
-        self.test_isolation = test_isolation
-        self.checkers = Checkers(getattr(sandbox, "size", 1))
-        #: candidates judged at once: the sandbox's capacity, beyond its cores while some
-        #: candidates are blocked (judge.sandbox.admission)
-        self.slots = int(getattr(sandbox, "capacity", getattr(sandbox, "size", 1)))
-        #: the isolation in force, copied into every result (``sandbox_isolation``)
-        self.isolation = sandbox.isolation()
-        from judge.languages.jobs import CompileCache
-
-        self.compile_cache = CompileCache()
-        from judge.execution.programs import ProgramJudge
-
-        #: program problems (stdin/stdout): ``all_tests`` runs every test past the contest rule
-        self.programs = ProgramJudge(sandbox, self.limits, self.compile_cache,
-                                     fail_fast=stop_on_failure)
+            (cache if isinstance(cache, ReferenceTimes)
+             else for_sandbox(engine.sandbox) if cache else None)
+            if self.reference_timing else None)
+        self.stop_on_failure = options.stop_on_failure
+        self.test_isolation = options.test_isolation
+        self.checkers = Checkers(engine.check_pool)
+        self.isolation = engine.isolation
+        self.compile_cache = engine.compile_cache
         self._reference: dict[str, list[float] | None] = {}
         self._reference_locks: dict[str, threading.Lock] = {}
         #: problems whose reference times are not remembered on disk (looked up once)
         self._not_remembered: set[str] = set()
         self._lock = threading.Lock()
-
-    def close(self) -> None:
-        """Stop the checker helpers (the sandbox belongs to whoever opened it)."""
-        self.checkers.close()
 
     # ---- time limits ----------------------------------------------------------------------
 
@@ -307,8 +282,6 @@ class Executor:
 
     def judge(self, problem: Problem, submission: Submission, **meta: Any) -> CandidateResult:
         """Judge one submission. A sandbox_error is retried once, then reported as such."""
-        if getattr(problem, "kind", None) == "program":
-            return self.programs.judge(problem, submission, **meta)  # type: ignore[arg-type]
         require_tests(problem)  # no tests: NoTests, never a made-up verdict
         # The reference is timed only when a verdict depends on it. Until then a candidate
         # is judged under the least limits its timing could give: a test that ends within
@@ -333,9 +306,7 @@ class Executor:
         job = self._job(problem, submission, limits, time_limits, digest)
         native = None
         if languages.get(submission.language).worker_native:
-            from judge.languages import jobs
-
-            native = jobs.prepare(job, submission.language, problem.param_specs, problem.return_spec,
+            native = compile_step.prepare(job, submission.language, problem.param_specs, problem.return_spec,
                                   self.compile_cache, self.sandbox.name)
             job = native.job
         risk = submission.stall_risk  # the batch's guess, made when it ordered the run
@@ -343,7 +314,7 @@ class Executor:
             risk = languages.get(submission.language).stall_risk(submission.code)
         if risk >= BLOCKING:
             # likely to sleep or wait: admitted without waiting for a busy core, as the
-            # run's order started it first (judge.execution.schedule); never a verdict
+            # run's order started it first (judge.running.schedule); never a verdict
             job = replace(job, likely_blocked=True)
         started = time.monotonic()
         if self.test_isolation == "on-failure" and len(job.tests) > 1 and native is None:
@@ -356,7 +327,7 @@ class Executor:
         if overall(tests) is Verdict.SANDBOX_ERROR:
             retried = True
             if native is not None:
-                native = jobs.prepare(self._job(problem, submission, limits, time_limits, digest),
+                native = compile_step.prepare(self._job(problem, submission, limits, time_limits, digest),
                                       submission.language, problem.param_specs, problem.return_spec,
                                       self.compile_cache, self.sandbox.name)
                 job = native.job
@@ -469,9 +440,7 @@ class Executor:
     def _run(self, job: Job, native: Any = None) -> JobReport:
         report = self.sandbox.run(job)
         if native is not None:
-            from judge.languages import jobs
-
-            report = jobs.finish(native, report, self.compile_cache)
+            report = compile_step.finish(native, report, self.compile_cache)
         return report
 
     # ---- records -> verdicts --------------------------------------------------------------

@@ -1,7 +1,7 @@
 """The driver's Ray connection, and the judge's actors kept warm on a cluster between runs.
 
 Opening a run on Ray costs far more than opening a local sandbox: Ray starts a new Python
-process per node for the run's :class:`~judge.execution.ray_actor.JudgeActor`, which imports
+process per node for the run's :class:`~judge.distribution.ray_actor.JudgeActor`, which imports
 the judge and walks the host (the process sandbox's search for world-writable places, paid
 once per process): 1.7-4 s on a 2-core machine. A local judge pays that walk once per driver
 process; on a cluster the judge's actors now outlive the driver, so a new driver process
@@ -204,7 +204,7 @@ def _cancel_timer() -> None:
 
 def kept_actors(ray: Any | None = None, every_version: bool = True) -> list[dict[str, Any]]:
     """The judge's actors on the connected cluster (of every judge version, or only this
-    one's): their name, namespace and :meth:`~judge.execution.ray_actor.JudgeActor.state`
+    one's): their name, namespace and :meth:`~judge.distribution.ray_actor.JudgeActor.state`
     (``leased`` by a run, or idle for ``idle_s``). Needs a connection."""
     ray = ray or _import_ray()
     if not ray.is_initialized():

@@ -9,7 +9,7 @@ which has imported the judge and walked the host once (the process sandbox's sea
 world-writable places), stays for the next run.
 
 On a cluster that outlives the driver the actor is *detached* and *named*
-(:mod:`judge.execution.ray_session`): a new driver process finds it by name and leases it.
+(:mod:`judge.distribution.ray_session`): a new driver process finds it by name and leases it.
 
 - **One run at a time**: :meth:`acquire` takes a lease (a token of the run and its driver's
   Ray job) or answers ``busy``; every later call carries the token, and a call with another
@@ -39,12 +39,12 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-# judge.problem first: importing judge.execution.executor before it is an import cycle
+# judge.problem first: importing judge.kinds.function.judge before it is an import cycle
 from judge.errors import JudgeError
 from judge.problem.model import Problem
-from judge.execution.executor import Submission
-from judge.execution.ray_dispatch import NEED_PROBLEM, ItemError
-from judge.execution.verdicts import CandidateResult
+from judge.candidates.submission import Submission
+from judge.distribution.ray_dispatch import NEED_PROBLEM, ItemError
+from judge.engine.verdicts import CandidateResult
 from judge.sandbox.base import Limits
 
 #: how long an actor waits for a problem sent with an earlier chunk that has not reached it
@@ -97,7 +97,7 @@ class JudgeActor:
     no run; otherwise its driver kills it."""
 
     def __init__(self, sandbox: str, keep_s: float = 0.0, detached: bool = False) -> None:
-        from judge.execution.executors import open_local  # noqa: F401 - the code it runs
+        from judge.distribution.executors import open_local  # noqa: F401 - the code it runs
 
         self.kind = sandbox
         #: the judge's modules this process has loaded: path -> hash of the source when the
@@ -207,7 +207,7 @@ class JudgeActor:
             return True
 
     def state(self) -> dict[str, Any]:
-        """What :func:`judge.execution.ray_session.kept_actors` lists."""
+        """What :func:`judge.distribution.ray_session.kept_actors` lists."""
         with self._state:
             return {"pid": os.getpid(), "kind": self.kind, "version": self.version(),
                     "leased": self._lease is not None, "runs": self._runs,
@@ -285,7 +285,7 @@ class JudgeActor:
     # ---- the run's sandbox ------------------------------------------------------------------
 
     def _open(self, jobs: int, limits: Limits, options: dict[str, Any]) -> None:
-        from judge.execution.executors import open_local
+        from judge.distribution.executors import open_local
 
         self.notes = []
         self.jobs = jobs

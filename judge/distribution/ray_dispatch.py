@@ -1,5 +1,5 @@
 """Which candidates go to which Ray actor, and how many per call (the driver's side of
-:mod:`judge.execution.ray_executor`; no Ray here, so the rules are testable alone).
+:mod:`judge.distribution.ray_executor`; no Ray here, so the rules are testable alone).
 
 One actor call per candidate costs more than an easy candidate (serialising the call,
 scheduling it on the actor, the reply): so candidates travel in **chunks**, one actor call
@@ -33,8 +33,8 @@ from concurrent.futures import Future
 from typing import Any, Callable
 
 from judge.problem.model import Problem
-from judge.execution.executor import Submission
-from judge.execution.verdicts import CandidateResult, TestResult, Verdict
+from judge.candidates.submission import Submission
+from judge.engine.verdicts import CandidateResult, TestResult, Verdict
 
 #: candidates per actor call, at most
 MAX_CHUNK = 16

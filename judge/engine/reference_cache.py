@@ -13,7 +13,7 @@ else can ever reuse it:
 
 - the job the reference runs as (code, function, every test's arguments, the limits);
 - the sandbox it ran in (kind, interpreter or image) and the machine (CPU model and count);
-- the judge's version and its own code (:func:`judge.execution.cache.code_version`).
+- the judge's version and its own code (:func:`judge.engine.cache.code_version`).
 
 An entry is kept for ``MAX_AGE_S`` (a week), then measured again. A file that cannot be
 read, is too large, is not the judge's user's own, or does not hold one finite,
@@ -97,7 +97,7 @@ class ReferenceTimes:
     process-safe."""
 
     def __init__(self, folder: str | os.PathLike[str], sandbox: str) -> None:
-        from judge.execution.cache import code_version
+        from judge.engine.cache import code_version
 
         self.folder = Path(folder)
         self.context = "\x00".join([str(_FORMAT), code_version(), machine(), sandbox])
@@ -147,7 +147,7 @@ class ReferenceTimes:
 
     def put(self, key: str, times: list[float]) -> bool:
         """Remember a measurement; False when it could not be written."""
-        from judge.execution.cache import write_atomically
+        from judge.engine.cache import write_atomically
 
         payload = json.dumps({"key": key, "measured_at": time.time(),
                               "times": [float(t) for t in times]})

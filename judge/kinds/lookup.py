@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Iterable, Union
 
 from judge.errors import UnknownName
-from judge.problem.model import Problem, Suite, load_suite
+from judge.kinds.loader import load_suite
+from judge.problem.model import Problem, Suite
 from judge.resources import shipped_problems
 
 SuiteLike = Union[Suite, str, Path]
@@ -36,9 +37,9 @@ def suites_of(suites: SuiteLike | Iterable[SuiteLike] | None) -> list[Suite]:
 def find_problem(problem: Problem | str, suites: list[Suite] | None = None) -> Problem:
     """``problem`` itself, or the problem with that identifier in ``suites`` (default: the
     shipped suites)."""
-    if isinstance(problem, Problem) or getattr(problem, "kind", None) == "program":
-        return problem  # a problem object (function or program problem)
     if not isinstance(problem, str):
+        if hasattr(problem, "kind") and hasattr(problem, "identifier"):
+            return problem  # a problem object, of any kind
         raise TypeError("expected a Problem or a problem identifier, got %s"
                         % type(problem).__name__)
     searched = suites or [_shipped()]

@@ -9,7 +9,7 @@ from a measurement: memory from the watcher, the kernel's OOM kill or the measur
 CPU time from the clock. What a candidate printed never decides one: it only names, beside a
 measurement, which kind of death it was.
 
-Returned values are compared by the executor (:mod:`judge.execution.executor`), which holds
+Returned values are compared by the executor (:mod:`judge.kinds.function.judge`), which holds
 the problem's checkers: :func:`classify` answers ``None`` for them.
 """
 
@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any, Callable, Mapping
 
 from judge.candidates.extract import escape_surrogates
-from judge.execution.verdicts import TestResult, Verdict
+from judge.engine.verdicts import TestResult, Verdict
 from judge.sandbox import records as R
 from judge.sandbox.base import Job, JobReport
 
