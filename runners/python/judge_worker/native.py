@@ -367,7 +367,7 @@ class NativeWorker(Worker):
     def _classify(self, record, capture_fd):
         """A death keeps the head of what the program printed (the panic, the exception, the
         signal's context, a runtime's out-of-memory message). What it means is the judge's
-        to decide, from what was measured (judge.execution.classify), never the worker's
+        to decide, from what was measured (judge.engine.classify), never the worker's
         from the text."""
         if record.get("status") in (EXITED, SIGNALED):
             head = self._capture_head(capture_fd)
