@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from judge.kinds.program import inputs as programs
+from judge.engine import program_inputs as programs
 from judge.problem.program import program_from_data
 from judge.resources import runner_dir
 from judge.sandbox.base import Job, JobReport, Transport

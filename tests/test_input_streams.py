@@ -20,7 +20,7 @@ import pytest
 
 from judge.running.executor import Executor
 from judge.candidates.submission import Submission
-from judge.kinds.program.inputs import MAX_TEST_INPUT_BYTES
+from judge.engine.program_inputs import MAX_TEST_INPUT_BYTES
 from judge.engine.verdicts import Verdict
 from judge.problem.program import program_from_data
 from judge.sandbox.base import Limits

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from judge.errors import InputError
-from judge.engine.output_check import check_output
+from judge.engine.checkers.base import check_output
 from judge.importers.kattis import (INTERACTIVE_SUPPORTED, KattisImporter, read_package,
                                     read_packages, write_problem)
 from judge.importers.kattis_files import (

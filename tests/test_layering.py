@@ -124,6 +124,7 @@ REGISTRIES = [
     ("judge.sandbox", "BACKENDS"),
     ("judge.distribution.executors", "EXECUTORS"),
     ("judge.kinds.base", "KINDS"),
+    ("judge.engine.checkers.base", "CHECKERS"),
     ("judge.importers.base", "IMPORTERS"),
     ("judge.scoring.dimensions", "PRIMITIVES"),
     ("judge.grading.proofs.workflows", "WORKFLOWS"),

@@ -9,7 +9,8 @@ import re
 
 import pytest
 
-from judge.engine.output_check import CHUNK, Difference, check_output, show
+from judge.engine.checkers.base import check_output
+from judge.engine.output_check import CHUNK, Difference, show
 from judge.problem.program import OutputChecker, checker_from_kattis_flags, kattis_float
 
 DEFAULT = OutputChecker()

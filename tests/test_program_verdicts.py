@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from judge.engine.program_verdicts import (ProgramCheck, ValidatorRun, check_submission, cut,
-                                              output_verdict, validator_verdict)
+from judge.engine.checkers.base import ProgramCheck, output_verdict
+from judge.engine.program_verdicts import ValidatorRun, check_submission, cut, validator_verdict
 from judge.engine.verdicts import TestResult as Result
 from judge.engine.verdicts import Verdict
 from judge.problem.program import OutputChecker

@@ -545,7 +545,7 @@ class _Counting:
 
 
 def test_the_contest_rule_stops_after_the_job_of_the_first_wrong_answer(sandbox, tmp_path):
-    from judge.kinds.program.inputs import chunks
+    from judge.engine.program_inputs import chunks
     from judge.engine.engine import Engine
     from judge.kinds.program.judge import ProgramJudge
     tests = [{"name": str(i), "stdin": "%d\n" % i, "expected": "%d\n" % (2 * i)}

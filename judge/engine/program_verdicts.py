@@ -25,10 +25,9 @@ from pathlib import Path
 from typing import Any
 
 from judge.engine.classify import signal_verdict
-from judge.engine.output_check import Source, check_output
+from judge.engine.checkers.base import ProgramCheck
 from judge.problem.package_files import program_sources
 from judge.engine.verdicts import TestResult, Verdict, overall
-from judge.problem.program import OutputChecker
 from judge.sandbox import records
 from judge.sandbox.base import JobReport, Limits
 
@@ -52,16 +51,6 @@ class ValidatorRun:
     judge_message: str = ""
     team_message: str = ""
     stderr: str = ""
-
-
-@dataclass(frozen=True)
-class ProgramCheck:
-    """A test's verdict from its output, and a problem error to report apart."""
-
-    verdict: Verdict
-    message: str | None = None
-    #: the output validator failed (the problem's fault, not the candidate's)
-    problem_error: str | None = None
 
 
 def cut(text: str, limit: int = MESSAGE_CHARS) -> str:
@@ -100,16 +89,6 @@ def validator_verdict(run: ValidatorRun, test: str = "") -> ProgramCheck:
     return ProgramCheck(Verdict.WRONG_ANSWER, where + (
         "wrong answer (output validator): " + said if said else
         "wrong answer: rejected by the output validator"))
-
-
-def output_verdict(answer: Source, output: Source, checker: OutputChecker,
-                   test: str = "") -> ProgramCheck:
-    """The test's verdict from the judge's own checker (not a validator program)."""
-    difference = check_output(answer, output, checker)
-    if difference is None:
-        return ProgramCheck(Verdict.PASS)
-    return ProgramCheck(Verdict.WRONG_ANSWER,
-                        ("test %s: " % test if test else "") + difference.message)
 
 
 # ---- example submissions of a package (``judge verify``) --------------------------------------

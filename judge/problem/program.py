@@ -67,7 +67,9 @@ class _Strict(BaseModel):
     _utf8 = field_validator("*", mode="after")(_text)
 
 
-CheckerType = Literal["tokens", "exact", "lines", "validator"]
+#: a checker's name (judge.engine.checkers: tokens, exact, lines, validator, or one a
+#: plug-in adds); the problem kind checks that the name is known when the problem loads
+CheckerType = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[a-z][a-z0-9_.-]*$")]
 
 #: extensions of output validator programs -> language (Kattis languages table, the subset
 #: validators are written in); a folder is a program too (its files decide)

@@ -33,11 +33,11 @@ from pydantic import ValidationError
 from judge import languages
 from judge.candidates.submission import extract_fenced
 from judge.errors import UnknownName
-from judge.engine.program_verdicts import output_verdict
-from judge.kinds.program.judge import (DEFAULT_OUTPUT_KB, finish_compile, run_verdict,
-                                      sandbox_job)
+from judge.engine.checkers.base import CHECKERS, output_verdict
+from judge.engine.checkers.validator import DEFAULT_OUTPUT_KB
+from judge.engine.program_verdicts import run_verdict
 from judge.engine.verdicts import Verdict
-from judge.engine.compile_step import COMPILE_CPU_S, COMPILE_WALL_S
+from judge.engine.compile_step import COMPILE_CPU_S, COMPILE_WALL_S, finish_compile, sandbox_job
 from judge.problem.program import OutputChecker
 from judge.sandbox import records
 from judge.sandbox.base import JobReport, Limits
@@ -517,12 +517,20 @@ def checker_of(config: TestConfig) -> OutputChecker:
                          "{\"type\": \"tokens\"} or {\"float_tolerance\": 1e-6}, not %s"
                          % type(given).__name__)
     try:
-        return OutputChecker.model_validate(given)
+        checker = OutputChecker.model_validate(given)
     except ValidationError as exc:
         first = exc.errors()[0]
         place = ".".join(str(part) for part in first.get("loc", ()))
         raise ValueError("config.extra.checker%s: %s" % (
             "." + place if place else "", first.get("msg", "invalid"))) from None
+    try:
+        known = CHECKERS.get(checker.type)
+    except UnknownName as exc:
+        raise ValueError("config.extra.checker.type: %s" % exc) from None
+    if not known.in_process:
+        raise ValueError("config.extra.checker.type: a %s checker runs a program of the "
+                         "server's: it cannot come with a request" % known.name)
+    return checker
 
 
 def evaluation(config: TestConfig) -> tuple[Any, list[dict[str, Any]], str | None,

@@ -15,7 +15,8 @@ from typing import Any
 
 from judge import languages
 from judge.candidates.submission import Submission, extract_fenced
-from judge.errors import InputError, Issue
+from judge.engine.checkers.base import CHECKERS
+from judge.errors import InputError, Issue, UnknownName
 from judge.engine.engine import Engine
 from judge.kinds.base import ProblemKind
 from judge.kinds.program.judge import ProgramJudge
@@ -57,17 +58,43 @@ def inline_program(data: dict[str, Any]) -> ProgramProblem:
     return program_from_data(data, "<request>", _NOWHERE)
 
 
+def _checkers_of(problem: ProgramProblem) -> list[tuple[str, Any]]:
+    found = [("checker.type", problem.checker)]
+    found += [("tests[%d].checker.type" % i, t.checker) for i, t in enumerate(problem.tests)
+              if t.checker is not None]
+    return found
+
+
+def _known_checkers(problem: ProgramProblem, file: str) -> ProgramProblem:
+    """The problem, when every checker it names is registered (judge.engine.checkers);
+    else InputError naming each unknown one, with a did-you-mean."""
+    issues = []
+    for where, options in _checkers_of(problem):
+        try:
+            CHECKERS.get(options.type)
+        except UnknownName as exc:
+            issues.append(Issue(file, str(exc), where))
+    if issues:
+        raise InputError(issues)
+    return problem
+
+
 class ProgramKind(ProblemKind):
     name = "program"
     description = "a whole program on stdin/stdout; its output checked per test"
 
     def load(self, data: dict[str, Any], file: str, root: Path | None = None) -> Any:
-        return program_from_data(data, file, root)
+        return _known_checkers(program_from_data(data, file, root), file)
 
     def inline(self, data: dict[str, Any]) -> Any:
         """Data only: no file of the server, no output validator program (a checker of the
         judge's own, ``tokens``, ``exact``, ``lines``, is data and is kept)."""
-        return inline_program(data)
+        problem = _known_checkers(inline_program(data), "<request>")
+        for where, options in _checkers_of(problem):
+            if not CHECKERS.get(options.type).in_process:
+                raise InputError([Issue("<request>", "an inline problem may not carry a checker "
+                                        "that runs a program (%s)" % options.type, where)])
+        return problem
 
     def data(self, problem: Any) -> dict[str, Any]:
         data = problem.model_dump(mode="json", exclude_defaults=True)

@@ -22,7 +22,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from judge.engine.program_verdicts import output_verdict, program_output, run_verdict
+from judge.engine.checkers.base import CHECKERS, output_verdict
+from judge.engine.program_verdicts import program_output, run_verdict
 from judge.engine.verdicts import Verdict
 from judge.problem.program import ProgramProblem
 from judge.sandbox import records
@@ -33,7 +34,7 @@ def series_wanted(problem: ProgramProblem, lang: Any, limits: Limits) -> bool:
     """Whether to ask the worker for a series: a Python program run by the worker, checked
     here (an output validator's verdict comes too late to decide a rerun), no time budget,
     and tests without files or arguments."""
-    if not lang.program_in_worker or problem.checker.type == "validator" or \
+    if not lang.program_in_worker or not CHECKERS.get(problem.checker.type).in_process or \
             limits.budget_s is not None:
         return False
     return all(not test.files and not test.args for test in problem.tests)

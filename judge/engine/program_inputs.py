@@ -10,6 +10,7 @@ import stat
 from pathlib import Path
 from typing import Any
 
+from judge.engine.checkers.base import CHECKERS
 from judge.problem.program import ProgramProblem, ProgramTest
 from judge.sandbox.streams import InputStream
 
@@ -115,7 +116,8 @@ def inputs_refused(problem: ProgramProblem, ceiling: int | None = None) -> str |
     sizes say so: a sparse file of many GB is refused, never read). With an output
     validator, a test's answer file counts too (the validator's job gets it)."""
     ceiling = MAX_TEST_INPUT_BYTES if ceiling is None else ceiling
-    validator = problem.checker.type == "validator"
+    # a checker that runs a program gets the answers in its own job
+    validator = not CHECKERS.get(problem.checker.type).in_process
     for index, test in enumerate(problem.tests):
         where = "test %d%s" % (index + 1, " (%s)" % test.name if test.name else "")
         try:
