@@ -16,8 +16,8 @@ from judge.problem.program import (
     TimeRule,
     load_program,
     program_from_data,
-    validator_language,
 )
+from judge.languages.programs import program_language
 
 
 def _write(root: Path, files: dict[str, str]) -> None:
@@ -122,7 +122,7 @@ def test_interactive_tests_need_no_expected_output(tmp_path):
                                 "p.json", root=tmp_path)
     assert problem.tests[0].expected_output() is None
     assert problem.checker.validator_language is None  # inferred when run: v.py -> python
-    assert validator_language(tmp_path / "v.py") == "python"
+    assert program_language(tmp_path / "v.py") == "python"
 
 
 def test_not_an_object(tmp_path):
@@ -143,10 +143,10 @@ def test_checker_properties():
 def test_validator_language_of_a_folder(tmp_path):
     _write(tmp_path, {"cpp/validate.cc": "", "cpp/validate.h": "", "c/v.c": "", "c/v.h": "",
                       "mixed/a.py": "", "mixed/b.java": "", "both/a.c": "", "both/b.cpp": ""})
-    assert validator_language(tmp_path / "cpp") == "cpp"
-    assert validator_language(tmp_path / "c") == "c"
-    assert validator_language(tmp_path / "both") == "cpp"
-    assert validator_language(tmp_path / "mixed") is None
+    assert program_language(tmp_path / "cpp") == "cpp"
+    assert program_language(tmp_path / "c") == "c"
+    assert program_language(tmp_path / "both") == "cpp"
+    assert program_language(tmp_path / "mixed") is None
 
 
 @pytest.mark.parametrize("rule,accepted,tle,expected", [
@@ -192,8 +192,8 @@ def test_input_and_answer_paths(tmp_path):
 
 def test_a_validator_with_build_or_run_scripts_is_a_script(tmp_path):
     _write(tmp_path, {"v/run": "#!/bin/sh\nexit 42\n", "w/build": "", "w/w.cc": ""})
-    assert validator_language(tmp_path / "v") == "script"
-    assert validator_language(tmp_path / "w") == "script"
+    assert program_language(tmp_path / "v") == "script"
+    assert program_language(tmp_path / "w") == "script"
     problem = program_from_data({**BASE, "checker": {"type": "validator", "validator": "v"}},
                                 "p.json", root=tmp_path)
     assert problem.validator_path() == tmp_path / "v"

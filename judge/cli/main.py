@@ -445,8 +445,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="build: the sandbox image; doctor: check the engine, images and "
                         "toolchains; gc: remove the judge's leftover containers")
     p.add_argument("--force", action="store_true", help="build: rebuild even if present")
+    from judge import languages
     p.add_argument("--language", default="python",
-                   choices=("python", "js", "cpp", "go", "rust", "java", "native", "all"),
+                   choices=(*languages.names(), "native", "all"),
                    help="build: python's image, or the image of the other languages (one "
                         "image for js, cpp, go, rust, java); doctor: all checks both images "
                         "and the host toolchains")

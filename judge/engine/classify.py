@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping
 
+from judge import languages
 from judge.candidates.extract import escape_surrogates
 from judge.engine.verdicts import TestResult, Verdict
 from judge.sandbox import records as R
@@ -26,23 +27,14 @@ from judge.sandbox.base import Job, JobReport
 #: megabytes must not be copied into every result)
 TEXT_CAP = 500
 
-#: the exception types a runtime raises when an allocation fails, as each language's harness
-#: reports them (Python, Java, C++)
-ALLOCATION_FAILURES = frozenset({"MemoryError", "OutOfMemoryError", "java.lang.OutOfMemoryError",
-                                 "std::bad_alloc"})
-
-#: what a runtime prints when it dies out of memory without a catchable error (V8's heap cap,
-#: Go's runtime, Rust's alloc error handler, the JVM outside the harness). Only read beside a
-#: measurement: a death with one of these while the candidate held at least
-#: ``RUNTIME_HEAP_SHARE`` of the memory limit (the runtimes' heaps are capped a little below
-#: it) is memory_limit; the same text printed by a program using little memory is not.
-RUNTIME_OOM_MARKERS = (
-    "fatal error: runtime: out of memory",  # Go
-    "JavaScript heap out of memory",        # Node.js (V8 heap limit)
-    "java.lang.OutOfMemoryError",           # JVM, outside the harness
-    "memory allocation of ",                # Rust's alloc error handler
-    "std::bad_alloc",                       # C++ uncaught
-)
+#: The exception types a runtime raises when an allocation fails, as each language's harness
+#: reports them, and what a runtime prints when it dies out of memory without a catchable
+#: error (V8's heap cap, Go's runtime, Rust's alloc error handler, the JVM outside the
+#: harness): each language declares its own (``Language.allocation_errors``,
+#: ``Language.oom_markers``). A marker is only read beside a measurement: a death with one
+#: of them while the candidate held at least ``RUNTIME_HEAP_SHARE`` of the memory limit (the
+#: runtimes' heaps are capped a little below it) is memory_limit; the same text printed by a
+#: program using little memory is not.
 RUNTIME_HEAP_SHARE = 0.5
 
 _OUTPUT_STATUSES = frozenset({R.RETURNED, R.RAISED, R.EXITED, R.UNENCODABLE, R.MALFORMED})
@@ -189,7 +181,7 @@ def _raised(record: Mapping[str, Any], job: Job) -> Classified:
         if record.get("import_error"):
             return Verdict.COMPILE_ERROR, "import failed: " + said
         return Verdict.RUNTIME_ERROR, "while loading the module: " + said
-    if exc_type in ALLOCATION_FAILURES:
+    if exc_type in languages.allocation_errors():
         if record.get("process_limit"):
             # the runtime calls a thread it could not start "out of memory" (the JVM's
             # "unable to create native thread"): the sandbox counted the processes
@@ -257,7 +249,7 @@ def _runtime_out_of_memory(record: Mapping[str, Any], job: Job) -> Classified | 
     peak = number(record.get("maxrss_bytes"))
     if peak < RUNTIME_HEAP_SHARE * job.limits.memory_mb * (1 << 20):
         return None
-    if not any(marker in said for marker in RUNTIME_OOM_MARKERS):
+    if not any(marker in said for marker in languages.oom_markers()):
         return None
     return (Verdict.MEMORY_LIMIT, "ran out of memory (%d MiB of the %d MiB limit)"
             % (peak // (1 << 20), job.limits.memory_mb))

@@ -47,9 +47,9 @@ from judge.importers.kattis_submissions import (Submission,
 from judge.importers.records import ImportReport, ProblemReport
 from judge.problem.limits import (MAX_MEMORY_MB, MAX_OUTPUT_KB, MAX_TIME_FACTOR,
                                   MAX_TIME_LIMIT_S, MAX_TIME_RESOLUTION_S, bounded)
+from judge.languages.programs import SCRIPT, program_language
 from judge.problem.program import (ContestRules, OutputChecker, ProgramLimits, ProgramProblem,
-                                   Sample, TimeRule, check_program, checker_from_kattis_flags,
-                                   validator_language)
+                                   Sample, TimeRule, check_program, checker_from_kattis_flags)
 
 #: interactive problems need the candidate and the validator joined by pipes, in sandboxes;
 #: the executor does not do that yet, so they are read, marked and refused
@@ -204,12 +204,12 @@ class _Reader(DataReader):
                     self.files.note(exc)
                     return None
         entries = [p for p, kind in kinds.items() if kind is not None]
-        sources = [p for p in entries if kinds[p] == "file" and validator_language(p)]
+        sources = [p for p in entries if kinds[p] == "file" and program_language(p)]
         if folder.name == "output_validator" and (sources or
-                                                  validator_language(folder) == "script"):
+                                                  program_language(folder) == SCRIPT):
             program = folder  # 2023-07: the folder is the program
         else:
-            programs = [p for p in entries if kinds[p] == "dir" or validator_language(p)]
+            programs = [p for p in entries if kinds[p] == "dir" or program_language(p)]
             if not programs:
                 self.issues.append(Issue(str(folder), "no output validator program here"))
                 return None
@@ -223,8 +223,8 @@ class _Reader(DataReader):
         except InputError as exc:
             self.files.note(exc)
             return None
-        language = validator_language(program)
-        if language == "script":
+        language = program_language(program)
+        if language == SCRIPT:
             self.unsupported.append("the output validator %s is built by its own build/run "
                                     "scripts, which the judge does not run yet"
                                     % program.relative_to(self.root))

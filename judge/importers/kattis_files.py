@@ -14,23 +14,36 @@ from typing import Any
 
 import yaml
 
+from judge import languages
 from judge.errors import InputError, Issue
+from judge.languages.base import Language
 from judge.problem.package_files import (MAX_SMALL_BYTES, MAX_TEXT_BYTES, MAX_YAML_BYTES,
                                            PackageFiles, Refused)
 
-#: submission file extensions -> language name (the Kattis languages table; the judge's
-#: seven languages and the others contest packages commonly hold)
-SUBMISSION_LANGUAGES = {
-    ".c": "c", ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".c++": "cpp", ".C": "cpp",
-    ".h": None, ".hpp": None,
-    ".py": "python", ".py3": "python", ".py2": "python2",
-    ".java": "java", ".js": "javascript", ".mjs": "javascript", ".go": "go", ".rs": "rust",
+#: submission file extensions -> Kattis's name of a language no module of the judge runs
+#: (listed, never judged). The judge's languages declare their own extensions and Kattis
+#: names (:attr:`judge.languages.Language.names_in`); one that declares an extension here
+#: takes it
+OTHER_LANGUAGES = {
+    ".py2": "python2",
     ".kt": "kotlin", ".cs": "csharp", ".scala": "scala", ".hs": "haskell", ".rb": "ruby",
     ".php": "php", ".ml": "ocaml", ".lisp": "lisp", ".pas": "pascal", ".f90": "fortran",
     ".swift": "swift", ".ts": "typescript", ".lua": "lua", ".pl": "prolog", ".m": "objectivec",
 }
-#: the languages the judge runs (issue 20); others are listed but not judged
-JUDGED_LANGUAGES = ("python", "c", "cpp", "java", "javascript", "go", "rust")
+#: Kattis's Python 3: a file of it is Python 2 when its shebang or its syntax says so
+PYTHON3 = "python3"
+
+
+def kattis_name(lang: Language) -> str:
+    """The name a package's submission in ``lang`` is listed under: Kattis's, else the
+    judge's."""
+    return lang.name_in("kattis") or lang.name
+
+
+def judged(language: str | None) -> bool:
+    """Whether the judge runs submissions listed under ``language`` (a Kattis name)."""
+    return language is not None and (language in languages.all_named_in("kattis")
+                                     or language in languages.REGISTRY)
 
 
 @dataclass
@@ -432,22 +445,28 @@ def sources_language(sources: dict[str, str]) -> str | None:
     """The language of a submission's code files (name -> text) from their extensions
     (Python 2 by its shebang, or by syntax only Python 2 has); None when there is none or
     several."""
-    found = set()
+    langs: list[Language] = []
+    others: set[str] = set()  # languages the judge does not run
+    python3 = languages.named_in("kattis", PYTHON3)
     for name, text in sorted(sources.items()):
         suffix = _suffix(name)
-        language = SUBMISSION_LANGUAGES.get(suffix)
-        if suffix in (".py", ".py3"):  # Python 3 unless its shebang says python2
+        lang = languages.for_extension(suffix)
+        if lang is python3:  # Python 3 unless its shebang says python2
             text = text[: 1 << 20]
             first = text.split("\n", 1)[0]
             if re.match(r"#!.*python2", first) or (
                     suffix == ".py" and not re.match(r"#!.*python3", first)
                     and looks_like_python2(text)):
-                language = "python2"
-        if language:
-            found.add(language)
-    if found == {"c", "cpp"}:
-        return "cpp"
-    return found.pop() if len(found) == 1 else None
+                lang = None
+                others.add("python2")
+        if lang is not None:
+            langs.append(lang)
+        elif suffix in OTHER_LANGUAGES:
+            others.add(OTHER_LANGUAGES[suffix])
+    if others:
+        return others.pop() if len(others) == 1 and not langs else None
+    lang = languages.one_language(langs)  # C beside C++ is C++
+    return kattis_name(lang) if lang is not None else None
 
 
 def submission_language(path: Path, files: PackageFiles | None = None) -> str | None:
@@ -457,7 +476,15 @@ def submission_language(path: Path, files: PackageFiles | None = None) -> str | 
 
 
 def _code_files(path: Path, files: PackageFiles) -> list[Path]:
-    return [p for p in files.files(path, hidden=False) if _suffix(p.name) in SUBMISSION_LANGUAGES]
+    return [p for p in files.files(path, hidden=False) if _is_code(p.name)]
+
+
+def _is_code(name: str) -> bool:
+    """A file of a submission folder that is code: a language's source or header, or a
+    file in a language the judge does not run."""
+    suffix = _suffix(name)
+    return suffix in OTHER_LANGUAGES or languages.for_extension(suffix) is not None \
+        or languages.is_header(suffix)
 
 
 def submission_sources(path: Path, files: PackageFiles | None = None) -> dict[str, str] | None:

@@ -9,21 +9,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from judge import languages
 from judge.errors import InputError
 from judge.problem.package_files import MAX_PROGRAM_BYTES, PackageFiles
-from judge.importers.kattis_files import (JUDGED_LANGUAGES, expected_results,
-                                          sources_language, submission_source,
-                                          submission_sources)
+from judge.importers.kattis_files import (expected_results, judged, sources_language,
+                                          submission_source, submission_sources)
 
 #: submission folder -> the verdict every submission in it must get (judge vocabulary);
 #: 2023-07's ``rejected`` takes any verdict but a pass (``program_verdicts.FOLDER_VERDICTS``)
 FOLDER_VERDICTS = {"accepted": "pass", "wrong_answer": "wrong_answer",
                    "time_limit_exceeded": "timeout", "run_time_error": "runtime_error",
                    "rejected": "rejected"}
-#: the judge's language names -> the folder names ``include/<language>/`` may have
-_INCLUDE_NAMES = {"python": ("python", "python3", "py3"), "cpp": ("cpp", "c++"), "c": ("c",),
-                  "java": ("java",), "javascript": ("javascript", "js", "node"),
-                  "go": ("go", "golang"), "rust": ("rust",)}
 
 
 @dataclass
@@ -48,7 +44,7 @@ class Submission:
 
     @property
     def judged(self) -> bool:
-        return self.language in JUDGED_LANGUAGES
+        return judged(self.language)
 
     @property
     def source(self) -> Path | None:
@@ -79,7 +75,8 @@ def include_files(root: Path, language: str | None, files: PackageFiles | None =
     if language is None or files.kind(base) != "dir":
         return {}
     found: dict[str, str] = {}
-    for name in ("default", *_INCLUDE_NAMES.get(language, (language,))):
+    lang = languages.all_named_in("kattis").get(language)
+    for name in ("default", *(lang.names_in["kattis"] if lang else (language,))):
         folder = base / name
         if files.kind(folder) == "dir":
             for relative, text in files.sources(folder, what="include file").items():

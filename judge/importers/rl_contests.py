@@ -30,6 +30,7 @@ import pickletools
 import zlib
 from typing import Any
 
+from judge import languages
 from judge.importers.datasets import (DatasetImporter, RecordError, dataset_limit,
                                       function_problem, identifier, json_field, program_problem,
                                       text)
@@ -269,11 +270,6 @@ class LiveCodeBench(DatasetImporter):
 
 # ---- CodeContests ------------------------------------------------------------------------------
 
-#: CodeContests' ``Language`` enum (solutions.language)
-CODECONTESTS_LANGUAGES = {1: "python", 2: "cpp", 3: "python", 4: "java",
-                          "PYTHON": "python", "PYTHON3": "python", "CPP": "cpp", "JAVA": "java"}
-
-
 def _time_limit(value: Any) -> float | None:
     """CodeContests' ``{"seconds", "nanos"}`` (or a number of seconds), bounded as every
     limit from a dataset is (``dataset_limit``); None when it cannot be read."""
@@ -329,9 +325,10 @@ def _languages(record: dict[str, Any]) -> list[str] | None:
         return sorted({str(x) for x in given})
     solutions = record.get("solutions")
     if isinstance(solutions, dict) and isinstance(solutions.get("language"), list):
-        found = {CODECONTESTS_LANGUAGES.get(x) for x in solutions["language"]}
-        found.discard(None)
-        return sorted(found) or None  # type: ignore[arg-type]
+        # CodeContests' ``Language`` enum: each language declares its numbers and names
+        named = languages.all_named_in("codecontests")
+        found = {named[x].name for x in solutions["language"] if x in named}
+        return sorted(found) or None
     return None
 
 

@@ -15,6 +15,9 @@ group ``judge.languages`` (``name = "package.module:LanguageClass"``); see judge
 
 from __future__ import annotations
 
+from typing import Any, Iterable
+
+from judge.errors import RegistryLoadError, UnknownName
 from judge.languages.base import BLOCKING, Language, NotExpressible
 from judge.registry import Registry
 
@@ -90,7 +93,7 @@ def runtime_issues(problem: object) -> list[tuple[str, str]]:
                 issues.append(("runtimes.%s" % source, "%s judges no whole programs" % lang.name))
                 break
         else:
-            files = [set(lang.source_extensions or (lang.extension,)) for lang in langs]
+            files = [set(lang.file_extensions()) for lang in langs]
             if not files[0] & files[1]:
                 issues.append(("runtimes.%s" % source, "%s does not run %s code" % (
                     langs[1].name, langs[0].title or langs[0].name)))
@@ -102,6 +105,81 @@ def names() -> list[str]:
     return REGISTRY.names()
 
 
+# ---- what languages declare: every table of names, extensions and runtime texts ---------------
+
+def loaded() -> list[Language]:
+    """Every language, built-in first, its module imported (one that cannot be imported, a
+    broken plug-in, declares nothing: asking for it by name says why)."""
+    found = []
+    for name in REGISTRY.names():
+        try:
+            found.append(REGISTRY.get(name))
+        except RegistryLoadError:
+            continue
+    return found
+
+
+def for_extension(extension: str) -> Language | None:
+    """The language of a source file by its extension (``".cc"`` or ``"cc"``): exactly as a
+    language declares it first (``.C`` is C++), else in lower case (``.CPP``); the first
+    registered when several declare it (``.py`` is Python's, not PyPy's); None for none."""
+    bare = extension[1:] if extension.startswith(".") else extension
+    langs = loaded()
+    for key in dict.fromkeys((bare, bare.lower())):
+        for lang in langs:
+            if key in lang.file_extensions():
+                return lang
+    return None
+
+
+def is_header(extension: str) -> bool:
+    """Whether files with ``extension`` are a language's headers (code that never decides a
+    program's language)."""
+    bare = (extension[1:] if extension.startswith(".") else extension).lower()
+    return any(bare in lang.header_extensions for lang in loaded())
+
+
+def one_language(langs: Iterable[Language]) -> Language | None:
+    """The language of a program whose files are in ``langs``: the only one, or the one that
+    compiles every other's files too (C beside C++ is C++); None otherwise."""
+    found = list(dict.fromkeys(langs))
+    for lang in found:
+        if all(other is lang or other.name in lang.also_compiles for other in found):
+            return lang
+    return None
+
+
+def all_named_in(scheme: str) -> dict[Any, Language]:
+    """Every name ``scheme`` gives a language (``"kattis"``, ``"sandboxfusion"``,
+    ``"codecontests"``: see :attr:`Language.names_in`) -> that language."""
+    found: dict[Any, Language] = {}
+    for lang in loaded():
+        for name in lang.names_in.get(scheme, ()):
+            found.setdefault(name, lang)
+    return found
+
+
+def named_in(scheme: str, name: Any) -> Language:
+    """The language ``scheme`` calls ``name``; :class:`judge.errors.UnknownName` naming the
+    scheme's names when none is called so."""
+    found = all_named_in(scheme)
+    try:
+        return found[name]
+    except (KeyError, TypeError):
+        raise UnknownName("language", str(name), known=sorted(map(str, found))) from None
+
+
+def allocation_errors() -> frozenset[str]:
+    """The exception types any language reports when an allocation fails."""
+    return frozenset(e for lang in loaded() for e in lang.allocation_errors)
+
+
+def oom_markers() -> tuple[str, ...]:
+    """What any language's runtime prints when it dies out of memory."""
+    return tuple(dict.fromkeys(m for lang in loaded() for m in lang.oom_markers))
+
+
 __all__ = ["ALIASES", "BLOCKING", "DEFAULT", "LANGUAGES", "NATIVE", "REGISTRY", "Language",
-           "NotExpressible", "get", "is_default", "names", "normalize", "runs_as",
-           "runtime_issues"]
+           "NotExpressible", "all_named_in", "allocation_errors", "for_extension", "get",
+           "is_default", "is_header", "loaded", "named_in", "names", "normalize", "one_language",
+           "oom_markers", "runs_as", "runtime_issues"]

@@ -126,8 +126,29 @@ class Language:
     #: a whole program runs in the worker's own interpreter (forked, no start-up per test)
     #: instead of its run command
     program_in_worker = False
-    #: the file extensions of its source files (a package's submissions)
+    #: the file extensions of its source files (a package's submissions; empty: ``extension``)
     source_extensions: tuple[str, ...] = ()
+    #: extensions of its header files: code beside its sources that never decides a
+    #: program's language (``h`` beside ``c`` or ``cpp``)
+    header_extensions: tuple[str, ...] = ()
+    #: languages whose source files it compiles too beside its own: a program of both is in
+    #: this one (C files in a C++ program)
+    also_compiles: tuple[str, ...] = ()
+    #: the names other systems give it, by naming scheme: ``"kattis"`` (package file and
+    #: folder names, ``validator_language``), ``"sandboxfusion"`` (its API's ``language``),
+    #: ``"codecontests"`` (the dataset's ``Language`` enum: numbers and upper-case names);
+    #: the first name is the one the judge writes. Found by :func:`judge.languages.named_in`
+    names_in: dict[str, tuple[Any, ...]] = {}
+    #: ``program_build`` keyword arguments a scheme runs it with (SandboxFusion runs Java
+    #: with assertions on)
+    build_flags_in: dict[str, dict[str, Any]] = {}
+    #: the exception types its harness or runtime reports when an allocation fails
+    allocation_errors: tuple[str, ...] = ()
+    #: what its runtime prints when it dies out of memory without a catchable error (read
+    #: only beside a measured peak: judge.engine.classify)
+    oom_markers: tuple[str, ...] = ()
+    #: where a prompt says the function goes (``a method of class Solution``)
+    prompt_where = ""
     #: CPU seconds a runtime needs to start (JVM, Node) added to each test's limits
     startup_s = 0.0
     #: MiB a whole program's runtime gets beside the problem's memory limit (the JVM's own
@@ -138,6 +159,15 @@ class Language:
     comment = "//"
 
     # ---- names ---------------------------------------------------------------------------
+
+    def file_extensions(self) -> tuple[str, ...]:
+        """The extensions of its source files (``source_extensions``, else ``extension``)."""
+        return self.source_extensions or ((self.extension,) if self.extension else ())
+
+    def name_in(self, scheme: str) -> Any:
+        """The name ``scheme`` gives it (the first of ``names_in``); None when it has none."""
+        names = self.names_in.get(scheme, ())
+        return names[0] if names else None
 
     def conventional_name(self, name: str) -> str:
         return name
@@ -353,7 +383,7 @@ def program_reference(problem: Any, lang: Language) -> str | None:
     folder = Path(problem.source or "") / "submissions" / "accepted"
     if not problem.source or not folder.is_dir():
         return None
-    extensions = lang.source_extensions or (lang.extension,)
+    extensions = lang.file_extensions()
     for path in sorted(folder.iterdir()):
         if path.is_file() and path.suffix[1:].lower() in extensions:
             return path.read_text(encoding="utf-8", errors="replace")

@@ -21,6 +21,8 @@ class C(Language):
     extension = "c"
     fence_tags = ("c",)
     tools = (("gcc", ("/usr/bin/gcc", "--version")),)
+    header_extensions = ("h",)
+    names_in = {"kattis": ("c",), "sandboxfusion": ("c",)}
 
     def defines(self, code: str, name: str) -> bool:
         return re.search(r"[\w*]\s+\**\s*%s\s*\(" % re.escape(name), code) is not None

@@ -91,7 +91,13 @@ class Cpp(Language):
     extension = "cpp"
     fence_tags = ("cpp", "c++", "cc", "cxx", "c")
     candidate_file = "solution.cpp"
-    source_extensions = ("cpp", "cc", "cxx", "c++")
+    #: ``.C`` (upper case) is C++, as Kattis has it; ``.c`` is C's
+    source_extensions = ("cpp", "cc", "cxx", "c++", "C")
+    header_extensions = ("h", "hpp")
+    also_compiles = ("c",)
+    names_in = {"kattis": ("cpp", "c++"), "sandboxfusion": ("cpp",), "codecontests": (2, "CPP")}
+    allocation_errors = ("std::bad_alloc",)
+    oom_markers = ("std::bad_alloc",)  # uncaught
     tools = (("g++", ("/usr/bin/g++", "--version")),)
 
     def defines(self, code: str, name: str) -> bool:

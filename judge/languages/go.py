@@ -119,6 +119,9 @@ class Go(Language):
     candidate_file = "solution.go"
     nproc = 64
     tools = (("go", ("/usr/bin/go", "version")),)
+    names_in = {"kattis": ("go", "golang"), "sandboxfusion": ("go",)}
+    oom_markers = ("fatal error: runtime: out of memory",)
+    prompt_where = "in package main"
 
     def conventional_name(self, name: str) -> str:
         return snake_to_pascal(name)

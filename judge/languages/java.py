@@ -93,6 +93,11 @@ class Java(Language):
     memory_headroom_mb = 192
     nproc = 96
     tools = (("javac", ("/usr/bin/javac", "-version")), ("java", ("/usr/bin/java", "-version")))
+    names_in = {"kattis": ("java",), "sandboxfusion": ("java",), "codecontests": (4, "JAVA")}
+    build_flags_in = {"sandboxfusion": {"assertions": True}}
+    allocation_errors = ("OutOfMemoryError", "java.lang.OutOfMemoryError")
+    oom_markers = ("java.lang.OutOfMemoryError",)  # the JVM, outside the harness
+    prompt_where = "a method of class Solution"
 
     def conventional_name(self, name: str) -> str:
         return snake_to_camel(name)

@@ -25,6 +25,10 @@ class JavaScript(Language):
     startup_s = 0.3
     tools = (("node", ("/usr/bin/node", "--version")),)
     nproc = 64
+    source_extensions = ("js", "mjs")
+    names_in = {"kattis": ("javascript", "js", "node"),
+                "sandboxfusion": ("nodejs", "javascript", "js")}
+    oom_markers = ("JavaScript heap out of memory",)  # V8's heap limit
 
     def conventional_name(self, name: str) -> str:
         return snake_to_camel(name)

@@ -48,7 +48,10 @@ class PyPy(Language):
     name = "pypy3"
     title = "Python 3 (PyPy 3)"
     extension = "py"
+    #: the same files as Python's: a ``.py`` file is Python's (registered first); PyPy runs
+    #: it when a problem's ``runtimes`` say so
     source_extensions = ("py", "py3")
+    allocation_errors = ("MemoryError",)
     fence_tags = ("python", "py", "python3", "pypy")
     tools = (("pypy3", (PYPY, "--version")),)
     comment = "#"

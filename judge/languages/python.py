@@ -36,6 +36,10 @@ class Python(Language):
     title = "Python 3"
     extension = "py"
     source_extensions = ("py", "py3")
+    names_in = {"kattis": ("python", "python3", "py3"), "sandboxfusion": ("python", "python3"),
+                "codecontests": (1, 3, "PYTHON", "PYTHON3")}
+    build_flags_in = {"sandboxfusion": {"syntax_check": False}}
+    allocation_errors = ("MemoryError",)
     program_in_worker = True
     fence_tags = tuple(sorted(tag for tag in PYTHON_TAGS if tag))
     comment = "#"

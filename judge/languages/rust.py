@@ -30,6 +30,8 @@ class Rust(Language):
     fence_tags = ("rust", "rs")
     source_file = "main.rs"
     tools = (("rustc", ("/usr/bin/rustc", "--version")),)
+    names_in = {"kattis": ("rust",), "sandboxfusion": ("rust",)}
+    oom_markers = ("memory allocation of ",)  # its alloc error handler
 
     def defines(self, code: str, name: str) -> bool:
         return re.search(r"\bfn\s+%s\s*[<(]" % re.escape(name), code) is not None

@@ -17,7 +17,7 @@ from judge.engine.compile_step import finish_compile, sandbox_job
 from judge.engine.program_inputs import CHUNK_BYTES, _b64, _file_stream, _size
 from judge.engine.program_verdicts import cut, validator_run, validator_sources, validator_verdict
 from judge.engine.verdicts import Verdict
-from judge.problem.program import validator_language
+from judge.languages.programs import program_language
 from judge.sandbox.base import Limits
 from judge.sandbox.streams import InputStream
 
@@ -54,7 +54,7 @@ class Validator(Checker):
         path = problem.validator_path()
         if path is None or not path.exists():
             return failed_all("not found (%s)" % path)
-        language = problem.checker.validator_language or validator_language(path)
+        language = problem.checker.validator_language or program_language(path)
         try:
             lang = languages.get(language) if language not in (None, "script") else None
         except ValueError:

@@ -21,6 +21,7 @@ from judge.engine.engine import Engine
 from judge.kinds.base import ProblemKind
 from judge.kinds.program.judge import ProgramJudge
 from judge.languages.base import program_reference
+from judge.languages.programs import validator_issues
 from judge.problem.program import ProgramProblem, program_from_data
 from judge.prompts.programs import render_program_prompt
 from judge.prompts.render import RenderedPrompt
@@ -68,7 +69,7 @@ def _checkers_of(problem: ProgramProblem) -> list[tuple[str, Any]]:
 def _known_checkers(problem: ProgramProblem, file: str) -> ProgramProblem:
     """The problem, when every checker it names is registered (judge.engine.checkers);
     else InputError naming each unknown one, with a did-you-mean."""
-    issues = []
+    issues = validator_issues(problem, file)
     for where, options in _checkers_of(problem):
         try:
             CHECKERS.get(options.type)
