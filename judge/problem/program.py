@@ -71,14 +71,6 @@ class _Strict(BaseModel):
 #: plug-in adds); the problem kind checks that the name is known when the problem loads
 CheckerType = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[a-z][a-z0-9_.-]*$")]
 
-#: extensions of output validator programs -> language (Kattis languages table, the subset
-#: validators are written in); a folder is a program too (its files decide)
-VALIDATOR_LANGUAGES = {".c": "c", ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".c++": "cpp",
-                       ".py": "python", ".py3": "python", ".java": "java", ".js": "javascript",
-                       ".go": "go", ".rs": "rust"}
-
-_VALIDATOR_LANGUAGE_NAMES = sorted(set(VALIDATOR_LANGUAGES.values()) | {"script"})
-
 #: the Kattis default output validator's flags that take a value
 _VALUE_FLAGS = ("float_absolute_tolerance", "float_relative_tolerance", "float_tolerance")
 _BOOL_FLAGS = ("case_sensitive", "space_change_sensitive")
@@ -121,6 +113,9 @@ class OutputChecker(_Strict):
     #: a custom output validator: a source file or a folder (a program, as the package
     #: format defines it), relative to the problem file's folder
     validator: str | None = None
+    #: the validator's language as Kattis names it (``cpp``, ``javascript``...) or ``script``;
+    #: None: told by its files. Checked when the problem loads, by its kind
+    #: (:func:`judge.languages.programs.validator_issues`)
     validator_language: str | None = None
     #: arguments after ``input answer feedback_dir`` on the validator's command line
     validator_flags: list[str] = []
@@ -172,11 +167,6 @@ class OutputChecker(_Strict):
                                                  self.float_relative_tolerance is not None):
             found.append(Issue(file, "float_tolerance sets both tolerances: give it alone, or "
                                      "float_absolute_tolerance / float_relative_tolerance", where))
-        if self.validator_language is not None and \
-                self.validator_language not in _VALIDATOR_LANGUAGE_NAMES:
-            found.append(Issue(file, "unknown validator language %r (choose from %s)" % (
-                self.validator_language, ", ".join(_VALIDATOR_LANGUAGE_NAMES)),
-                where + ".validator_language" if where else "validator_language"))
         return found
 
 
@@ -221,20 +211,6 @@ def checker_from_kattis_flags(flags: list[str] | str) -> OutputChecker:
         values["float_tolerance"] = values.pop("float_absolute_tolerance")
         values.pop("float_relative_tolerance")
     return OutputChecker(type="tokens", **values)
-
-
-def validator_language(path: Path) -> str | None:
-    """The language of a validator program (a file, or a folder of source files); a folder
-    with its own ``build`` or ``run`` script is ``"script"`` (the format's way to bring any
-    language)."""
-    if path.is_dir() and ((path / "build").is_file() or (path / "run").is_file()):
-        return "script"
-    files = sorted(p for p in path.iterdir() if p.is_file()) if path.is_dir() else [path]
-    found = {VALIDATOR_LANGUAGES[p.suffix.lower()] for p in files
-             if p.suffix.lower() in VALIDATOR_LANGUAGES}
-    if found == {"c", "cpp"}:
-        return "cpp"
-    return found.pop() if len(found) == 1 else None
 
 
 class ProgramLimits(_Strict):
@@ -507,9 +483,6 @@ def check_program(problem: ProgramProblem, file: str) -> list[Issue]:
         if not path.exists():
             issues.append(Issue(file, "output validator %s not found" % path,
                                 "checker.validator"))
-        elif problem.checker.validator_language is None and validator_language(path) is None:
-            issues.append(Issue(file, "cannot tell the output validator's language from %s "
-                                      "(set validator_language)" % path, "checker.validator"))
     if problem.interactive and problem.checker.type != "validator":
         issues.append(Issue(file, "an interactive problem needs a validator checker (the "
                                   "program the candidate talks with)", "interactive"))

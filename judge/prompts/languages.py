@@ -17,11 +17,6 @@ from judge.pyparse import parse
 from judge.prompts.genericize import rename_code, rename_text, renaming_for
 from judge.prompts.render import RenderedPrompt, prompt_environment
 
-_WHERE = {
-    "java": "a method of class Solution",
-    "go": "in package main",
-}
-
 
 def _doc_of(code: str | None, name: str) -> str | None:
     """The docstring of the function ``name`` in Python ``input_code`` (HumanEval prompts)."""
@@ -53,9 +48,8 @@ def render_language_prompt(problem: Problem, prompt: Prompt, language: str,
     if generic:
         renaming = renaming_for(python_name, names)
         mapping = renaming.mapping
+        # in the language's case (Go's PascalCase ``Func``: ``func`` is its keyword)
         function = lang.conventional_name(renaming.generic_function)
-        if language == "go":
-            function = "Func"  # func is a keyword in Go
         mapping[python_name] = function
         names = [mapping[n] for n in names]
     text = rename_text(text, mapping).replace("Python function", "%s function" % lang.title)
@@ -81,7 +75,7 @@ def render_language_prompt(problem: Problem, prompt: Prompt, language: str,
         samples.append({"call": lang.call(function, args), "result": shown})
     body = prompt_environment().get_template("prompt_language.md.j2").render(
         text=text.strip(), title=lang.title, fence=lang.fence_tags[0],
-        where=_WHERE.get(language, ""),
+        where=lang.prompt_where,
         signature=lang.signature(function, names, params, returns), stub=stub,
         input_code=(code or "").strip("\n"), samples=samples,
         additional_instructions=(extra or "").strip())
