@@ -58,7 +58,9 @@ class Engine:
         #: candidates are blocked (judge.sandbox.admission)
         self.slots = int(getattr(sandbox, "capacity", getattr(sandbox, "size", 1)))
         self._judges: dict[str, Any] = {}
-        self._lock = threading.Lock()
+        #: re-entrant: a kind's judge may open another kind's as it opens (a kind built on
+        #: the program kind, say)
+        self._lock = threading.RLock()
 
     @property
     def isolation(self) -> dict[str, Any]:
