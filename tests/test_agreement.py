@@ -13,17 +13,16 @@ from judge.scoring.agreement import (
     average_ranks,
     compute_agreement,
     gwet_ac2,
-    join_grades,
     mae,
     off_by,
     parse_map,
     parse_scale,
     pearson,
     quadratic_weighted_kappa,
-    read_grades,
     rmse,
     spearman,
 )
+from judge.scoring.grade_files import join_grades, read_grades
 from judge.scoring.primitives import InputError
 
 HUMAN = [1, 2, 3, 4, 4, 3, 2, 1, 4, 3]

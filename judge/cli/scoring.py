@@ -55,6 +55,7 @@ from judge.cli.common import (
 from judge.errors import InputError as SuiteInputError
 from judge.kinds.loader import load_suite
 from judge.scoring import agreement as agr
+from judge.scoring import grade_files
 from judge.scoring.math_answers import AIMEBenchmark, score_outputs
 from judge.scoring.primitives import InputError, ScoringError, read_json, read_jsonl
 from judge.scoring.specs import (ScoreReport, ground_truth_from_results, load_spec,
@@ -469,14 +470,14 @@ def cmd_agreement(args: argparse.Namespace) -> int:
         error("agreement", "--target-scale needs a map")
         return EXIT_USAGE
     try:
-        human = agr.read_grades(args.human, scale, fractional=True)
-        pred = agr.read_grades(args.pred, pred_scale or scale, fractional=True)
+        human = grade_files.read_grades(args.human, scale, fractional=True)
+        pred = grade_files.read_grades(args.pred, pred_scale or scale, fractional=True)
     except InputError as exc:
         hint = ("\n(a bare --map maps both files; to map one, use --map human=EXPR or --map pred=EXPR)"
                 if both is not None and "outside the scale" in str(exc) else "")
         error("agreement", str(exc) + hint)
         return EXIT_INPUT
-    ids, h, p, missing_pred, missing_human = agr.join_grades(human, pred)
+    ids, h, p, missing_pred, missing_human = grade_files.join_grades(human, pred)
     if missing_pred:
         warn("agreement", f"{len(missing_pred)} id(s) in {args.human} missing from {args.pred}: "
                           + ", ".join(missing_pred[:20]) + (" ..." if len(missing_pred) > 20 else ""))

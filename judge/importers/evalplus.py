@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from judge.errors import InputError, Issue
-from judge.importers.base import RecordImporter
+from judge.importers.base import IMPORTERS, RecordImporter
 from judge.importers.convert import BENCHMARK_TIMEOUT_S, Source, _signature_parameters
 from judge.importers.records import ProblemReport, Unconverted
 from judge.importers.values import annotation_type, faithful_json, infer_type, literal_source
@@ -398,11 +398,9 @@ class EvalPlus(RecordImporter):
         if is_release_record(record):
             return evalplus_source(record)
         # an older MBPP+ / HumanEval+ line without the release's inputs: as the original
-        from judge.importers.humaneval import humaneval_source
-        from judge.importers.mbpp import mbpp_source
-
-        return mbpp_source(record) if "code" in record or "test_list" in record \
-            else humaneval_source(record)
+        # benchmark's importer reads it (found by name: those modules build on this one)
+        original = "mbpp" if "code" in record or "test_list" in record else "humaneval"
+        return IMPORTERS.get(original).source(record)
 
 
 __all__ = ["EvalPlus", "EvalPlusSource", "base_count", "evalplus_source", "is_release_record",

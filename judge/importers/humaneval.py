@@ -11,6 +11,7 @@ from typing import Any
 from judge.errors import InputError, Issue
 from judge.importers.base import IMPORTERS, RecordImporter
 from judge.importers.convert import Source
+from judge.importers.evalplus import evalplus_source, is_release_record
 from judge.importers.records import default_humaneval_path
 
 
@@ -63,8 +64,6 @@ def humaneval_source(record: dict[str, Any]) -> Source:
     """A HumanEval(-style) record as a conversion source. Raises ValueError when unusable.
     An EvalPlus release record (HumanEval+: ``base_input``, ``plus_input``, ``atol``) is read
     with its extra tests (:mod:`judge.importers.evalplus`), never with them dropped."""
-    from judge.importers.evalplus import evalplus_source, is_release_record
-
     if is_release_record(record):
         return evalplus_source(record)
     for name in HUMANEVAL_FIELDS:

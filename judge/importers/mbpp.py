@@ -8,6 +8,7 @@ from typing import Any
 
 from judge.importers.base import IMPORTERS, RecordImporter
 from judge.importers.convert import Source
+from judge.importers.evalplus import evalplus_source, is_release_record
 
 
 
@@ -19,8 +20,6 @@ def mbpp_source(record: dict[str, Any]) -> Source:
     ``test_imports``, optional ``test_setup_code``; MBPP+'s ``test`` script when present).
     An EvalPlus release record (``base_input``, ``plus_input``, no ``code``) is read by
     :func:`judge.importers.evalplus.evalplus_source`, with its extra tests."""
-    from judge.importers.evalplus import evalplus_source, is_release_record
-
     if is_release_record(record):
         return evalplus_source(record)
     task = record.get("task_id")

@@ -493,7 +493,3 @@ def compute_agreement(human: Sequence[Number], pred: Sequence[Number], scale: Sc
                            human_map=human_map.text if human_map else None,
                            pred_map=pred_map.text if pred_map else None,
                            rounded=rounded, majority=majority, baseline=baseline)
-
-
-# the grade files' readers, re-exported (they were defined here)
-from judge.scoring.grade_files import join_grades, read_grades  # noqa: E402,F401

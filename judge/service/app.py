@@ -26,7 +26,6 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from judge import languages
 from judge.api import Judge
 from judge.errors import InputError, JudgeError, json_location
 from judge.running.batch import problem_fingerprint
@@ -35,13 +34,12 @@ from judge.languages.base import NotExpressible
 from judge.kinds.base import kind_of
 from judge.kinds.loader import kind_named_in
 from judge.problem.model import Problem
-from judge.languages import BLOCKING
 from judge.sandbox import admission
 from judge.sandbox.base import Limits, SandboxUnavailable
 from judge.service import fusion_routes
 from judge.service import limits as service_limits
-from judge.service.middleware import BodyLimit, error_body
-from judge.service.scheduler import FairScheduler, QueueFull
+from judge.service.middleware import BodyLimit, client_key, error_body
+from judge.service.scheduler import FairScheduler, QueueFull, likely_blocks
 from judge.service.models import (
     BatchRequest,
     BatchResponse,
@@ -110,15 +108,6 @@ class ServiceConfig:
     fusion_run_timeout_s: float | None = None
     fusion_memory_mb: int | None = None
     notice: Callable[[str], None] = field(default=lambda message: log.warning("%s", message))
-
-
-def likely_blocks(code: str, language: str | None) -> bool:
-    """The language's guess that ``code`` sleeps or waits (it then lends its core):
-    :data:`judge.running.schedule.BLOCKING`. Only an order; never a verdict."""
-    try:
-        return languages.get(language).stall_risk(code or "") >= BLOCKING
-    except Exception:  # noqa: BLE001 - an unknown language is reported where it is judged
-        return False
 
 
 class JudgeService:
@@ -504,16 +493,6 @@ def create_app(config: ServiceConfig) -> FastAPI:
     fusion_routes.mount(app, service, _RESPONSES)
 
     return BodyLimit(app, int(config.max_body_mb * 1024 * 1024), config.token)  # type: ignore[return-value]
-
-
-def client_key(request: Request) -> str:
-    """Who a request is from, for fairness and per-client caps: its ``X-Judge-Client``
-    header (clients that share an address or a token can tell themselves apart), else its
-    address."""
-    named = request.headers.get("x-judge-client")
-    if named:
-        return "id:" + named[:200]
-    return "addr:" + (request.client.host if request.client else "?")
 
 
 def public_source(source: str) -> str:

@@ -20,6 +20,8 @@ from fastapi.responses import JSONResponse
 
 from judge.errors import UnknownName
 from judge.jsonl import json_text
+from judge.service.middleware import client_key
+from judge.service.scheduler import likely_blocks
 from judge.service.fusion import (DEFAULT_MEMORY_MB, DEFAULT_RUN_TIMEOUT_S, Ceilings,
                                   FusionRunner, evaluation, language_of)
 from judge.service.fusion_models import (EvalResult, EvaluateBatchRequest,
@@ -116,8 +118,6 @@ def ceilings(config: Any) -> Ceilings:
 def _blocks(language: str | None, code: str) -> bool:
     """The language's guess that the program sleeps or waits (it then lends its core, as
     on the judge's own routes; only an order, never a verdict)."""
-    from judge.service.app import likely_blocks  # the app imports this module
-
     try:
         name = language_of(language or "python")
     except UnknownName:
@@ -143,7 +143,6 @@ def _precheck(body: SubmitRequest, where: tuple[str, ...] = ()) -> JSONResponse 
 
 def mount(app: FastAPI, service: Any, responses: dict[Any, Any]) -> None:
     """Add the SandboxFusion-compatible routes to the service's app."""
-    from judge.service.app import client_key  # the app imports this module
 
     runners = _Runners(service)
 

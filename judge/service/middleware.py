@@ -6,9 +6,20 @@ from __future__ import annotations
 import hmac
 from typing import Any, Awaitable, Callable
 
+from fastapi import Request
 from fastapi.responses import JSONResponse
 
 from judge.errors import JudgeError
+
+
+def client_key(request: Request) -> str:
+    """Who a request is from, for fairness and per-client caps: its ``X-Judge-Client``
+    header (clients that share an address or a token can tell themselves apart), else its
+    address."""
+    named = request.headers.get("x-judge-client")
+    if named:
+        return "id:" + named[:200]
+    return "addr:" + (request.client.host if request.client else "?")
 
 
 def error_body(status: int, message: str, field: str | None = None, **extra: Any

@@ -34,10 +34,21 @@ from collections import OrderedDict, deque
 from concurrent.futures import Executor
 from typing import Any, Callable
 
+from judge import languages
 from judge.errors import JudgeError
+from judge.languages import BLOCKING
 
 #: how often waiting calls look again for a core a sleeping job lends
 LEND_POLL_S = 0.05
+
+
+def likely_blocks(code: str, language: str | None) -> bool:
+    """The language's guess that ``code`` sleeps or waits (it then lends its core):
+    :data:`judge.running.schedule.BLOCKING`. Only an order; never a verdict."""
+    try:
+        return languages.get(language).stall_risk(code or "") >= BLOCKING
+    except Exception:  # noqa: BLE001 - an unknown language is reported where it is judged
+        return False
 
 
 class QueueFull(JudgeError):
