@@ -380,3 +380,83 @@ def test_no_module_outside_the_python_language_compares_a_language_with_python()
                   if not (relative in PENDING and PENDING[relative] in lines[line - 1])]
     assert not found, ("ask the Language (judge.languages.get(name).default, "
                        ".worker_native, .image...) instead: %s" % ", ".join(found))
+
+
+# ---- no module but a problem kind's asks "what kind of problem is it?" ------------------------
+
+#: the problem models, by class name (a kind's own module may name its model)
+_PROBLEM_MODELS = {"Problem", "ProgramProblem"}
+
+
+def _kind_names() -> set[str]:
+    from judge.kinds.base import KINDS
+
+    return set(KINDS.names())
+
+
+def _reads_kind(node: ast.AST) -> bool:
+    """``x.kind``, ``getattr(x, "kind", ...)``, ``data.get("kind")`` or ``data["kind"]``."""
+    if isinstance(node, ast.Attribute):
+        return node.attr == "kind"
+    if isinstance(node, ast.Call):
+        func, args = node.func, node.args
+        if isinstance(func, ast.Name) and func.id == "getattr" and len(args) >= 2:
+            return isinstance(args[1], ast.Constant) and args[1].value == "kind"
+        if isinstance(func, ast.Attribute) and func.attr == "get" and args:
+            return isinstance(args[0], ast.Constant) and args[0].value == "kind"
+    if isinstance(node, ast.Subscript):
+        return isinstance(node.slice, ast.Constant) and node.slice.value == "kind"
+    return False
+
+
+def kind_comparisons(source: str, kinds: set[str]) -> list[int]:
+    """Lines of ``source`` that compare a problem's kind with a kind's name, test a value
+    against a problem model class, or call an ``is_program``-style helper."""
+    def names_a_kind(node: ast.AST) -> bool:
+        if isinstance(node, ast.Constant):
+            return node.value in kinds
+        return isinstance(node, (ast.Tuple, ast.List, ast.Set)) and any(
+            names_a_kind(e) for e in node.elts)
+
+    def names_a_model(node: ast.AST) -> bool:
+        name = node.id if isinstance(node, ast.Name) else getattr(node, "attr", None)
+        if name in _PROBLEM_MODELS:
+            return True
+        return isinstance(node, ast.Tuple) and any(names_a_model(e) for e in node.elts)
+
+    lines = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Compare):
+            operands = [node.left] + list(node.comparators)
+            if any(_reads_kind(o) for o in operands) and any(names_a_kind(o) for o in operands):
+                lines.append(node.lineno)
+        elif isinstance(node, ast.Call):
+            func = node.func
+            name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
+            if name == "isinstance" and len(node.args) == 2 and names_a_model(node.args[1]):
+                lines.append(node.lineno)
+            elif name.startswith("is_program"):
+                lines.append(node.lineno)
+    return lines
+
+
+def test_the_kind_finder_finds_kind_questions():
+    kinds = {"function", "program"}
+    found = kind_comparisons(
+        'a = p.kind == "program"\nb = getattr(p, "kind", None) != "program"\n'
+        'c = d.get("kind") in ("program", "x")\ne = isinstance(p, (Problem, ProgramProblem))\n'
+        'f = is_program(p)\ng = spec.kind == "tuple"\nh = KINDS.get(p.kind)\n', kinds)
+    assert found == [1, 2, 3, 4, 5]
+
+
+def test_only_the_problem_kinds_ask_a_problems_kind():
+    """A problem's kind decides behaviour in one place, its kind's module
+    (``judge/kinds/``): everything else asks ``kind_of(problem)`` for what it needs."""
+    kinds = _kind_names()
+    found = []
+    for path in MODULES:
+        if path.relative_to(PACKAGE).parts[0] == "kinds":
+            continue
+        found += ["%s:%d" % (path.relative_to(PACKAGE.parent), line)
+                  for line in kind_comparisons(path.read_text(encoding="utf-8"), kinds)]
+    assert not found, found
