@@ -43,6 +43,7 @@ _EXPORTS = {
     "JudgeError": "judge.errors",
     "UnknownName": "judge.errors",
     "RegistryLoadError": "judge.errors",
+    "InvalidSetting": "judge.settings",
     "TransportError": "judge.sandbox.base",
     "MalformedLine": "judge.sandbox.base",
     "TransportTimeout": "judge.sandbox.base",

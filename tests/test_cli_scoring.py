@@ -11,6 +11,16 @@ from pathlib import Path
 import pytest
 
 from judge.cli.scoring import register
+import judge.settings
+
+
+@pytest.fixture(autouse=True)
+def _settings_read_again():
+    """The judge reads its settings once (judge.settings): a test that sets a variable reads
+    them again, and after it (once monkeypatch has put the environment back) so do we."""
+    yield
+    judge.settings.reload()
+
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples" / "scoring"
@@ -200,6 +210,7 @@ def test_match_errors(tmp_path, capsys, monkeypatch):
     assert run("match", ref, broken) == 1
     assert "broken.json:1:" in capsys.readouterr().err
     monkeypatch.delenv("JUDGE_LLM_MODEL", raising=False)
+    judge.settings.reload()
     assert run("match", ref, sol, "--judge", "llm") == 2
     assert "JUDGE_LLM_MODEL" in capsys.readouterr().err
 
@@ -208,6 +219,7 @@ def test_match_llm_against_local_server(tmp_path, capsys, monkeypatch):
     from test_llm import FakeChatServer
 
     monkeypatch.setenv("JUDGE_LLM_CACHE", str(tmp_path / "cache"))
+    judge.settings.reload()
     server = FakeChatServer()
     server.reply = lambda body: "1" if "large dog" in body["messages"][-1]["content"] else "0"
     ref = write(tmp_path / "ref.json", REF)

@@ -24,6 +24,16 @@ from judge.cli.main import main
 from judge.importers import import_suite
 from judge.importers.evalplus import base_count, evalplus_source
 from judge.kinds.loader import load_suite
+import judge.settings
+
+
+@pytest.fixture(autouse=True)
+def _settings_read_again():
+    """The judge reads its settings once (judge.settings): a test that sets a variable reads
+    them again, and after it (once monkeypatch has put the environment back) so do we."""
+    yield
+    judge.settings.reload()
+
 
 DATA = Path(__file__).parent / "data" / "evalplus"
 HE_PLUS = DATA / "HumanEvalPlus-sample.jsonl"
@@ -249,7 +259,8 @@ def test_hostile_canonical_solutions_are_contained(tmp_path, capsys, monkeypatch
     are each reported (or harmless), and the rest of the file is imported."""
     from judge.importers import sandboxed
 
-    monkeypatch.setattr(sandboxed, "TIME_S", 4.0)
+    monkeypatch.setenv("JUDGE_IMPORT_TIME_S", "4")
+    judge.settings.reload()
     sandboxed._close_shared()  # a converter with the short limit
     record = records(HE_PLUS)["HumanEval/0"]
     target = tmp_path / "pwned"

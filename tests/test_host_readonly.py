@@ -23,6 +23,7 @@ from pathlib import Path
 
 import pytest
 
+import judge.settings
 from judge.running.executor import Executor
 from judge.candidates.submission import Submission
 from judge.problem.model import function_from_data
@@ -63,6 +64,7 @@ def host(request):
     full = getattr(request, "param", False)
     if full:
         os.environ[hostfs.FULL_WALK_ENV] = "1"
+        judge.settings.reload()
     places = _host(late=False)
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     places["socket"] = places["base"] + "/listen.sock"
@@ -102,6 +104,7 @@ def host(request):
                 os.unlink(os.path.join("/run/lock", name))
         shutil.rmtree(places["base"], ignore_errors=True)
         os.environ.pop(hostfs.FULL_WALK_ENV, None)
+        judge.settings.reload()
         hostfs.world_writable_places(refresh=True)
 
 

@@ -25,6 +25,15 @@ from judge.grading.llm import (
     request_key,
 )
 from judge.scoring.reference_match import JudgeQuestion, ReferenceSolution, SolverSolution, match_problem
+import judge.settings
+
+
+@pytest.fixture(autouse=True)
+def _settings_read_again():
+    """The judge reads its settings once (judge.settings): a test that sets a variable reads
+    them again, and after it (once monkeypatch has put the environment back) so do we."""
+    yield
+    judge.settings.reload()
 
 
 class FakeChatServer:
@@ -267,16 +276,19 @@ def test_request_key_is_canonical():
 def test_config_from_env(monkeypatch, tmp_path):
     for var in ("JUDGE_LLM_BASE_URL", "JUDGE_LLM_MODEL", "JUDGE_LLM_API_KEY", "OPENAI_API_KEY", "JUDGE_LLM_CACHE"):
         monkeypatch.delenv(var, raising=False)
+    judge.settings.reload()
     with pytest.raises(LLMConfigError, match="JUDGE_LLM_MODEL"):
         LLMConfig.from_env()
     monkeypatch.setenv("JUDGE_LLM_MODEL", "env-model")
     monkeypatch.setenv("OPENAI_API_KEY", "sk-openai")
     monkeypatch.setenv("JUDGE_LLM_CACHE", str(tmp_path / "c"))
+    judge.settings.reload()
     cfg = LLMConfig.from_env()
     assert (cfg.model, cfg.api_key, cfg.base_url, cfg.cache_dir) == (
         "env-model", "sk-openai", "https://api.openai.com/v1", tmp_path / "c")
     monkeypatch.setenv("JUDGE_LLM_API_KEY", "sk-judge")
     monkeypatch.setenv("JUDGE_LLM_BASE_URL", "http://localhost:1234/v1/")
+    judge.settings.reload()
     cfg = LLMConfig.from_env(model="explicit")
     assert (cfg.model, cfg.api_key, cfg.endpoint) == ("explicit", "sk-judge", "http://localhost:1234/v1/chat/completions")
     assert "sk-judge" not in repr(cfg)
@@ -474,6 +486,7 @@ def test_cli_reports_judge_errors_with_exit_3_and_prints_the_rest(server, tmp_pa
     from judge.cli.main import main
 
     monkeypatch.setenv("JUDGE_LLM_CACHE", str(tmp_path / "cache"))
+    judge.settings.reload()
     server.reply = lambda body: "maybe?" if "mouse" in body["messages"][1]["content"] else "1"
     ref = tmp_path / "ref.json"
     ref.write_text(json.dumps({"id": "1", "answer": {"a": "<fuzzy>the big dog", "b": "<fuzzy>a cat"}}))

@@ -22,6 +22,16 @@ from judge.grading.client import (
     LLMUnavailableError, cache_key, retry_after_s)
 from judge.grading.llm import LLMJudge
 from judge.scoring.reference_match import JudgeQuestion
+import judge.settings
+
+
+@pytest.fixture(autouse=True)
+def _settings_read_again():
+    """The judge reads its settings once (judge.settings): a test that sets a variable reads
+    them again, and after it (once monkeypatch has put the environment back) so do we."""
+    yield
+    judge.settings.reload()
+
 
 MSG = [{"role": "user", "content": "Is 2 equal to 2?"}]
 
@@ -440,6 +450,7 @@ def test_an_unwritable_cache_is_an_error_not_a_traceback(server, tmp_path, capsy
     with pytest.raises(LLMCacheError, match="cannot write the LLM cache"):
         client(server, cache_dir=blocker).complete(MSG)
     monkeypatch.setenv("JUDGE_LLM_CACHE", str(blocker))
+    judge.settings.reload()
     ref, sol = tmp_path / "ref.json", tmp_path / "sol.json"
     ref.write_text(json.dumps({"id": "1", "answer": {"a": "<fuzzy>the big dog"}}))
     sol.write_text(json.dumps({"id": "1", "answer": {"a": "a large dog"}}))

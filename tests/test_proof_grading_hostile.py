@@ -14,6 +14,15 @@ from proof_server import ScriptedServer, grade_reply  # noqa: E402
 from test_proof_grading import PROBLEMS, SOLUTIONS, grade, write_jsonl  # noqa: E402
 
 from judge.grading.proofs.schemas import GradeReport, ReplyInvalid, extract_json, parse_reply  # noqa: E402
+import judge.settings  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _settings_read_again():
+    """The judge reads its settings once (judge.settings): a test that sets a variable reads
+    them again, and after it (once monkeypatch has put the environment back) so do we."""
+    yield
+    judge.settings.reload()
 
 
 @pytest.fixture
@@ -262,6 +271,7 @@ def test_unreadable_file_and_bad_flags(server, tmp_path, capsys):
 def test_no_model_configured_is_a_usage_error(tmp_path, capsys, monkeypatch):
     from judge.cli.main import main
     monkeypatch.delenv("JUDGE_LLM_MODEL", raising=False)
+    judge.settings.reload()
     code = main(["grade", "p", "s", "--cache", str(tmp_path / "empty")])
     assert code == 2 and "no LLM model configured" in capsys.readouterr().err
 

@@ -30,6 +30,16 @@ from judge.candidates.extract import Candidate  # noqa: E402
 from judge.running.batch import with_problems  # noqa: E402
 from judge.running.resume import compact, load_previous  # noqa: E402
 from judge import jsonl  # noqa: E402
+import judge.settings  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _settings_read_again():
+    """The judge reads its settings once (judge.settings): a test that sets a variable reads
+    them again, and after it (once monkeypatch has put the environment back) so do we."""
+    yield
+    judge.settings.reload()
+
 
 ROOT = Path(__file__).resolve().parent.parent
 #: the actors' process sandboxes lease candidate uids upwards from this base, under one
@@ -453,6 +463,7 @@ def test_kept_actors_end_after_their_time_and_a_dead_one_is_replaced(cluster, mo
     ray_session.release_all()
     suite, candidates = shipped_candidates(16)
     monkeypatch.setenv("JUDGE_RAY_KEEP_S", "1.5")
+    judge.settings.reload()
     with Judge("process", 1, executor="ray", ray_address=cluster.address) as first:
         pids = actor_pids(first)
         expected = signature(first.run(with_problems(
@@ -462,6 +473,7 @@ def test_kept_actors_end_after_their_time_and_a_dead_one_is_replaced(cluster, mo
     assert wait_until(lambda: not any(psutil.pid_exists(p) for p in pids))
 
     monkeypatch.setenv("JUDGE_RAY_KEEP_S", "600")
+    judge.settings.reload()
     with Judge("process", 1, executor="ray", ray_address=cluster.address) as first:
         pids = actor_pids(first)
     assert ray_session.idle_count() == 2
@@ -479,6 +491,7 @@ def test_kept_actors_end_after_their_time_and_a_dead_one_is_replaced(cluster, mo
     assert got == expected
 
     monkeypatch.setenv("JUDGE_RAY_KEEP_S", "0")
+    judge.settings.reload()
     ray_session.release_all()
     with Judge("process", 1, executor="ray", ray_address=cluster.address) as third:
         pids = actor_pids(third)

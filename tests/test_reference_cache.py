@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 import judge
+import judge.settings
 from judge.engine import reference_cache
 from judge.running.executor import Executor
 from judge.engine.reference_cache import ReferenceTimes, for_sandbox, sandbox_identity
@@ -21,6 +22,15 @@ from judge.candidates.submission import Submission
 from judge.sandbox.base import Job, Limits
 from judge.sandbox.base import TestInput as Call  # (not a pytest class)
 from judge.sandbox.process import ProcessSandbox
+
+
+@pytest.fixture(autouse=True)
+def _settings_read_again():
+    """The judge reads its settings once (judge.settings): a test that sets a variable reads
+    them again, and after it (once monkeypatch has put the environment back) so do we."""
+    yield
+    judge.settings.reload()
+
 
 LIMITS = Limits(time_limit_s=2.0, memory_mb=256)
 GOOD = "def digital_root(n):\n    while n >= 10:\n        n = sum(map(int, str(n)))\n    return n\n"
@@ -146,13 +156,16 @@ def test_a_folder_that_cannot_be_written_only_costs_speed(tmp_path):
 
 def test_where_it_is_kept_and_how_it_is_turned_off(tmp_path, monkeypatch):
     monkeypatch.setenv("JUDGE_REFERENCE_CACHE", str(tmp_path / "here"))
+    judge.settings.reload()
     assert reference_cache.default_folder() == tmp_path / "here"
     for off in ("off", "0", "no", "OFF"):
         monkeypatch.setenv("JUDGE_REFERENCE_CACHE", off)
+        judge.settings.reload()
         assert reference_cache.default_folder() is None
         assert for_sandbox(object()) is None
     monkeypatch.delenv("JUDGE_REFERENCE_CACHE")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    judge.settings.reload()
     assert reference_cache.default_folder() == tmp_path / "xdg" / "judge" / "reference-times"
 
 
@@ -222,6 +235,7 @@ def test_a_damaged_entry_is_measured_again_and_replaced(tmp_path):
 
 def test_turned_off_nothing_is_kept(tmp_path, monkeypatch):
     monkeypatch.setenv("JUDGE_REFERENCE_CACHE", "off")
+    judge.settings.reload()
     problem = _problem()
     sandbox = Counting(ProcessSandbox(size=1))
     try:
@@ -233,6 +247,7 @@ def test_turned_off_nothing_is_kept(tmp_path, monkeypatch):
     finally:
         sandbox.close()
     monkeypatch.setenv("JUDGE_REFERENCE_CACHE", str(tmp_path / "on"))
+    judge.settings.reload()
     with judge.Judge(sandbox="process", jobs=1, limits=LIMITS) as first:
         assert first.judge(problem, GOOD).verdict.value == "pass"
         assert _entries(tmp_path / "on") == []  # its verdict did not need the reference

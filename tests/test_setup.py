@@ -23,6 +23,16 @@ from pathlib import Path
 
 import pytest
 from tests.conftest import docker_or_skip
+import judge.settings
+
+
+@pytest.fixture(autouse=True)
+def _settings_read_again():
+    """The judge reads its settings once (judge.settings): a test that sets a variable reads
+    them again, and after it (once monkeypatch has put the environment back) so do we."""
+    yield
+    judge.settings.reload()
+
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -157,6 +167,7 @@ def test_judge_base_image_wins_and_the_image_is_built_from_it(engine, test_tags,
     repository = f"judge-setuptest-sandbox-{uuid.uuid4().hex[:6]}"
     monkeypatch.setenv("JUDGE_BASE_IMAGE", base)
     monkeypatch.setenv("JUDGE_OFFICIAL_BASE", "127.0.0.1:9/never-pulled:1")
+    judge.settings.reload()
     lines: list[str] = []
     tag = build.build_image(progress=lines.append, repository=repository)
     test_tags.append(tag)
@@ -197,6 +208,7 @@ def test_local_base_comes_before_any_pull(engine, test_tags, monkeypatch):
 
     monkeypatch.delenv("JUDGE_BASE_IMAGE", raising=False)
     monkeypatch.setenv("JUDGE_OFFICIAL_BASE", "127.0.0.1:9/never-pulled:1")
+    judge.settings.reload()
     lines: list[str] = []
     tag = build.build_image(progress=lines.append, force=True,
                             repository=f"judge-setuptest-sandbox-{uuid.uuid4().hex[:6]}")
@@ -267,6 +279,7 @@ def test_a_base_without_python_is_refused_with_the_reason(engine, test_tags, mon
     engine.api.import_image_from_data(buf.getvalue(), repository=repo, tag=version)
     test_tags.append(empty)
     monkeypatch.setenv("JUDGE_BASE_IMAGE", empty)
+    judge.settings.reload()
     with pytest.raises(image.ImageBuildError, match="is not usable"):
         build.build_image(progress=lambda _: None, repository=f"judge-setuptest-sandbox-{uuid.uuid4().hex[:6]}")
     checks = engine.containers.list(all=True, filters={"label": f"{image.LABEL_SANDBOX}=base-check",

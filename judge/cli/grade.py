@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 from pathlib import Path
 from typing import Any
 
 from judge.cli.common import EXIT_INPUT, EXIT_INTERRUPTED, EXIT_OK, EXIT_UNGRADED, EXIT_USAGE, err, print_issues
+from judge.settings import settings
 
 MANIFEST = "models.json"
 
@@ -90,7 +90,7 @@ def _record_manifest(cache: Path, model: str, base_url: str) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from judge.errors import InputError
-    from judge.grading.client import DEFAULT_BASE_URL, ENV_BASE_URL, ENV_MODEL, LLMConfig, LLMConfigError
+    from judge.grading.client import DEFAULT_BASE_URL, LLMConfig, LLMConfigError
     from judge.grading.proofs import report as rep
     from judge.grading.proofs.api import DEFAULT_CACHE, check_workflows, grade_many
     from judge.grading.proofs.engine import Engine, EngineSettings
@@ -109,8 +109,8 @@ def run(args: argparse.Namespace) -> int:
         err("--samples and --concurrency must be at least 1, --max-reasks at least 0", "grade")
         return EXIT_USAGE
     cache = Path(args.cache).expanduser() if args.cache else DEFAULT_CACHE
-    model = args.model or os.environ.get(ENV_MODEL)
-    base_url = args.base_url or os.environ.get(ENV_BASE_URL)
+    model = args.model or settings().llm_model
+    base_url = args.base_url or settings().llm_base_url
     if args.offline and not model:
         model, cached_url = _model_from_manifest(cache)
         base_url = base_url or cached_url

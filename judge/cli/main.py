@@ -29,6 +29,7 @@ from judge.cli.common import (
 )
 from judge.errors import InputError, Issue, RegistryLoadError, UnknownName
 from judge.jsonl import json_text
+from judge.settings import InvalidSetting, settings
 
 __all__ = ["EXIT_INPUT", "EXIT_OK", "EXIT_SANDBOX", "EXIT_USAGE", "build_parser", "main"]
 
@@ -503,9 +504,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     from judge.sandbox.image import EngineUnavailable, ImageBuildError
 
     # Expected failures are a message and the documented exit status, never a traceback:
-    # 1 invalid input (including a file that cannot be read), 2 an unknown name, 3 sandbox
-    # unavailable.
+    # 1 invalid input (including a file that cannot be read), 2 an unknown name or a
+    # malformed setting, 3 sandbox unavailable.
     try:
+        settings()  # a malformed JUDGE_* variable is said before any work
         return int(args.func(args) or 0)
     except InputError as exc:
         print_issues(exc.issues)
@@ -515,6 +517,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except RegistryLoadError as exc:  # a name whose package is broken
         err("error: %s" % exc)
+        return EXIT_USAGE
+    except InvalidSetting as exc:  # an environment variable of the wrong form
+        err("usage error: %s" % exc)
         return EXIT_USAGE
     except (SandboxUnavailable, EngineUnavailable, ImageBuildError) as exc:
         err("sandbox unavailable: %s" % exc)

@@ -12,10 +12,10 @@ candidates elsewhere).
 from __future__ import annotations
 
 import argparse
-import os
 from typing import Any
 
 from judge.cli.common import EXIT_USAGE, err
+from judge.settings import settings
 
 
 def register(sub: Any) -> None:
@@ -34,7 +34,7 @@ def cmd_ray(args: argparse.Namespace) -> int:
     from judge.distribution import ray_session
     from judge.distribution.ray_executor import _check_reachable, _ray
 
-    address = args.ray_address or os.environ.get("RAY_ADDRESS")
+    address = args.ray_address or settings().ray_address
     if not address:
         err("judge ray stop: give --ray-address (or RAY_ADDRESS); a private Ray keeps nothing")
         return EXIT_USAGE

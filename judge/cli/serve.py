@@ -10,13 +10,13 @@ gracefully: no new requests, in-flight ones finish, the sandbox pool is closed.
 from __future__ import annotations
 
 import argparse
-import os
 import socket
 from typing import Any
 
 from judge.cli.common import (EXIT_INPUT, EXIT_USAGE, add_limits, add_sandbox, err, limits,
                               nonnegative_int, positive_int, positive_seconds)
 from judge.errors import InputError, Issue
+from judge.settings import settings
 
 
 def register(sub: Any) -> None:
@@ -92,7 +92,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         err("usage error: --max-body-mb must be positive")
         return EXIT_USAGE
     problems = load_problems(args.suites)
-    token = os.environ.get("JUDGE_API_TOKEN") or None
+    token = settings().api_token or None
     config = ServiceConfig(problems=problems, sandbox=args.sandbox, jobs=args.jobs,
                            queue=args.queue, max_body_mb=args.max_body_mb,
                            limits=limits(args), token=token,

@@ -32,7 +32,6 @@ does locally) instead of importing the public API, so this module stays below it
 
 from __future__ import annotations
 
-import os
 import secrets
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -49,6 +48,7 @@ from judge.distribution.ray_dispatch import (CHUNKS_IN_FLIGHT, MAX_CHUNK, PIPELI
 from judge.engine.verdicts import CandidateResult
 from judge.sandbox.admission import OVERCOMMIT
 from judge.sandbox.base import Limits
+from judge.settings import settings
 
 DEFAULT_RETRIES = 3
 START_TIMEOUT_S = 180.0
@@ -95,14 +95,17 @@ class RayExecutor:
         self.retries = retries
         self.notice = notice
 
+        # RAY_ADDRESS (Ray reads it too: an address left None is Ray's to take from there)
+        env_address = settings().ray_address
+
         def init() -> None:
             kwargs: dict[str, Any] = {"log_to_driver": False}
             target = address
-            if address is None and not os.environ.get("RAY_ADDRESS"):
+            if address is None and not env_address:
                 # a private Ray for this run: "local" starts one, where a bare ray.init()
                 # would join any cluster already running on this machine
                 target, kwargs["include_dashboard"] = "local", False
-            _check_reachable(address or os.environ.get("RAY_ADDRESS"))
+            _check_reachable(address or env_address)
             ray.init(address=target, **kwargs)
 
         try:
@@ -111,7 +114,7 @@ class RayExecutor:
             from judge.sandbox.base import SandboxUnavailable
 
             raise SandboxUnavailable("cannot reach a Ray cluster at %s: %s" % (
-                address or os.environ.get("RAY_ADDRESS") or "(local)", _short(exc))
+                address or env_address or "(local)", _short(exc))
             ) from None
         #: this run's problem keys carry it: a kept actor never takes an earlier run's
         self._token = secrets.token_hex(4)

@@ -37,12 +37,11 @@ Thread-safe: every change of state is under one lock.
 
 from __future__ import annotations
 
-import os
 import threading
 from typing import Any, Callable
 
-#: seconds an idle actor is kept after its run (JUDGE_RAY_KEEP_S overrides; 0: never)
-DEFAULT_KEEP_S = 60.0
+from judge.settings import settings
+
 #: the Ray namespaces of the judge's kept actors start with this (then the judge's version)
 NAMESPACE_PREFIX = "judge-actors-"
 
@@ -57,15 +56,9 @@ _exit_hook = False
 
 
 def keep_seconds() -> float:
-    """How long an idle actor is kept (``JUDGE_RAY_KEEP_S``; bad values: the default)."""
-    raw = os.environ.get("JUDGE_RAY_KEEP_S", "").strip()
-    if not raw:
-        return DEFAULT_KEEP_S
-    try:
-        value = float(raw)
-    except ValueError:
-        return DEFAULT_KEEP_S
-    return value if value >= 0 and value == value else DEFAULT_KEEP_S
+    """How long an idle actor is kept (the setting ``JUDGE_RAY_KEEP_S``, default 60; a
+    malformed one is :class:`judge.settings.InvalidSetting`)."""
+    return settings().ray_keep_s
 
 
 def namespace() -> str:
@@ -80,7 +73,7 @@ def actor_name(node_id: str, kind: str, concurrency: int, slot: int) -> str:
 
 
 def _wanted(address: str | None) -> str:
-    return address or os.environ.get("RAY_ADDRESS") or ""
+    return address or settings().ray_address or ""
 
 
 def connect(ray: Any, address: str | None, init: Callable[[], None]) -> None:

@@ -37,9 +37,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-#: the setting: a folder, or one of OFF
+from judge.settings import OFF as SETTING_OFF
+from judge.settings import OFF_WORDS, settings
+
+#: the setting (:mod:`judge.settings`): a folder, or one of OFF
 ENV = "JUDGE_REFERENCE_CACHE"
-OFF = ("off", "0", "no", "false", "none")
+OFF = OFF_WORDS
 #: an entry older than this is measured again (machines change: BIOS, governor, neighbours)
 MAX_AGE_S = 7 * 24 * 3600.0
 #: a larger file is not read (an entry holds one number per test)
@@ -50,12 +53,12 @@ _MACHINE: list[str] = []
 
 def default_folder() -> Path | None:
     """Where reference timings are kept, or None when remembering them is turned off."""
-    setting = os.environ.get(ENV, "").strip()
-    if setting.lower() in OFF:
+    setting = settings().reference_cache
+    if setting == SETTING_OFF:
         return None
-    if setting:
-        return Path(setting).expanduser()
-    base = os.environ.get("XDG_CACHE_HOME", "").strip()
+    if setting is not None:
+        return Path(setting)
+    base = os.environ.get("XDG_CACHE_HOME", "").strip()  # the system's, not a judge setting
     root = Path(base) if base else Path.home() / ".cache"
     return root / "judge" / "reference-times"
 

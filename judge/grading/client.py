@@ -55,6 +55,7 @@ from typing import Any, Callable, Mapping
 import httpx
 
 from judge.errors import JudgeError
+from judge.settings import settings
 
 ENV_BASE_URL = "JUDGE_LLM_BASE_URL"
 ENV_MODEL = "JUDGE_LLM_MODEL"
@@ -98,8 +99,7 @@ class LLMCacheError(LLMError):
 
 def default_cache_dir() -> Path:
     """``$JUDGE_LLM_CACHE`` or ``~/.cache/judge/llm``."""
-    env = os.environ.get(ENV_CACHE)
-    return Path(env).expanduser() if env else Path.home() / ".cache" / "judge" / "llm"
+    return settings().llm_cache or Path.home() / ".cache" / "judge" / "llm"
 
 
 def _positive(value: Any, *, integer: bool = False, zero: bool = False) -> bool:
@@ -153,11 +153,12 @@ class LLMConfig:
                  api_key: str | None = None, cache_dir: Path | str | None = None,
                  use_cache: bool = True, **kwargs: Any) -> "LLMConfig":
         """Explicit arguments win over the environment; a missing model is a clear error."""
-        url = base_url or os.environ.get(ENV_BASE_URL) or DEFAULT_BASE_URL
-        mdl = model or os.environ.get(ENV_MODEL)
+        env = settings()
+        url = base_url or env.llm_base_url or DEFAULT_BASE_URL
+        mdl = model or env.llm_model
         if not mdl:
             raise LLMConfigError(f"no LLM model configured: pass one or set {ENV_MODEL}")
-        key = api_key or os.environ.get(ENV_API_KEY) or os.environ.get(ENV_API_KEY_FALLBACK) or None
+        key = api_key or env.llm_api_key or env.openai_api_key or None
         cache = (Path(cache_dir).expanduser() if cache_dir else default_cache_dir()) if use_cache else None
         return cls(base_url=url, model=mdl, api_key=key, cache_dir=cache, **kwargs)
 

@@ -39,9 +39,8 @@ from typing import Any
 
 from judge.errors import JudgeError
 from judge.importers.records import ProblemReport, Unconverted
+from judge.settings import settings as judge_settings
 
-#: seconds of CPU, and (times 2, plus start-up) of wall clock, one task's conversion may take
-TIME_S = float(os.environ.get("JUDGE_IMPORT_TIME_S", "60"))
 #: address space of a conversion child
 MEMORY_MB = 2048
 #: the JSON a child may send back
@@ -203,9 +202,11 @@ class Converter:
 
     def __init__(self, time_s: float | None = None, memory_mb: int = MEMORY_MB) -> None:
         from judge.sandbox.hostfs import READONLY_CODE, readonly_mounts, world_writable_places
-        from judge.sandbox.process import LOCK_DIR, UidLease, _uid_base
+        from judge.sandbox.process import UidLease
 
-        self.time_s = TIME_S if time_s is None else time_s
+        # seconds of CPU, and (times 2, plus start-up) of wall clock, one task's conversion
+        # may take (JUDGE_IMPORT_TIME_S)
+        self.time_s = judge_settings().import_time_s if time_s is None else time_s
         self._lock = threading.Lock()
         self.lease = None
         self.isolated = os.geteuid() == 0 and sys.platform.startswith("linux")
@@ -213,7 +214,8 @@ class Converter:
                                     "time_s": self.time_s, "memory_mb": memory_mb,
                                     "max_bytes": MAX_RESULT_BYTES}
         if self.isolated:
-            self.lease = UidLease.take(_uid_base(), LOCK_DIR)
+            self.lease = UidLease.take(judge_settings().sandbox_uid_base,
+                                       str(judge_settings().sandbox_lock_dir))
             directories, files = world_writable_places()
             if readonly_mounts():
                 settings.update(readonly=True, readonly_code=READONLY_CODE)

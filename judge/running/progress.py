@@ -18,15 +18,14 @@ sized collection; without one the lines show the count and rate, no ETA.
 from __future__ import annotations
 
 import gzip
-import os
 import sys
 from collections import Counter
 from pathlib import Path
 from typing import IO, Any
 
+from judge.settings import settings
+
 MODES = ("auto", "bar", "lines", "notebook", "off")
-#: seconds between two plain lines (``JUDGE_PROGRESS_INTERVAL`` overrides it)
-DEFAULT_INTERVAL = 10.0
 _LINES_FORMAT = ("{desc}: {n_fmt}/{total_fmt} ({percentage:.0f}%) elapsed {elapsed}, ETA "
                  "{remaining}, {rate_fmt}{postfix}")
 _LINES_FORMAT_UNSIZED = "{desc}: {n_fmt} elapsed {elapsed}, {rate_fmt}{postfix}"
@@ -103,7 +102,7 @@ class Progress:
         if self.mode == "off":
             return
         if interval is None:
-            interval = float(os.environ.get("JUDGE_PROGRESS_INTERVAL", DEFAULT_INTERVAL))
+            interval = settings().progress_interval_s
         options: dict[str, Any] = dict(total=total, desc=desc, unit=" candidates",
                                        leave=True)
         if self.mode == "lines":

@@ -43,13 +43,14 @@ from judge.sandbox.image import (
     remove_containers,
     runner_files,
 )
+from judge.settings import settings
 
 
 # ---------------------------------------------------------------------------- base image
 def debian_mirror() -> str:
     """The machine's configured Debian mirror (env JUDGE_DEBIAN_MIRROR wins)."""
-    if os.environ.get("JUDGE_DEBIAN_MIRROR"):
-        return os.environ["JUDGE_DEBIAN_MIRROR"]
+    if settings().debian_mirror:
+        return settings().debian_mirror
     sources = [Path("/etc/apt/sources.list"), *sorted(Path("/etc/apt/sources.list.d").glob("*.list")),
                *sorted(Path("/etc/apt/sources.list.d").glob("*.sources"))]
     for path in sources:
@@ -211,7 +212,7 @@ def env_base_image(language: str) -> str:
     needs its toolchains, which only its own recipe has."""
     if "official" not in base_recipe(language):
         return ""
-    return os.environ.get("JUDGE_BASE_IMAGE", "").strip()
+    return settings().base_image
 
 
 def choose_base(language: str = "python", progress: Progress = print, client=None,

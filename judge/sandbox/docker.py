@@ -57,6 +57,7 @@ from judge.sandbox.base import (
     TransportError,
 )
 from judge.sandbox.docker_transport import AttachTransport
+from judge.settings import settings
 
 SANDBOX_UID = 10001
 #: the worker imported from /opt/judge/runner (its bytecode compiled when the image was built)
@@ -148,7 +149,7 @@ class DockerSandbox(PooledSandbox):
         #: where the containers' cgroups go (``JUDGE_DOCKER_CGROUP_PARENT``; None: the
         #: engine's default, e.g. /docker, where all containers together weigh what one
         #: process weighs against the host's other processes: see docs/sandboxes.md)
-        self.cgroup_parent = cgroup_parent or os.environ.get("JUDGE_DOCKER_CGROUP_PARENT") or None
+        self.cgroup_parent = cgroup_parent or settings().docker_cgroup_parent or None
         self.language = language
         self.memory_headroom_mb = memory_headroom_mb
         self.grow_memory = grow_memory

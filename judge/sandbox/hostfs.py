@@ -43,7 +43,10 @@ _walked: tuple[tuple[str, ...], tuple[str, ...]] | None = None
 #: whether the workers' host mounts are read-only (decided with the walk of /)
 _readonly: bool | None = None
 #: set (to anything but "" or "0") to never use read-only mounts: the full walk, as before
+#: (a setting of :mod:`judge.settings`, read by :func:`full_walk_asked`)
 FULL_WALK_ENV = "JUDGE_SANDBOX_FULL_WALK"
+#: the argument that tells this file run as a script that the full walk was asked for
+_FULL_WALK_ARG = "--full-walk"
 #: mount_setattr(2): one number on every architecture listed (the unified table, 5.12+)
 _MOUNT_SETATTR = {"x86_64": 442, "aarch64": 442, "i686": 442, "armv7l": 442,
                   "riscv64": 442, "s390x": 442, "ppc64le": 442}
@@ -119,11 +122,20 @@ def readonly_mounts() -> bool:
     return bool(_readonly)
 
 
+def full_walk_asked() -> bool:
+    """Whether :data:`FULL_WALK_ENV` asks for the full walk (never read-only mounts)."""
+    # imported here: this file also runs as a script (the probe, the prefetched walk), with
+    # no package on its path; the script is told by an argument (_FULL_WALK_ARG)
+    from judge.settings import settings  # noqa: PLC0415
+
+    return settings().sandbox_full_walk
+
+
 def readonly_supported() -> bool:
     """Can a mount namespace of the host be made read-only here? Asked of a throwaway
     process (this file run with ``--probe``: it unshares its own mount namespace and tries);
     False when not root, when :data:`FULL_WALK_ENV` says so, or when the kernel refuses."""
-    if os.geteuid() != 0 or os.environ.get(FULL_WALK_ENV, "") not in ("", "0"):
+    if os.geteuid() != 0 or full_walk_asked():
         return False
     try:
         return subprocess.run(
@@ -136,8 +148,9 @@ def readonly_supported() -> bool:
 
 def _probe_here() -> bool:
     """Make this process's own mount namespace read-only: whether it worked. Only ever run
-    in a process of its own (``--probe`` and the prefetched walk): it changes where it runs."""
-    if os.geteuid() != 0 or os.environ.get(FULL_WALK_ENV, "") not in ("", "0"):
+    in a process of its own (``--probe`` and the prefetched walk): it changes where it runs.
+    Its caller has asked :func:`full_walk_asked` already."""
+    if os.geteuid() != 0:
         return False
     import ctypes
 
@@ -214,12 +227,19 @@ def prefetch() -> None:
     global _prefetched
     if os.geteuid() != 0:
         return
+    from judge.settings import InvalidSetting  # noqa: PLC0415 (this file also runs as a script)
+
+    try:
+        full_walk = full_walk_asked()
+    except InvalidSetting:  # said where the run reads its settings; the walk can wait
+        return
     with _walk_lock:
         if _walked is not None or _prefetched is not None:
             return
         try:
             _prefetched = subprocess.Popen(
-                [sys.executable, "-I", "-S", os.path.abspath(__file__)],
+                [sys.executable, "-I", "-S", os.path.abspath(__file__)]
+                + ([_FULL_WALK_ARG] if full_walk else []),
                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                 close_fds=True)
         except OSError:
@@ -303,7 +323,8 @@ def shadow_command(python: str, command: list[str]) -> list[str]:
 
 
 if __name__ == "__main__":  # the probe, or prefetch(): the walk of / in a process of its own
-    supported = _probe_here()  # this process's own mount namespace: nothing else changes
+    # this process's own mount namespace: nothing else changes
+    supported = _FULL_WALK_ARG not in sys.argv[1:] and _probe_here()
     if sys.argv[1:] == ["--probe"]:
         sys.exit(0 if supported else 1)
     walked = _walk("/", supported)

@@ -20,13 +20,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import time
 from pathlib import Path
 from typing import Callable, Iterable
 
 from judge.errors import JudgeError
 from judge.resources import sandbox_dir
+from judge.settings import settings
 
 # ---------------------------------------------------------------------------- labels & names
 LABEL_SANDBOX = "org.judge.sandbox"        # language, on images and containers
@@ -215,8 +215,9 @@ def image_ready(language: str = "python", client=None) -> str | None:
 
 def official_base(language: str = "python") -> str | None:
     """The official image to pull as a base when a registry answers (``JUDGE_OFFICIAL_BASE``
-    wins over the recipe's ``official`` entry, e.g. ``python:3.11-slim``)."""
-    env = os.environ.get("JUDGE_OFFICIAL_BASE")
+    wins over the recipe's ``official`` entry, e.g. ``python:3.11-slim``; set but empty:
+    none)."""
+    env = settings().official_base
     if env is not None:
         return env or None
     return base_recipe(language).get("official")
@@ -224,12 +225,8 @@ def official_base(language: str = "python") -> str | None:
 
 def pull_timeout() -> float:
     """Seconds a pull may wait for the registry to answer (``JUDGE_PULL_TIMEOUT``, default 10;
-    0 means never pull)."""
-    text = os.environ.get("JUDGE_PULL_TIMEOUT", "")
-    try:
-        return max(0.0, float(text)) if text else 10.0
-    except ValueError:
-        raise ImageBuildError(f"JUDGE_PULL_TIMEOUT={text!r} is not a number of seconds") from None
+    0 means never pull; a malformed one is :class:`judge.settings.InvalidSetting`)."""
+    return settings().pull_timeout_s
 
 
 def pull_image(name: str, timeout: float, client=None) -> tuple[bool, str]:

@@ -6,7 +6,6 @@ runs and of images no current definition needs.
 from __future__ import annotations
 
 import dataclasses
-import os
 import socket
 
 import psutil
@@ -35,6 +34,7 @@ from judge.sandbox.image import (
     official_base,
     remove_containers,
 )
+from judge.settings import settings
 
 
 # ---------------------------------------------------------------------------- prerequisites
@@ -177,7 +177,7 @@ def doctor(language: str = "python") -> DoctorReport:
             labels = c.labels or {}
             report.run_containers.append({"name": c.name, "run": labels.get(LABEL_RUN), "status": c.status,
                                           "stale": not owner_alive(labels)})
-        env_base = os.environ.get("JUDGE_BASE_IMAGE", "").strip()
+        env_base = settings().base_image
         if env_base:
             try:
                 report.env_base = f"{env_base} ({'present' if _image_exists(client, env_base) else 'NOT PRESENT'})"

@@ -60,16 +60,22 @@ from judge.sandbox.hostfs import (  # noqa: F401 (re-exported)
 )
 from judge.sandbox.hostfs import prefetch as prefetch_host_walk
 from judge.sandbox.harness import install_worker, worker_command
+from judge.settings import settings
 
 if TYPE_CHECKING:
     from judge.sandbox.prerequisites import Prerequisite
 
-UID_BASE = int(os.environ.get("JUDGE_SANDBOX_UID_BASE", "61000"))
-#: where uid leases are locked (one file per uid); root-only, so only /run is expected
-LOCK_DIR = os.environ.get("JUDGE_SANDBOX_LOCK_DIR", "/run/judge-sandbox")
-def _uid_base() -> int:
-    return int(os.environ.get("JUDGE_SANDBOX_UID_BASE", str(UID_BASE)))
 _STDERR_TAIL = 4096
+
+
+def __getattr__(name: str) -> Any:
+    """``UID_BASE`` (the first candidate uid) and ``LOCK_DIR`` (where uid leases are locked,
+    one file per uid): the settings ``JUDGE_SANDBOX_UID_BASE`` and ``JUDGE_SANDBOX_LOCK_DIR``."""
+    if name == "UID_BASE":
+        return settings().sandbox_uid_base
+    if name == "LOCK_DIR":
+        return str(settings().sandbox_lock_dir)
+    raise AttributeError("module %r has no attribute %r" % (__name__, name))
 
 
 class PipeTransport(Transport):
@@ -224,8 +230,8 @@ class ProcessSandbox(PooledSandbox):
             prefetch_host_walk()  # the first worker needs it: begin it beside what follows
         super().__init__(size, max_jobs_per_worker, fresh, overcommit)
         self.python = python or sys.executable
-        self.uid_base = uid_base if uid_base is not None else _uid_base()
-        self.lock_dir = lock_dir or LOCK_DIR
+        self.uid_base = uid_base if uid_base is not None else settings().sandbox_uid_base
+        self.lock_dir = lock_dir or str(settings().sandbox_lock_dir)
         self.allow_unisolated = allow_unisolated
         self._dir = Path(tempfile.mkdtemp(prefix="judge-process-"))
         # removed by close(); a sandbox never closed (a script that exits holding a Judge)
