@@ -34,23 +34,6 @@ REQUIRE_DOCKER = os.environ.get("JUDGE_REQUIRE_DOCKER") == "1" or os.environ.get
 _DOCKER_OUTCOMES: dict[str, str] = {}  # nodeid -> "passed" | "failed" | "skipped" (before any conversion)
 _OUTCOMES: dict[str, str] = {}  # nodeid -> the test's outcome, for the summary's totals
 
-#: Test modules that start no sandbox, server, cluster or timer: scripts/test.sh runs them in
-#: parallel (pytest-xdist, the 'pure' lane); every other module runs serially in the 'sandbox'
-#: lane. A new module is serial until it is named here, so nothing timing-sensitive is ever run
-#: in parallel by accident. A docker-marked test is never pure, whatever its module.
-PURE_MODULES = {
-    "test_agreement", "test_candidate", "test_compare", "test_docs", "test_errors",
-    "test_genericize_render", "test_jsonl", "test_kattis_reader", "test_lang_prompts",
-    "test_layering", "test_math_answers", "test_output_check", "test_passk_reports",
-    "test_problem", "test_reference_match", "test_registry", "test_registries", "test_scoring",
-    "test_scoring_edges_extraction", "test_types", "test_wire", "test_classify",
-    "test_report_compare", "test_program_problem", "test_program_verdicts", "test_cli_common",
-    "test_rl_readers", "test_kattis_submissions", "test_ray_dispatch", "test_benchmark_corpus",
-    "test_python_state", "test_fusion_requests", "test_input_ceiling", "test_report_hostile",
-    "test_package_safety",
-}
-
-
 def pytest_configure(config):
     # `judge run` writes a results file by default (judge-results/ in the current folder):
     # the tests' runs, and their subprocesses', write theirs to a temporary folder instead
@@ -64,13 +47,6 @@ def pytest_configure(config):
         import tempfile
 
         os.environ["JUDGE_REFERENCE_CACHE"] = tempfile.mkdtemp(prefix="judge-test-reference-")
-
-
-def pytest_collection_modifyitems(config, items):
-    for item in items:
-        module = item.module.__name__.rpartition(".")[2] if item.module else ""
-        if module in PURE_MODULES and item.get_closest_marker("docker") is None:
-            item.add_marker(pytest.mark.pure)
 
 
 def pytest_runtest_logreport(report):

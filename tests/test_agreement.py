@@ -25,6 +25,9 @@ from judge.scoring.agreement import (
 from judge.scoring.grade_files import join_grades, read_grades
 from judge.scoring.primitives import InputError
 
+#: starts no sandbox, server, cluster or timer: the parallel 'pure' lane (tests/conftest.py)
+pytestmark = pytest.mark.pure
+
 HUMAN = [1, 2, 3, 4, 4, 3, 2, 1, 4, 3]
 MODEL = [1, 2, 3, 4, 3, 3, 1, 2, 4, 4]
 S14 = Scale(1, 4)

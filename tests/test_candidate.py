@@ -10,6 +10,9 @@ import pytest
 
 from judge.candidates.extract import Candidate, extract_code, fenced_blocks, read_solutions, with_completion_prefix
 
+#: starts no sandbox, server, cluster or timer: the parallel 'pure' lane (tests/conftest.py)
+pytestmark = pytest.mark.pure
+
 FUNC = "def f(x):\n    return x + 1\n"
 
 

@@ -14,6 +14,9 @@ from judge.sandbox import records as R
 from judge.sandbox.base import Job, JobReport, Limits
 from judge.sandbox.base import TestInput as Input
 
+#: starts no sandbox, server, cluster or timer: the parallel 'pure' lane (tests/conftest.py)
+pytestmark = pytest.mark.pure
+
 LIMITS = Limits(time_limit_s=1.0, memory_mb=256, output_kb=64)
 MIB = 1 << 20
 

@@ -12,6 +12,9 @@ import pytest
 
 from judge.cli import common
 
+#: starts no sandbox, server, cluster or timer: the parallel 'pure' lane (tests/conftest.py)
+pytestmark = pytest.mark.pure
+
 CLI = Path(__file__).resolve().parent.parent / "judge" / "cli"
 MODULES = sorted(p for p in CLI.glob("*.py"))
 

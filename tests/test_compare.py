@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import math
 
+import pytest
 
 from judge.engine.compare import DEFAULT_TOLERANCE, Tolerance, compare
 from judge.problem.types import parse_type
+
+#: starts no sandbox, server, cluster or timer: the parallel 'pure' lane (tests/conftest.py)
+pytestmark = pytest.mark.pure
 
 
 def cmp(expected, actual, type_text, tolerance=DEFAULT_TOLERANCE):

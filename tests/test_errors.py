@@ -14,8 +14,13 @@ import pkgutil
 import re
 from pathlib import Path
 
+import pytest
+
 import judge
 from judge.errors import JudgeError, UnknownName
+
+#: starts no sandbox, server, cluster or timer: the parallel 'pure' lane (tests/conftest.py)
+pytestmark = pytest.mark.pure
 
 #: modules that need an optional extra; skipped (and said) when it is not installed
 _OPTIONAL = {"ray", "fastapi", "uvicorn", "starlette", "httpx", "docker", "inspect_ai",

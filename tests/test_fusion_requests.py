@@ -15,6 +15,9 @@ from judge.service.fusion import checker_of, evaluation
 from judge.service.fusion_models import (MAX_FILE_DEPTH, RunCodeRequest, SubmitRequest,
                                          TestConfig, check_file_path, input_bytes)
 
+#: starts no sandbox, server, cluster or timer: the parallel 'pure' lane (tests/conftest.py)
+pytestmark = pytest.mark.pure
+
 
 def test_code_may_hold_a_lone_surrogate_and_stays_bounded():
     assert RunCodeRequest(code="print(1)  # \ud800", language="python").code.endswith("\ud800")

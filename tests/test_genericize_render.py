@@ -15,6 +15,9 @@ from judge.kinds.loader import load_problem, load_suite
 from judge.prompts.render import RenderedPrompt, render_prompt, render_prompts
 from judge.sandbox.harness import worker_files
 
+#: starts no sandbox, server, cluster or timer: the parallel 'pure' lane (tests/conftest.py)
+pytestmark = pytest.mark.pure
+
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data" / "core"
 SHIPPED = ["basics", "debugging", "types"]

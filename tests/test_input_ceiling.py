@@ -21,6 +21,9 @@ from judge.sandbox.base import Job, JobReport, Transport
 from judge.sandbox.pool import WorkerSession
 from judge.sandbox.streams import STREAM_CHUNK, InputStream
 
+#: starts no sandbox, server, cluster or timer: the parallel 'pure' lane (tests/conftest.py)
+pytestmark = pytest.mark.pure
+
 
 def _problem(tmp: Path, tests: list[dict], **extra):
     data = {"kind": "program", "identifier": "p", "statement": "x", "tests": tests}

@@ -10,6 +10,9 @@ import pytest
 from judge import jsonl
 from judge.errors import InputError
 
+#: starts no sandbox, server, cluster or timer: the parallel 'pure' lane (tests/conftest.py)
+pytestmark = pytest.mark.pure
+
 
 def lines(path, **kw):
     return list(jsonl.read_lines(path, **kw))

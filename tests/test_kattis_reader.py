@@ -26,6 +26,9 @@ from judge.importers.kattis_files import (
 )
 from judge.problem.program import RunInput, load_program, program_from_data
 
+#: starts no sandbox, server, cluster or timer: the parallel 'pure' lane (tests/conftest.py)
+pytestmark = pytest.mark.pure
+
 DATA = Path(__file__).parent / "data" / "kattis"
 PACKAGES = sorted(p.name for p in DATA.iterdir() if p.is_dir())
 

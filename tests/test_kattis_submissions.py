@@ -7,12 +7,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from judge.engine.program_verdicts import check_submission
 from judge.engine.verdicts import TestResult as Result
 from judge.engine.verdicts import Verdict
 from judge.importers.kattis import read_package
 from judge.importers.kattis_files import expected_results, looks_like_python2
 from judge.languages.java import Java
+
+#: starts no sandbox, server, cluster or timer: the parallel 'pure' lane (tests/conftest.py)
+pytestmark = pytest.mark.pure
 
 
 def _package(root: Path, yaml: str = "name: Sum\n") -> Path:

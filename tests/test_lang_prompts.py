@@ -13,6 +13,9 @@ from judge.languages import NATIVE, get, normalize
 from judge.languages.base import NotExpressible
 from judge.problem.types import parse_type
 
+#: starts no sandbox, server, cluster or timer: the parallel 'pure' lane (tests/conftest.py)
+pytestmark = pytest.mark.pure
+
 TYPES = {
     "cpp": {"int": "long long", "List[Dict[str, Tuple[int, float]]]":
             "std::vector<std::map<std::string, std::tuple<long long, double>>>",

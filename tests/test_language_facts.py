@@ -24,6 +24,9 @@ from judge.sandbox import records as R
 from judge.sandbox.base import Job, Limits
 from judge.sandbox.base import TestInput as Input
 
+#: starts no sandbox, server, cluster or timer: the parallel 'pure' lane (tests/conftest.py)
+pytestmark = pytest.mark.pure
+
 PACKAGE = Path(__file__).resolve().parent.parent / "judge"
 MIB = 1 << 20
 

@@ -20,6 +20,9 @@ from judge.scoring.math_answers import (
     score_outputs,
 )
 
+#: starts no sandbox, server, cluster or timer: the parallel 'pure' lane (tests/conftest.py)
+pytestmark = pytest.mark.pure
+
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "examples" / "math" / "aime_sample" / "tasks"
 

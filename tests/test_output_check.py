@@ -13,6 +13,9 @@ from judge.engine.checkers.base import check_output
 from judge.engine.output_check import CHUNK, Difference, show
 from judge.problem.program import OutputChecker, checker_from_kattis_flags, kattis_float
 
+#: starts no sandbox, server, cluster or timer: the parallel 'pure' lane (tests/conftest.py)
+pytestmark = pytest.mark.pure
+
 DEFAULT = OutputChecker()
 
 

@@ -24,6 +24,9 @@ from judge.engine.program_verdicts import validator_sources
 from judge.importers.kattis import read_package, read_packages
 from tests.hostile_packages import HOSTILE, package, plant, secret_tree
 
+#: starts no sandbox, server, cluster or timer: the parallel 'pure' lane (tests/conftest.py)
+pytestmark = pytest.mark.pure
+
 
 @pytest.fixture
 def marker() -> str:

@@ -10,6 +10,9 @@ import pytest
 from judge.scoring.passk import ks_for, mean_pass_at_k, pass_at_k
 from judge.reports.tables import FORMATS, read_results, render, summarize
 
+#: starts no sandbox, server, cluster or timer: the parallel 'pure' lane (tests/conftest.py)
+pytestmark = pytest.mark.pure
+
 
 # ---- pass@k ----------------------------------------------------------------------------------
 

@@ -19,6 +19,9 @@ from judge.problem.program import (
 )
 from judge.languages.programs import program_language
 
+#: starts no sandbox, server, cluster or timer: the parallel 'pure' lane (tests/conftest.py)
+pytestmark = pytest.mark.pure
+
 
 def _write(root: Path, files: dict[str, str]) -> None:
     for rel, text in files.items():

@@ -11,6 +11,9 @@ from judge.engine.verdicts import TestResult as Result
 from judge.engine.verdicts import Verdict
 from judge.problem.program import OutputChecker
 
+#: starts no sandbox, server, cluster or timer: the parallel 'pure' lane (tests/conftest.py)
+pytestmark = pytest.mark.pure
+
 
 def test_accept_and_reject():
     assert validator_verdict(ValidatorRun(42)) == ProgramCheck(Verdict.PASS)

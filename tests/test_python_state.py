@@ -13,6 +13,9 @@ import pytest
 
 from judge.languages.python_state import MAX_CHARS, carries_no_state, why_stateful
 
+#: starts no sandbox, server, cluster or timer: the parallel 'pure' lane (tests/conftest.py)
+pytestmark = pytest.mark.pure
+
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
 
 STATELESS = {

@@ -14,11 +14,16 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import pytest
+
 from judge.kinds.loader import load_suite
 from judge.candidates.submission import Submission
 from judge.distribution.ray_dispatch import (MAX_CHUNK, NEED_PROBLEM, Dispatcher, ItemError, Job,
                                           Member)
 from judge.engine.verdicts import CandidateResult, Verdict
+
+#: starts no sandbox, server, cluster or timer: the parallel 'pure' lane (tests/conftest.py)
+pytestmark = pytest.mark.pure
 
 ROOT = Path(__file__).resolve().parent.parent
 SUITE = load_suite(ROOT / "problems" / "basics")

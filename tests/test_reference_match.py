@@ -27,6 +27,9 @@ from judge.scoring.reference_match import (
     split_items,
 )
 
+#: starts no sandbox, server, cluster or timer: the parallel 'pure' lane (tests/conftest.py)
+pytestmark = pytest.mark.pure
+
 
 class RecordingJudge:
     """A test double: equivalent when the candidate contains one of ``yes_words``; a rule is

@@ -22,6 +22,9 @@ from judge.scoring.dimensions import PRIMITIVES, Dimension, ExactMatchDimension
 from judge.scoring.primitives import ScoringError
 from judge.scoring.specs import parse_spec, score_submission
 
+#: starts no sandbox, server, cluster or timer: the parallel 'pure' lane (tests/conftest.py)
+pytestmark = pytest.mark.pure
+
 ROOT = Path(__file__).resolve().parent.parent
 MBPP_SAMPLE = ROOT / "tests" / "data" / "mbpp_sample.jsonl"
 

@@ -21,6 +21,9 @@ from judge.reports.stats import (
     binomial_se, clustered_se, mcnemar_exact, mean_se, paired_bootstrap, wilson,
 )
 
+#: starts no sandbox, server, cluster or timer: the parallel 'pure' lane (tests/conftest.py)
+pytestmark = pytest.mark.pure
+
 ROOT = Path(__file__).resolve().parent.parent
 
 

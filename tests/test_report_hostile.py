@@ -25,6 +25,9 @@ import pytest
 
 from judge.reports.tables import bounded, printable
 
+#: starts no sandbox, server, cluster or timer: the parallel 'pure' lane (tests/conftest.py)
+pytestmark = pytest.mark.pure
+
 JUDGE = Path(sys.executable).with_name("judge")
 FORMATS = ("table", "markdown", "json", "html")
 NUMBERS = ("NaN", "Infinity", "-Infinity", "1e999", "-1e999", "1" + "0" * 400,

@@ -28,6 +28,9 @@ from judge.scoring.specs import (
     submission_from_results,
 )
 
+#: starts no sandbox, server, cluster or timer: the parallel 'pure' lane (tests/conftest.py)
+pytestmark = pytest.mark.pure
+
 ROOT = Path(__file__).resolve().parent.parent
 NAN = float("nan")
 INF = float("inf")

@@ -29,8 +29,8 @@ from judge.scoring.agreement import (
     parse_map,
     parse_scale,
     quadratic_weighted_kappa,
-    read_grades,
 )
+from judge.scoring.grade_files import read_grades
 from judge.scoring.primitives import ScoringError, numeric_tolerance, num_text, time_decay, within_tolerance
 from judge.scoring.reference_match import (
     JudgeQuestion,

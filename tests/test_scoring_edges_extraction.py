@@ -20,6 +20,9 @@ from judge.scoring.math_answers import (
     score_outputs,
 )
 
+#: starts no sandbox, server, cluster or timer: the parallel 'pure' lane (tests/conftest.py)
+pytestmark = pytest.mark.pure
+
 # ---------------------------------------------------------------- the degenerate inputs
 
 

@@ -16,6 +16,9 @@ from judge.problem.types import (
     to_json,
 )
 
+#: starts no sandbox, server, cluster or timer: the parallel 'pure' lane (tests/conftest.py)
+pytestmark = pytest.mark.pure
+
 INT, FLOAT, STR, BOOL, NONE = (TypeSpec(k) for k in ("int", "float", "str", "bool", "none"))
 
 

@@ -12,6 +12,9 @@ import pytest
 from judge.sandbox import wire
 from judge.sandbox.wire import WireError, decode, encode
 
+#: starts no sandbox, server, cluster or timer: the parallel 'pure' lane (tests/conftest.py)
+pytestmark = pytest.mark.pure
+
 
 def through_json(value):
     """Encode, serialize as the sandbox does, parse and decode."""
