@@ -27,6 +27,8 @@ from judge.sandbox.base import TestInput as Input
 #: starts no sandbox, server, cluster or timer: the parallel 'pure' lane (tests/conftest.py)
 pytestmark = pytest.mark.pure
 
+pytestmark = pytest.mark.pure
+
 PACKAGE = Path(__file__).resolve().parent.parent / "judge"
 MIB = 1 << 20
 
