@@ -110,7 +110,7 @@ def run_judge(kind: str, suite_dir: Path, samples: Path, jobs: int,
 def docker_status() -> str | None:
     """None when the docker sandbox can be tried, else why not."""
     try:
-        from judge.sandbox import image
+        from judge.sandbox.backends.docker import image
     except ImportError as exc:
         return "docker support does not import: %s" % exc
     try:
@@ -119,7 +119,7 @@ def docker_status() -> str | None:
     except Exception as exc:  # noqa: BLE001
         return "docker engine check failed: %s" % exc
     try:
-        import judge.sandbox.docker  # noqa: F401
+        import judge.sandbox.backends.docker.sandbox  # noqa: F401
     except ImportError as exc:
         return "the docker sandbox does not import: %s" % exc
     return None
@@ -127,7 +127,7 @@ def docker_status() -> str | None:
 
 def ensure_image() -> str | None:
     """Build the sandbox image outside the timed part. None when ready, else why not."""
-    from judge.sandbox import build, image
+    from judge.sandbox.backends.docker import build, image
 
     try:
         if image.image_ready() is None:

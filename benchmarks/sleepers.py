@@ -19,7 +19,7 @@ import statistics
 import time
 
 import judge
-from judge.sandbox.process import ProcessSandbox
+from judge.sandbox.backends.process.sandbox import ProcessSandbox
 
 SLEEPER = "import time\n\ndef digital_root(n):\n    time.sleep(30)\n# sleeper %d\n"
 PASSING = ("def digital_root(n):\n    while n >= 10:\n        n = sum(map(int, str(n)))\n"

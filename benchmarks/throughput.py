@@ -143,7 +143,7 @@ class ContainerCpu:
 
     def start(self) -> None:
         try:
-            from judge.sandbox import image as images
+            from judge.sandbox.backends.docker import image as images
 
             self._client = images.get_client(timeout=10)
         except Exception:  # no engine: nothing to sample
@@ -152,7 +152,7 @@ class ContainerCpu:
         self._thread.start()
 
     def _loop(self) -> None:
-        from judge.sandbox import image as images
+        from judge.sandbox.backends.docker import image as images
 
         label = "%s=%d" % (images.LABEL_PID, os.getpid())
         while not self._stop.is_set():

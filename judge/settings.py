@@ -173,10 +173,10 @@ def _declare(variable: str, form: Form, default: Any, meaning: str, read_by: str
     return field(default=default, repr=not secret, metadata={"setting": declared})
 
 
-#: the uids a process sandbox leases upwards from its base (judge.sandbox.process.UidLease)
+#: the uids a process sandbox leases upwards from its base (judge.sandbox.backends.process.sandbox.UidLease)
 _UID_RANGE = 4096
-_SANDBOX = "the process sandbox (`judge.sandbox.process`)"
-_IMAGE = "`judge sandbox build` (`judge.sandbox.build`)"
+_SANDBOX = "the process sandbox (`judge.sandbox.backends.process.sandbox`)"
+_IMAGE = "`judge sandbox build` (`judge.sandbox.backends.docker.build`)"
 _LLM = "the LLM client (`judge.grading.client`): `judge grade`, `judge match --judge llm`"
 
 
@@ -198,12 +198,12 @@ class Settings:
     sandbox_full_walk: bool = _declare(
         "JUDGE_SANDBOX_FULL_WALK", flag(), False,
         "never make the host's mounts read-only for the workers: stat every entry of the "
-        "host and hide every world-writable file instead", "`judge.sandbox.hostfs`",
+        "host and hide every world-writable file instead", "`judge.sandbox.backends.process.hostfs`",
         shown="off")
     docker_cgroup_parent: str | None = _declare(
         "JUDGE_DOCKER_CGROUP_PARENT", text(), None,
         "the cgroup the docker sandbox's containers go in", "the docker sandbox "
-        "(`judge.sandbox.docker`)", shown="the engine's (e.g. `/docker`)")
+        "(`judge.sandbox.backends.docker.sandbox`)", shown="the engine's (e.g. `/docker`)")
     base_image: str = _declare(
         "JUDGE_BASE_IMAGE", text(strip=True), "",
         "the base image of the docker sandbox's Python image (a local image, else pulled)",

@@ -16,7 +16,7 @@ from judge.candidates.submission import Submission
 from judge.running.executor import Executor
 from judge.sandbox.admission import Admission, tree_cpu
 from judge.sandbox.base import Limits
-from judge.sandbox.process import ProcessSandbox
+from judge.sandbox.backends.process.sandbox import ProcessSandbox
 from tests.conftest import docker_or_skip
 
 SLEEPER = "import time\n\ndef digital_root(n):\n    time.sleep(30)\n# %d\n"
@@ -105,7 +105,7 @@ def test_a_sleepers_verdict_does_not_depend_on_how_many_others_sleep():
 
 @pytest.mark.docker
 def test_docker_sleepers_lend_their_core_too():
-    from judge.sandbox.docker import DockerSandbox
+    from judge.sandbox.backends.docker.sandbox import DockerSandbox
 
     docker_or_skip()
     problem = _problem()

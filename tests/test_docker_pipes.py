@@ -1,4 +1,4 @@
-"""The docker sandbox's direct pipes (judge.sandbox.docker_transport): jobs and records go
+"""The docker sandbox's direct pipes (judge.sandbox.backends.docker.transport): jobs and records go
 through two pipes taken from the worker instead of the engine's attach stream; a candidate
 cannot reach them; a container that dies, or writes unasked, while idle is replaced before a
 job is sent to it; without the pipes (``direct_pipes=False``) the attach channel still works;
@@ -57,7 +57,7 @@ def _link(path: str) -> str | None:
 
 
 def test_jobs_go_through_pipes_only_the_judge_and_worker_hold(docker_ready):
-    from judge.sandbox.docker import DockerSandbox
+    from judge.sandbox.backends.docker.sandbox import DockerSandbox
 
     with DockerSandbox(size=1) as box:
         assert _values(box.run(_job("def f(n):\n    return n * 2\n"))) == [6]
@@ -80,7 +80,7 @@ def test_jobs_go_through_pipes_only_the_judge_and_worker_hold(docker_ready):
 def test_worker_ends_are_private_after_the_switch(docker_ready):
     """After the switch the worker holds only its own ends: reading the judge's ends would
     need the worker's copies of them, which are closed."""
-    from judge.sandbox.docker import DockerSandbox
+    from judge.sandbox.backends.docker.sandbox import DockerSandbox
 
     with DockerSandbox(size=1) as box:
         _values(box.run(_job("def f(n):\n    return n\n")))
@@ -99,7 +99,7 @@ def test_candidate_cannot_forge_records(docker_ready):
     descriptor number, the worker's /proc entries) forges nothing: no record with its value,
     no end of job; the worker's descriptors are out of its reach; the container goes on
     answering correctly."""
-    from judge.sandbox.docker import DockerSandbox
+    from judge.sandbox.backends.docker.sandbox import DockerSandbox
 
     forger = '''
         import os, sys
@@ -150,7 +150,7 @@ def test_candidate_cannot_forge_records(docker_ready):
 def test_container_killed_while_idle_is_replaced_before_the_next_job(docker_ready):
     """Killed from outside between two candidates: the next candidate is not sent to it (no
     sandbox_error, no retry needed); a new container judges it."""
-    from judge.sandbox.docker import DockerSandbox
+    from judge.sandbox.backends.docker.sandbox import DockerSandbox
 
     with DockerSandbox(size=1) as box:
         assert _values(box.run(_job("def f(n):\n    return n\n"))) == [3]
@@ -171,7 +171,7 @@ def test_container_killed_while_idle_is_replaced_before_the_next_job(docker_read
 def test_attach_channel_without_pipes(docker_ready):
     """direct_pipes=False: the worker drops its offer at the first job and everything goes
     through the attach stream, as before."""
-    from judge.sandbox.docker import DockerSandbox
+    from judge.sandbox.backends.docker.sandbox import DockerSandbox
 
     with DockerSandbox(size=1, direct_pipes=False) as box:
         for n in range(3):
@@ -186,8 +186,8 @@ def test_attach_channel_without_pipes(docker_ready):
 
 
 def test_fds_are_taken_only_from_the_named_container(docker_ready):
-    from judge.sandbox.docker import DockerSandbox
-    from judge.sandbox.docker_transport import take_fds
+    from judge.sandbox.backends.docker.sandbox import DockerSandbox
+    from judge.sandbox.backends.docker.transport import take_fds
 
     with DockerSandbox(size=1) as box:
         _values(box.run(_job("def f(n):\n    return n\n")))
@@ -203,7 +203,7 @@ def test_cgroup_parent_places_containers_and_oom_is_still_read(docker_ready):
     """cgroup_parent="/": each container's cgroup directly under the root (one container
     weighs what one process weighs against the host's other work), with the same limits and
     the judge still reading its OOM counter from the host."""
-    from judge.sandbox.docker import DockerSandbox, _host_cgroup_oom_kills
+    from judge.sandbox.backends.docker.sandbox import DockerSandbox, _host_cgroup_oom_kills
 
     with DockerSandbox(size=1, cgroup_parent="/") as box:
         assert _values(box.run(_job("def f(n):\n    return n\n"))) == [3]
@@ -225,8 +225,8 @@ def test_cgroup_parent_places_containers_and_oom_is_still_read(docker_ready):
 def test_idle_container_that_wrote_unasked_is_replaced(docker_ready):
     """Bytes on the channel of an idle worker (nothing was asked of it) mean a broken or
     poisoned container: the next candidate goes to a new one, and its result is its own."""
-    from judge.sandbox.docker import DockerSandbox
-    from judge.sandbox.docker_transport import take_fds
+    from judge.sandbox.backends.docker.sandbox import DockerSandbox
+    from judge.sandbox.backends.docker.transport import take_fds
 
     with DockerSandbox(size=1) as box:
         assert _values(box.run(_job("def f(n):\n    return n\n"))) == [3]

@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from judge.sandbox import build, maintenance
-from judge.sandbox import image as images
+from judge.sandbox.backends.docker import build, maintenance
+from judge.sandbox.backends.docker import image as images
 from judge.sandbox.base import Job, Limits, SandboxUnavailable
 from judge.sandbox.base import TestInput as Call  # (not collected as a test class)
 
@@ -62,7 +62,7 @@ def sandbox_image(engine):
 def _judge_containers(client) -> list:
     """Containers of judge runs that should be gone: this process's (except those of a
     sandbox still open, like the module's shared one) and any whose judge process died."""
-    from judge.sandbox.docker import _OPEN
+    from judge.sandbox.backends.docker.sandbox import _OPEN
 
     found = client.containers.list(all=True, ignore_removed=True, filters={"label": images.LABEL_RUN})
     mine, open_runs = str(os.getpid()), {box.run_id for box in list(_OPEN)}
@@ -89,7 +89,7 @@ def no_leftover_containers(request):
 
 @pytest.fixture(scope="module")
 def sandbox(engine, sandbox_image):
-    from judge.sandbox.docker import DockerSandbox
+    from judge.sandbox.backends.docker.sandbox import DockerSandbox
 
     with DockerSandbox(size=2, image=sandbox_image) as box:
         yield box
@@ -185,7 +185,7 @@ def test_doctor_without_engine(monkeypatch):
 
 
 def test_sandbox_unavailable_without_image(engine, monkeypatch):
-    from judge.sandbox.docker import DockerSandbox
+    from judge.sandbox.backends.docker.sandbox import DockerSandbox
 
     monkeypatch.setattr(images, "image_tag", lambda language="python": "judge-sandbox-python:000000000000")
     with pytest.raises(SandboxUnavailable, match="not built"):
@@ -325,7 +325,7 @@ def test_file_system_walk_finds_no_problem_files(sandbox):
 
 
 def test_state_is_wiped_between_jobs_in_a_warm_container(engine, sandbox_image):
-    from judge.sandbox.docker import DockerSandbox
+    from judge.sandbox.backends.docker.sandbox import DockerSandbox
 
     with DockerSandbox(size=1, image=sandbox_image) as box:
         write = box.run(make_job("""
@@ -346,7 +346,7 @@ def test_state_is_wiped_between_jobs_in_a_warm_container(engine, sandbox_image):
 
 
 def test_recycling_fresh_and_max_jobs(engine, sandbox_image):
-    from judge.sandbox.docker import DockerSandbox
+    from judge.sandbox.backends.docker.sandbox import DockerSandbox
 
     hostname = "import socket\ndef f(n):\n    return socket.gethostname()\n"
     with DockerSandbox(size=1, image=sandbox_image, fresh=True) as box:
@@ -367,7 +367,7 @@ def test_recycling_fresh_and_max_jobs(engine, sandbox_image):
 
 
 def test_parallel_jobs_use_separate_containers(engine, sandbox_image):
-    from judge.sandbox.docker import DockerSandbox
+    from judge.sandbox.backends.docker.sandbox import DockerSandbox
 
     code = "import socket, time\ndef f(n):\n    time.sleep(0.3)\n    return socket.gethostname()\n"
     # no lending (overcommit=0): the sleeping jobs would otherwise start more containers
@@ -437,7 +437,7 @@ def test_memory_bomb_is_memory_limit(sandbox):
 def test_cgroup_oom_kill_is_memory_limit(engine, sandbox_image):
     """The container's own limit is below the job's: the kernel's OOM killer, not the
     worker's watcher, stops the test; the record says so from the cgroup counter."""
-    from judge.sandbox.docker import DockerSandbox
+    from judge.sandbox.backends.docker.sandbox import DockerSandbox
 
     with DockerSandbox(size=1, image=sandbox_image, memory_mb=160, memory_headroom_mb=0,
                        grow_memory=False) as box:
@@ -455,8 +455,8 @@ def test_cgroup_oom_kill_is_memory_limit(engine, sandbox_image):
 def test_engine_confirms_oom_when_the_worker_cannot(engine, sandbox_image, monkeypatch):
     """If the in-container counter were unreadable, the engine's view (host cgroup file or
     the engine's `oom` events) still turns a SIGKILL into memory_limit."""
-    from judge.sandbox import docker as docker_mod
-    from judge.sandbox.docker import DockerSandbox
+    from judge.sandbox.backends.docker import sandbox as docker_mod
+    from judge.sandbox.backends.docker.sandbox import DockerSandbox
 
     with DockerSandbox(size=1, image=sandbox_image, memory_mb=160, memory_headroom_mb=0,
                        grow_memory=False) as box:
@@ -488,7 +488,7 @@ def test_engine_confirms_oom_when_the_worker_cannot(engine, sandbox_image, monke
 
 
 def test_job_needing_more_memory_gets_bigger_containers(engine, sandbox_image):
-    from judge.sandbox.docker import DockerSandbox
+    from judge.sandbox.backends.docker.sandbox import DockerSandbox
 
     with DockerSandbox(size=1, image=sandbox_image) as box:
         small = box.container_memory_mb()
@@ -507,7 +507,7 @@ def test_transport_timeout_kills_the_container(engine, sandbox_image):
     """When the worker stops answering the judge kills the container, not just a socket."""
     import docker.errors
 
-    from judge.sandbox.docker import DockerSandbox
+    from judge.sandbox.backends.docker.sandbox import DockerSandbox
 
     with DockerSandbox(size=1, image=sandbox_image) as box:
         job = make_job("def f(n):\n    while True: pass\n", time_limit=30.0)
@@ -527,7 +527,7 @@ def report_container_name(engine, box):
 
 
 def test_close_removes_every_container(engine, sandbox_image):
-    from judge.sandbox.docker import DockerSandbox
+    from judge.sandbox.backends.docker.sandbox import DockerSandbox
 
     box = DockerSandbox(size=3, image=sandbox_image, prewarm=True)
     run_filter = {"label": "%s=%s" % (images.LABEL_RUN, box.run_id)}
@@ -538,7 +538,7 @@ def test_close_removes_every_container(engine, sandbox_image):
 
 
 def test_exception_inside_with_removes_containers(engine, sandbox_image):
-    from judge.sandbox.docker import DockerSandbox
+    from judge.sandbox.backends.docker.sandbox import DockerSandbox
 
     run_id = None
     with pytest.raises(RuntimeError, match="boom"):
@@ -550,7 +550,7 @@ def test_exception_inside_with_removes_containers(engine, sandbox_image):
 
 
 def test_close_while_a_job_runs_is_a_sandbox_error_not_a_verdict(engine, sandbox_image):
-    from judge.sandbox.docker import DockerSandbox
+    from judge.sandbox.backends.docker.sandbox import DockerSandbox
 
     box = DockerSandbox(size=1, image=sandbox_image)
     results = []
@@ -568,7 +568,7 @@ def test_close_while_a_job_runs_is_a_sandbox_error_not_a_verdict(engine, sandbox
 _CHILD = textwrap.dedent("""
     import sys, threading, time
     sys.path.insert(0, %(root)r)
-    from judge.sandbox.docker import DockerSandbox
+    from judge.sandbox.backends.docker.sandbox import DockerSandbox
     from judge.sandbox.base import Job, Limits, TestInput
     box = DockerSandbox(size=2, image=%(image)r, prewarm=True)
     busy = %(busy)r
@@ -606,7 +606,7 @@ def test_sigkilled_judge_idle_containers_remove_themselves(engine, sandbox_image
 
 
 def test_sigkilled_judge_busy_container_is_reaped_by_next_start(engine, sandbox_image):
-    from judge.sandbox.docker import DockerSandbox
+    from judge.sandbox.backends.docker.sandbox import DockerSandbox
 
     proc, run_id = _spawn_judge(sandbox_image, busy=True)
     run_filter = {"label": "%s=%s" % (images.LABEL_RUN, run_id)}

@@ -62,7 +62,7 @@ def planted():
     fifo = base / "pipe"
     os.mkfifo(fifo)
     os.chmod(fifo, 0o666)
-    from judge.sandbox import process
+    from judge.sandbox.backends.process import process
 
     process.world_writable_places(refresh=True)
     yield {"dirs": [str(folder), str(nested)], "file": str(shared_file), "fifo": str(fifo),
@@ -79,9 +79,9 @@ def planted():
 
 def test_the_walk_finds_every_world_writable_place(planted):
     root_only()
-    from judge.sandbox.process import PRIVATE_DIRS, world_writable_places
+    from judge.sandbox.backends.process.sandbox import PRIVATE_DIRS, world_writable_places
 
-    from judge.sandbox.hostfs import readonly_mounts
+    from judge.sandbox.backends.process.hostfs import readonly_mounts
 
     directories, files = world_writable_places()
     for path in planted["dirs"]:
@@ -105,7 +105,7 @@ def test_a_walk_begun_early_finds_the_same_places(planted):
     import subprocess
     import sys
 
-    from judge.sandbox import hostfs
+    from judge.sandbox.backends.process import hostfs
 
     expected = hostfs.world_writable_places(refresh=True)
     readonly = hostfs.readonly_mounts()
@@ -225,14 +225,14 @@ def _host_leftovers(places) -> list[str]:
 
 
 def _host_places(planted) -> list[str]:
-    from judge.sandbox.process import PRIVATE_DIRS, world_writable_places
+    from judge.sandbox.backends.process.sandbox import PRIVATE_DIRS, world_writable_places
 
     return list(PRIVATE_DIRS) + list(world_writable_places()[0]) + planted["dirs"] + ["/run/lock"]
 
 
 def test_python_candidates_with_both_workers_busy_write_only_to_private_tmpfs(planted):
     root_only()
-    from judge.sandbox.process import SHADOW_TMPFS, ProcessSandbox
+    from judge.sandbox.backends.process.sandbox import SHADOW_TMPFS, ProcessSandbox
 
     results = {}
     with ProcessSandbox(size=2) as sandbox:
@@ -289,7 +289,7 @@ long long next_number(long long n) {
 
 def test_cpp_candidates_leave_nothing_on_the_host(planted):
     root_only()
-    from judge.sandbox.process import ProcessSandbox
+    from judge.sandbox.backends.process.sandbox import ProcessSandbox
 
     places = _host_places(planted)
     code = (CPP_WRITER.replace("PLACES", ", ".join(json.dumps(p) for p in places))
@@ -314,7 +314,7 @@ def test_cpp_candidates_leave_nothing_on_the_host(planted):
 
 def test_docker_candidate_can_write_only_to_container_tmpfs():
     docker_or_skip()
-    from judge.sandbox.docker import DockerSandbox
+    from judge.sandbox.backends.docker.sandbox import DockerSandbox
 
     with DockerSandbox(size=2) as sandbox:
         results = {}

@@ -59,7 +59,7 @@ def host(request):
     world-writable), and the walk of / redone so it sees the early ones."""
     if os.geteuid() != 0:
         pytest.skip("the process sandbox isolates candidates only when the judge runs as root")
-    from judge.sandbox import hostfs
+    from judge.sandbox.backends.process import hostfs
 
     full = getattr(request, "param", False)
     if full:
@@ -168,7 +168,7 @@ PYTHON_CANDIDATE = """
 
 
 def _python_attempts(places: dict) -> dict:
-    from judge.sandbox.process import ProcessSandbox
+    from judge.sandbox.backends.process.sandbox import ProcessSandbox
 
     job = Job(id="readonly", code=textwrap.dedent(PYTHON_CANDIDATE), function="f",
               tests=[Call(args=[json.dumps({k: v for k, v in places.items()
@@ -196,7 +196,7 @@ def _check_python(got: dict, places: dict) -> None:
 
 
 def test_python_candidate_reaches_nothing_on_the_host(host):
-    from judge.sandbox import hostfs
+    from judge.sandbox.backends.process import hostfs
 
     assert host["readonly"] == hostfs.readonly_supported()
     _check_python(_python_attempts(host), host)
@@ -204,7 +204,7 @@ def test_python_candidate_reaches_nothing_on_the_host(host):
 
 @pytest.mark.parametrize("host", [True], indirect=True, ids=["full-walk"])
 def test_the_full_walk_fallback_still_hides_every_place(host):
-    from judge.sandbox import hostfs
+    from judge.sandbox.backends.process import hostfs
 
     assert not host["readonly"] and hostfs.host_mode() == "full walk"
     assert host["file"] in hostfs.world_writable_places()[1]  # hidden file by file
@@ -266,7 +266,7 @@ long long next_number(long long n) {
 
 
 def test_cpp_candidate_reaches_nothing_on_the_host(host):
-    from judge.sandbox.process import ProcessSandbox
+    from judge.sandbox.backends.process.sandbox import ProcessSandbox
 
     code = CPP_CANDIDATE.replace("MARKER", MARKER)
     for key in ("late_dir", "file", "late_file", "socket", "fifo"):

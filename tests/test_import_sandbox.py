@@ -121,7 +121,7 @@ def test_judge_import_sandboxes_the_datasets_code(tmp_path, planted):
     time.sleep(0.5)  # what a surviving fork would write, it would have written by now
     assert _leftovers(places + [str(Path.cwd())]) == []
     if IS_ROOT:  # nothing of the dataset's code still runs
-        from judge.sandbox.process import UID_BASE
+        from judge.sandbox.backends.process.sandbox import UID_BASE
 
         uids = set(range(UID_BASE, UID_BASE + 64))
         alive = [p.pid for p in psutil.process_iter(["uids"])

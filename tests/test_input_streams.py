@@ -41,14 +41,14 @@ def executor(request):
     from judge.languages.sandbox import for_languages
 
     if request.param == "process":
-        from judge.sandbox.process import ProcessSandbox
+        from judge.sandbox.backends.process.sandbox import ProcessSandbox
 
         box = ProcessSandbox(size=1)
     else:
         from tests.conftest import docker_or_skip
 
         docker_or_skip()
-        from judge.sandbox.docker import DockerSandbox
+        from judge.sandbox.backends.docker.sandbox import DockerSandbox
 
         box = DockerSandbox(size=1, direct_pipes=request.param == "docker")
     ex = Executor(for_languages(box, 1), Limits(time_limit_s=5.0))
@@ -60,8 +60,8 @@ def executor(request):
 @pytest.fixture
 def sent(monkeypatch):
     """The size of every piece any sandbox transport sends while the test runs."""
-    from judge.sandbox.docker_transport import AttachTransport
-    from judge.sandbox.process import PipeTransport
+    from judge.sandbox.backends.docker.transport import AttachTransport
+    from judge.sandbox.backends.process.sandbox import PipeTransport
 
     sizes: list[int] = []
     for cls in (PipeTransport, AttachTransport):

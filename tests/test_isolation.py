@@ -61,10 +61,10 @@ LIMITS = Limits(time_limit_s=0.5, memory_mb=256, output_kb=64, wall_factor=2.0,
 def make_sandbox(kind: str, size: int = 1, **options):
     if kind == "docker":
         docker_or_skip()
-        from judge.sandbox.docker import DockerSandbox
+        from judge.sandbox.backends.docker.sandbox import DockerSandbox
 
         return DockerSandbox(size=size, **options)
-    from judge.sandbox.process import ProcessSandbox
+    from judge.sandbox.backends.process.sandbox import ProcessSandbox
 
     return ProcessSandbox(size=size, **options)
 
@@ -106,7 +106,7 @@ WHO_AM_I = """
 
 def test_workers_started_together_get_distinct_uids_and_work_directories():
     root_only()
-    from judge.sandbox.process import ProcessSandbox
+    from judge.sandbox.backends.process.sandbox import ProcessSandbox
 
     with ProcessSandbox(size=4) as sandbox:
         barrier = threading.Barrier(4)
@@ -129,7 +129,7 @@ def test_cleaning_up_one_worker_never_touches_the_other_candidate():
     """A crashes its worker's incident path (timeout -> worker retired -> uid sweep) while B
     is still running on the other worker: B's verdict must stand."""
     root_only()
-    from judge.sandbox.process import ProcessSandbox
+    from judge.sandbox.backends.process.sandbox import ProcessSandbox
 
     slow = raw_job("""
         import os, time
@@ -641,7 +641,7 @@ def test_each_test_gets_a_fresh_work_directory(sandbox_kind):
 
 def test_two_pools_get_disjoint_uids_and_closing_one_spares_the_other():
     root_only()
-    from judge.sandbox.process import ProcessSandbox
+    from judge.sandbox.backends.process.sandbox import ProcessSandbox
 
     who = raw_job("""
         import os
@@ -674,12 +674,12 @@ def test_two_pools_get_disjoint_uids_and_closing_one_spares_the_other():
 def test_a_second_judge_process_takes_other_uids(tmp_path):
     """uid leases are host-wide: a judge in another process never gets our uids."""
     root_only()
-    from judge.sandbox.process import ProcessSandbox
+    from judge.sandbox.backends.process.sandbox import ProcessSandbox
 
     script = textwrap.dedent("""
         import sys, time
         from judge.sandbox.base import Job, TestInput
-        from judge.sandbox.process import ProcessSandbox
+        from judge.sandbox.backends.process.sandbox import ProcessSandbox
         box = ProcessSandbox(size=1)
         job = Job(id="x", code="import os\\ndef f():\\n    return os.getuid()\\n", function="f",
                   tests=[TestInput(args=[], time_limit_s=5, wall_limit_s=10)])
@@ -705,7 +705,7 @@ def test_a_second_judge_process_takes_other_uids(tmp_path):
 
 def test_uid_leases_exhausted_is_a_clear_refusal(tmp_path, monkeypatch):
     root_only()
-    from judge.sandbox.process import UidLease
+    from judge.sandbox.backends.process.sandbox import UidLease
 
     held = UidLease.take(63990, str(tmp_path))
     try:

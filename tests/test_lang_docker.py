@@ -32,8 +32,8 @@ def results():
 
     docker_or_skip()
     from judge.languages.sandbox import for_languages
-    from judge.sandbox import build, image
-    from judge.sandbox.docker import DockerSandbox
+    from judge.sandbox.backends.docker import build, image
+    from judge.sandbox.backends.docker.sandbox import DockerSandbox
 
     if image.image_ready("native") is None:
         build.build_image("native", progress=lambda message: None)

@@ -43,7 +43,7 @@ THROW = {"cpp": "std::runtime_error: boom", "js": "RangeError", "go": "panic", "
 
 
 def _sandbox_uids() -> set[int]:
-    from judge.sandbox.process import UID_BASE
+    from judge.sandbox.backends.process.sandbox import UID_BASE
 
     return set(range(UID_BASE, UID_BASE + 8))
 
@@ -65,7 +65,7 @@ def _left_running() -> list[str]:
 @pytest.fixture(scope="module")
 def results():
     """Every hostile case of every language, judged once (two at a time)."""
-    from judge.sandbox.process import ProcessSandbox
+    from judge.sandbox.backends.process.sandbox import ProcessSandbox
 
     problem = function_from_data(PROBLEM, "<next_number>")
     out = {}

@@ -104,7 +104,7 @@ def test_sandbox_layer_loads_without_pydantic_or_jinja_from_above():
     import subprocess
     import sys
 
-    code = ("import sys, judge.sandbox.process, judge.sandbox.docker; "
+    code = ("import sys, judge.sandbox.backends.process.sandbox, judge.sandbox.backends.docker.sandbox; "
             "bad = [m for m in sys.modules if m.startswith(('judge.problem', 'judge.prompts', "
             "'judge.engine', 'judge.kinds', 'judge.running', 'pydantic'))]; print(bad); sys.exit(1 if bad else 0)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)

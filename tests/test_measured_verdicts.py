@@ -138,13 +138,13 @@ def _sandbox(kind: str):
 
         docker_or_skip()
         from judge.languages.sandbox import for_languages
-        from judge.sandbox import build, image
-        from judge.sandbox.docker import DockerSandbox
+        from judge.sandbox.backends.docker import build, image
+        from judge.sandbox.backends.docker.sandbox import DockerSandbox
 
         if image.image_ready("native") is None:
             build.build_image("native", progress=lambda message: None)
         return for_languages(DockerSandbox(size=2), size=2)
-    from judge.sandbox.process import ProcessSandbox
+    from judge.sandbox.backends.process.sandbox import ProcessSandbox
 
     return ProcessSandbox(size=2)
 

@@ -91,7 +91,7 @@ def _language(name: str) -> str:
 def test_memory_bomb_is_memory_limit_under_load_with_both_workers_busy(bomb, host_load):
     if os.geteuid() != 0:
         pytest.skip("the process sandbox measures candidates' memory as root")
-    from judge.sandbox.process import ProcessSandbox
+    from judge.sandbox.backends.process.sandbox import ProcessSandbox
 
     language = _language(bomb)
     with ProcessSandbox(size=2) as sandbox:
@@ -135,7 +135,7 @@ def test_a_test_the_machine_starves_is_not_a_timeout():
     candidate), not a timeout."""
     if os.geteuid() != 0:
         pytest.skip("the process sandbox measures candidates as root")
-    from judge.sandbox.process import ProcessSandbox
+    from judge.sandbox.backends.process.sandbox import ProcessSandbox
 
     # each hog in a session (so a scheduling group) of its own, all on CPU 0: the candidate's
     # group gets about 1/33 of that CPU

@@ -43,7 +43,7 @@ def _settings_read_again():
 
 ROOT = Path(__file__).resolve().parent.parent
 #: the actors' process sandboxes lease candidate uids upwards from this base, under one
-#: host-wide lock (judge.sandbox.process.UidLease): every candidate process of these tests
+#: host-wide lock (judge.sandbox.backends.process.sandbox.UidLease): every candidate process of these tests
 #: runs under a uid in ACTOR_UIDS
 UID_BASE = int(os.environ.get("JUDGE_SANDBOX_UID_BASE", "61000"))
 ACTOR_UIDS = (UID_BASE, UID_BASE + 512)

@@ -21,7 +21,7 @@ from judge.engine.reference_cache import ReferenceTimes, for_sandbox, sandbox_id
 from judge.candidates.submission import Submission
 from judge.sandbox.base import Job, Limits
 from judge.sandbox.base import TestInput as Call  # (not a pytest class)
-from judge.sandbox.process import ProcessSandbox
+from judge.sandbox.backends.process.sandbox import ProcessSandbox
 
 
 @pytest.fixture(autouse=True)

@@ -17,7 +17,7 @@ from judge.running.executor import Executor
 from judge.engine.reference_cache import ReferenceTimes, sandbox_identity
 from judge.problem.model import function_from_data
 from judge.sandbox.base import Limits
-from judge.sandbox.process import ProcessSandbox
+from judge.sandbox.backends.process.sandbox import ProcessSandbox
 from tests.conftest import scaled_int_data
 from tests.test_reference_cache import Counting
 

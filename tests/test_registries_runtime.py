@@ -35,10 +35,10 @@ PROBLEM = BASICS.problems[0]
 def test_python_is_a_language_among_the_others():
     assert languages.names()[:6] == ["python", "js", "cpp", "go", "rust", "java"]
     python = languages.get("python")
-    assert python.default and not python.worker_native and python.image == "python"
+    assert python.default and not python.worker_native and python.pool == "python"
     for name in languages.NATIVE:
         lang = languages.get(name)
-        assert not lang.default and lang.worker_native and lang.image == "native", name
+        assert not lang.default and lang.worker_native and lang.pool == "native", name
     assert languages.get(None) is python and languages.get("") is python
     assert languages.get("python3") is python
 
@@ -170,7 +170,7 @@ def test_doctor_report_lists_every_back_end_executor_and_language():
 
 PLUGIN = '''
 from judge.languages.base import Language
-from judge.sandbox.backends import ProcessBackend
+from judge.sandbox.backends.process.backend import ProcessBackend
 from judge.sandbox.prerequisites import Prerequisite
 
 

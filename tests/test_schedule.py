@@ -196,11 +196,11 @@ class Watching(Executor):
 def two_core_box(request):
     if request.param == "docker":
         docker_or_skip()
-        from judge.sandbox.docker import DockerSandbox
+        from judge.sandbox.backends.docker.sandbox import DockerSandbox
 
         box = DockerSandbox(size=2)
     else:
-        from judge.sandbox.process import ProcessSandbox
+        from judge.sandbox.backends.process.sandbox import ProcessSandbox
 
         box = ProcessSandbox(size=2)
     try:
@@ -261,7 +261,7 @@ def test_the_batch_guesses_once_per_distinct_candidate_and_the_executor_takes_it
     """The stall guess the run's order uses travels on the Submission: the executor takes it
     (admission's ``likely_blocked``) instead of guessing again, and a duplicate is not
     guessed at all; the verdicts are those of the real sandbox."""
-    from judge.sandbox.process import ProcessSandbox
+    from judge.sandbox.backends.process.sandbox import ProcessSandbox
 
     python = languages.get("python")
     calls: list[str] = []

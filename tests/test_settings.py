@@ -269,7 +269,8 @@ def test_the_readers_follow_the_settings(monkeypatch, tmp_path):
     from judge.cli.results_path import default_results_path
     from judge.distribution import ray_session
     from judge.grading.client import default_cache_dir
-    from judge.sandbox import image, process
+    from judge.sandbox.backends.docker import image
+    from judge.sandbox.backends.process import sandbox as process
 
     monkeypatch.setenv("JUDGE_RAY_KEEP_S", "2.5")
     monkeypatch.setenv("JUDGE_PULL_TIMEOUT", "0")

@@ -134,7 +134,7 @@ def test_unwritable_output_folder_is_a_message(tmp_path):
 @pytest.fixture(scope="module")
 def engine():
     docker_or_skip()  # builds the sandbox image (and its base) when missing
-    from judge.sandbox import image
+    from judge.sandbox.backends.docker import image
 
     client = image.get_client(timeout=120)
     yield client
@@ -159,7 +159,7 @@ def test_tags(engine):
 
 @pytest.mark.docker
 def test_judge_base_image_wins_and_the_image_is_built_from_it(engine, test_tags, monkeypatch):
-    from judge.sandbox import build, image
+    from judge.sandbox.backends.docker import build, image
 
     base = f"judge-setuptest-base:{uuid.uuid4().hex[:8]}"
     assert engine.images.get(image.base_tag()).tag(*base.split(":"))  # `docker tag`
@@ -187,7 +187,7 @@ def test_judge_base_image_wins_and_the_image_is_built_from_it(engine, test_tags,
 def test_cli_build_with_judge_base_image_reuses_the_image_built_from_the_same_base(engine, test_tags):
     """`judge sandbox build` with JUDGE_BASE_IMAGE naming (a tag of) the base the current image
     was built from: up to date, exit 0, the tag on stdout."""
-    from judge.sandbox import image
+    from judge.sandbox.backends.docker import image
 
     current = image.image_ready()
     assert current
@@ -204,7 +204,7 @@ def test_cli_build_with_judge_base_image_reuses_the_image_built_from_the_same_ba
 
 @pytest.mark.docker
 def test_local_base_comes_before_any_pull(engine, test_tags, monkeypatch):
-    from judge.sandbox import build, image
+    from judge.sandbox.backends.docker import build, image
 
     monkeypatch.delenv("JUDGE_BASE_IMAGE", raising=False)
     monkeypatch.setenv("JUDGE_OFFICIAL_BASE", "127.0.0.1:9/never-pulled:1")
@@ -266,7 +266,7 @@ def test_a_base_without_python_is_refused_with_the_reason(engine, test_tags, mon
     import io
     import tarfile
 
-    from judge.sandbox import build, image
+    from judge.sandbox.backends.docker import build, image
 
     empty = f"judge-setuptest-nopython:{uuid.uuid4().hex[:8]}"
     buf = io.BytesIO()

@@ -643,7 +643,7 @@ def _deep_tree(root: Path, depth: int, name: str) -> None:
 
 def test_process_sandbox_close_removes_a_tree_1500_deep():
     # a worker that died mid-test leaves its work directory to the judge's own clean-up
-    from judge.sandbox.process import ProcessSandbox
+    from judge.sandbox.backends.process.sandbox import ProcessSandbox
     sandbox = ProcessSandbox(size=1)
     root = Path(sandbox._dir)
     (root / "slot-0").mkdir(parents=True, exist_ok=True)

@@ -292,10 +292,10 @@ def test_cgroup_counters_are_read_only_in_a_container_the_sandbox_names(pkg):
     assert system._oom_kills() is None and system._pids_limit_hits() is None
     assert main.Options([]).container is False
     assert main.Options(["--container"]).container is True
-    from judge.sandbox.docker import WORKER_COMMAND
+    from judge.sandbox.backends.docker.sandbox import WORKER_COMMAND
 
     assert "--container" in WORKER_COMMAND  # the Docker sandbox's worker: its own cgroups
-    from judge.sandbox import process
+    from judge.sandbox.backends.process import process
 
     source = Path(process.__file__).read_text()
     assert "--container" not in source  # the process sandbox's worker: the host's

@@ -1,7 +1,7 @@
 """``judge sandbox doctor``: what this host can judge with, and what to do next.
 
 Two parts. The docker sandbox's state in detail (engine, images, containers left by dead
-runs, next steps: :func:`judge.sandbox.maintenance.doctor`). Then every registered sandbox
+runs, next steps: :func:`judge.sandbox.backends.docker.maintenance.doctor`). Then every registered sandbox
 back end, executor and language with its prerequisites (the compilers and runtimes with
 their versions) and whether each is met here, as inspect_ai's ``util/_sandbox/`` lets each
 sandbox environment say what it needs. A back end, executor or language added by an
@@ -77,12 +77,12 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     image asked for is not ready (or, for another language, its host toolchain is missing)."""
     from judge import languages
     from judge.cli.common import EXIT_OK, EXIT_SANDBOX
-    from judge.sandbox import maintenance
+    from judge.sandbox.backends.docker import maintenance
 
     if args.language == "all":
         images = ["python", "native"]
     elif args.language in languages.REGISTRY:
-        images = [languages.get(args.language).image]
+        images = [languages.get(args.language).pool]
     else:
         images = [args.language]
     ok = True

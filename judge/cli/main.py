@@ -138,7 +138,7 @@ def _say_if_building(args: argparse.Namespace, native: bool = False) -> None:
     if args.sandbox not in ("auto", "docker"):
         return
     try:
-        from judge.sandbox import image
+        from judge.sandbox.backends.docker import image
 
         building = image.engine_available() and (
             image.image_ready("native") if native else image.image_ready()) is None
@@ -319,12 +319,12 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_sandbox(args: argparse.Namespace) -> int:
-    from judge.sandbox import build, image, maintenance
+    from judge.sandbox.backends.docker import build, image, maintenance
 
-    # a language's image (python's, or the one image of the other languages' toolchains)
+    # the image of a language's pool (docker: one image per pool: python, native)
     from judge import languages
 
-    target = languages.get(args.language).image if args.language in languages.REGISTRY \
+    target = languages.get(args.language).pool if args.language in languages.REGISTRY \
         else "native"
     if args.action == "build":
         # every step (base image choice, build, smoke test) is one line on stderr; a failure is
@@ -477,7 +477,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _begin_host_walk(argv: Sequence[str]) -> None:
     """``judge run ... --sandbox process`` as root: the process sandbox's walk of the host
-    (:func:`judge.sandbox.hostfs.prefetch`) begins before the parser is built and the suite
+    (:func:`judge.sandbox.backends.process.hostfs.prefetch`) begins before the parser is built and the suite
     loaded, in a process of its own, so it is done by the time the first worker needs it."""
     if not argv or argv[0] != "run" or os.geteuid() != 0:
         return
@@ -490,7 +490,7 @@ def _begin_host_walk(argv: Sequence[str]) -> None:
                  or (word == "--executor" and following not in ("", "local"))
                  for word, following in pairs)
     if named and not remote:
-        from judge.sandbox.hostfs import prefetch
+        from judge.sandbox.backends.process.hostfs import prefetch
 
         prefetch()
 
@@ -501,7 +501,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     args.argv = list(sys.argv[1:] if argv is None else argv)
     from judge.sandbox.base import SandboxUnavailable
-    from judge.sandbox.image import EngineUnavailable, ImageBuildError
+    from judge.sandbox.backends.docker.image import EngineUnavailable, ImageBuildError
 
     # Expected failures are a message and the documented exit status, never a traceback:
     # 1 invalid input (including a file that cannot be read), 2 an unknown name or a

@@ -40,7 +40,7 @@ def python_runtime(choice: str, sandbox: Any, log: list[str]) -> str | None:
         return None
     from judge import languages
 
-    if sandbox.name == "process":
+    if sandbox.backend() == "process":
         missing = [p for p in languages.get("pypy3").prerequisites() if not p.met]
         if missing:
             log.append("pypy3 is not available (%s): Python 3 submissions run with CPython, "

@@ -22,7 +22,7 @@ Each candidate is written exactly once because the writing stays on the driver.
 
 Process sandbox user ids: several nodes may share one machine (a laptop cluster); each
 actor's process sandbox leases its candidate uids under the host-wide lock
-(:class:`judge.sandbox.process.UidLease`), so no two actors share a uid and one actor's
+(:class:`judge.sandbox.backends.process.sandbox.UidLease`), so no two actors share a uid and one actor's
 cleanup never kills another's candidates.
 
 Layering: the actor builds its sandbox and :class:`Executor` itself (what ``judge.Judge``

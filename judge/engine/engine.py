@@ -52,11 +52,11 @@ class Engine:
         #: compile products by content, for the run (every kind and language compiles here)
         self.compile_cache = CompileCache()
         #: a problem's ``check`` expressions, evaluated in bounded helper processes
-        self.check_pool = CheckerPool(getattr(sandbox, "size", 1))
+        self.check_pool = CheckerPool(sandbox.size)
         self._isolation: dict[str, Any] | None = None
         #: candidates judged at once: the sandbox's capacity, beyond its cores while some
         #: candidates are blocked (judge.sandbox.admission)
-        self.slots = int(getattr(sandbox, "capacity", getattr(sandbox, "size", 1)))
+        self.slots = sandbox.most_in_flight()
         self._judges: dict[str, Any] = {}
         #: re-entrant: a kind's judge may open another kind's as it opens (a kind built on
         #: the program kind, say)

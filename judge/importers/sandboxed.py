@@ -7,9 +7,9 @@ other, so that code runs isolated like a candidate's:
 - one *converter* process per import (``Converter``), started as a fresh interpreter that
   imports the judge's conversion code (trusted) first; as root it then enters empty network,
   mount and IPC namespaces with private /tmp, /var/tmp, /dev/shm and /dev/mqueue, every other
-  world-writable place of the host hidden (:mod:`judge.sandbox.hostfs`);
+  world-writable place of the host hidden (:mod:`judge.sandbox.backends.process.hostfs`);
 - per task, the converter forks a child that drops to an unprivileged uid of its own (leased
-  like the process sandbox's, :class:`judge.sandbox.process.UidLease`), with no new
+  like the process sandbox's, :class:`judge.sandbox.backends.process.sandbox.UidLease`), with no new
   privileges, CPU, address-space, file-size, process and open-file limits, its working folder
   in the private /tmp, and converts the task there; back comes JSON (the problem definition
   and the report), read bounded, never an object;
@@ -201,8 +201,8 @@ class Converter:
     time)."""
 
     def __init__(self, time_s: float | None = None, memory_mb: int = MEMORY_MB) -> None:
-        from judge.sandbox.hostfs import READONLY_CODE, readonly_mounts, world_writable_places
-        from judge.sandbox.process import UidLease
+        from judge.sandbox.backends.process.hostfs import READONLY_CODE, readonly_mounts, world_writable_places
+        from judge.sandbox.backends.process.sandbox import UidLease
 
         # seconds of CPU, and (times 2, plus start-up) of wall clock, one task's conversion
         # may take (JUDGE_IMPORT_TIME_S)
@@ -282,7 +282,7 @@ class Converter:
         return _decode(raw, report)
 
     def _kill(self, pid: int) -> None:
-        from judge.sandbox.process import kill_tree
+        from judge.sandbox.backends.process.sandbox import kill_tree
 
         for kill in (os.killpg, os.kill):  # the child leads a session of its own
             try:
@@ -292,7 +292,7 @@ class Converter:
         kill_tree(-1, self.lease.uid if self.lease else None)
 
     def close(self) -> None:
-        from judge.sandbox.process import kill_tree
+        from judge.sandbox.backends.process.sandbox import kill_tree
 
         if self.process.poll() is None:
             kill_tree(self.process.pid, self.lease.uid if self.lease else None)

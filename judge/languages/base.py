@@ -119,8 +119,9 @@ class Language:
     #: jobs carry a :class:`Build` (files, compile and run commands) that the worker's
     #: native part runs (runners/native/); False: the worker runs the code itself
     worker_native = True
-    #: the docker image family of its jobs (sandboxes/<image>/)
-    image = "native"
+    #: the worker pool its jobs run in; what a pool is, the sandbox's back end decides (one
+    #: for all, or workers of their own: judge.sandbox.backends.SandboxBackend.own_pool)
+    pool = "native"
     #: the host's tools the process sandbox needs: (name, version command)
     tools: tuple[tuple[str, tuple[str, ...]], ...] = ()
     #: a whole program runs in the worker's own interpreter (forked, no start-up per test)

@@ -8,7 +8,7 @@ prose around unfenced code, HumanEval-style completions of the prompt's code).
 
 This is the one module that knows a language is called ``"python"``: everything else asks a
 :class:`~judge.languages.base.Language` what it needs (``default``, ``worker_native``,
-``image``, ``submission``...).
+``pool``, ``submission``...).
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ class Python(Language):
     comment = "#"
     default = True
     worker_native = False
-    image = "python"
+    pool = "python"
     #: a sleep, a wait on an event, a lock, a thread, a child or a socket
     may_block = re.compile(r"\b(sleep|wait|wait_for|acquire|pause|select|poll|accept"
                            r"|recv|recv_into|communicate|run_forever|sigwait|sigtimedwait)"

@@ -1,93 +1,116 @@
-"""Which sandbox runs a job of another language.
+"""Which pool runs a job of a language.
 
-The process sandbox runs every language (the host's toolchains, installed by
-scripts/ensure-toolchains.sh). Under Docker, Python jobs keep the Python image and the other
-languages go to one more warm pool of the ``native`` image (sandboxes/native/: the same worker
-plus the five toolchains), opened on the first such job and closed with the run: a back end
-that says ``native_pool`` (judge/sandbox/backends.py) opens that pool itself."""
+A language declares the worker pool its jobs run in (``Language.pool``: ``python`` for
+Python, ``native`` for the others); the sandbox's back end decides what a pool is
+(:meth:`judge.sandbox.backends.SandboxBackend.own_pool`). One that serves every pool with the
+sandbox it opened (process: the host's toolchains run every language) is used as it is. One
+that keeps pools apart gets a :class:`LanguageSandbox`: jobs the worker runs itself (no
+``build``) go to the sandbox it opened, the others to their language's pool, opened on the
+first such job and closed with the run. A program of a language the worker runs itself
+(Python) is built by the worker's native part, in the pool of the other languages."""
 
 from __future__ import annotations
 
 import threading
 from typing import Any
 
+from judge import languages
+from judge.languages.base import Language
 from judge.sandbox import BACKENDS
 from judge.sandbox.base import Job, JobReport, Sandbox, SandboxUnavailable
 
 
 def _backend(sandbox: Sandbox) -> Any:
     """The registered back end of an open sandbox (None for one opened by hand)."""
-    return BACKENDS.get(sandbox.name) if sandbox.name in BACKENDS else None
+    name = sandbox.backend()
+    return BACKENDS.get(name) if name in BACKENDS else None
 
 
-def open_native_docker(size: int, fresh: bool = False) -> Sandbox:
-    return BACKENDS.get("docker").open_native(size, fresh)
+def job_pool(job: Job) -> str | None:
+    """The pool of a job's worker: None for one the worker runs itself (the sandbox the back
+    end opened), else its language's."""
+    if job.build is None:
+        return None
+    lang = languages.get(job.language)
+    return lang.pool if lang.worker_native else Language.pool
 
 
 class LanguageSandbox(Sandbox):
-    """A Docker sandbox for Python jobs, and a native one for the other languages."""
+    """The sandbox the back end opened for jobs the worker runs itself, and one more pool per
+    language pool the back end keeps apart."""
 
     def __init__(self, python: Sandbox, size: int, fresh: bool = False,
                  backend: Any = None) -> None:
         self.python = python
-        self.backend = backend or _backend(python)
+        self.backend_of = backend or _backend(python)
         self.name = python.name
         self.size = size
-        #: jobs in flight at most: the Python pool's (blocked candidates lend their core)
-        self.capacity = getattr(python, "capacity", size)
+        #: jobs in flight at most: the main pool's (blocked candidates lend their core)
+        self.capacity = python.most_in_flight()
         self.fresh = fresh
-        self._native: Sandbox | None = None
-        self._native_error: str | None = None
+        self._pools: dict[str, Sandbox] = {}
+        self._errors: dict[str, str] = {}
         self._lock = threading.Lock()
 
-    def _native_sandbox(self) -> Sandbox | None:
+    def backend(self) -> str:
+        return self.python.backend()
+
+    def pools(self) -> list[Sandbox]:
         with self._lock:
-            if self._native is None and self._native_error is None:
+            opened = list(self._pools.values())
+        return [*self.python.pools(), *(p for box in opened for p in box.pools())]
+
+    def _pool(self, pool: str) -> Sandbox | None:
+        with self._lock:
+            if pool not in self._pools and pool not in self._errors:
                 try:
-                    self._native = self.backend.open_native(self.size, self.fresh)
+                    self._pools[pool] = self.backend_of.open_pool(pool, self.size, self.fresh)
                 except Exception as exc:  # our infrastructure: sandbox_error, never the candidate's
-                    self._native_error = "the native docker sandbox is unavailable: %s" % exc
-            return self._native
+                    self._errors[pool] = "the %s %s sandbox is unavailable: %s" % (
+                        pool, self.name, exc)
+            return self._pools.get(pool)
 
     def run(self, job: Job) -> JobReport:
-        if job.build is None:  # the worker runs it itself: the Python image
+        pool = job_pool(job)
+        if pool is None or not self.backend_of.own_pool(pool):
             return self.python.run(job)
-        native = self._native_sandbox()
-        if native is None:
-            return JobReport(sandbox=self.name, infra_error=self._native_error)
-        return native.run(job)
+        box = self._pool(pool)
+        if box is None:
+            return JobReport(sandbox=self.name, infra_error=self._errors[pool])
+        return box.run(job)
 
     def isolation(self) -> dict[str, Any]:
-        """The Python pool's facts: the native pool's containers have the same isolation (user,
-        no network, private /tmp, read-only image); only the image differs, so both are named."""
-        from judge.sandbox import image
-
+        """The main pool's facts: the other pool's workers have the same isolation (user, no
+        network, private /tmp, read-only image); only what runs the code differs, so both
+        are named."""
         facts = dict(self.python.isolation())
         facts["image"] = "%s (python); %s (js, cpp, go, rust, java)" % (
-            facts.get("image"), image.image_tag("native"))
+            facts.get("image"), self.backend_of.pool_runs(Language.pool))
         return facts
 
     def describe(self) -> dict[str, Any]:
         info = dict(self.python.describe())
-        if self._native is not None:
-            info["native"] = self._native.describe()
+        with self._lock:
+            info.update((pool, box.describe()) for pool, box in self._pools.items())
         return info
 
     def close(self) -> None:
         try:
             self.python.close()
         finally:
-            if self._native is not None:
-                self._native.close()
+            with self._lock:
+                opened, self._pools = list(self._pools.values()), {}
+            for box in opened:
+                box.close()
 
 
 def for_languages(sandbox: Sandbox, size: int, fresh: bool = False) -> Sandbox:
-    """The sandbox a run uses: one whose back end has no native pool (process) as it is,
-    one with a native pool (docker) with it."""
+    """The sandbox a run uses: one whose back end serves every pool (process) as it is, one
+    whose back end keeps pools apart (docker) wrapped."""
     backend = _backend(sandbox)
-    if backend is not None and backend.native_pool:
+    if backend is not None and backend.keeps_pools_apart():
         return LanguageSandbox(sandbox, size, fresh, backend)
     return sandbox
 
 
-__all__ = ["LanguageSandbox", "SandboxUnavailable", "for_languages", "open_native_docker"]
+__all__ = ["LanguageSandbox", "SandboxUnavailable", "for_languages", "job_pool"]

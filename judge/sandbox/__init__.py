@@ -13,8 +13,8 @@ from judge.sandbox.base import Limits, Sandbox, SandboxUnavailable
 
 #: the sandbox back ends by name (external ones: entry points in ``judge.sandboxes``)
 BACKENDS: Registry = Registry("sandbox", group="judge.sandboxes", factory=True)
-BACKENDS.add("process", "judge.sandbox.backends:ProcessBackend")
-BACKENDS.add("docker", "judge.sandbox.backends:DockerBackend")
+BACKENDS.add("process", "judge.sandbox.backends.process.backend:ProcessBackend")
+BACKENDS.add("docker", "judge.sandbox.backends.docker.backend:DockerBackend")
 
 #: the built-in choices (``kinds()`` adds back ends of installed packages)
 KINDS = ("auto", "process", "docker")

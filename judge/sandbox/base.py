@@ -320,6 +320,25 @@ class Sandbox(ABC):
     """What the judge calls. Thread-safe: ``run`` may be called from several threads."""
 
     name: str = "sandbox"
+    #: jobs run at once (one per core asked for)
+    size: int = 1
+    #: jobs in flight at most (beyond ``size``: blocked candidates lend their core); 0: ``size``
+    capacity: int = 0
+    #: the gate that admits its jobs (``judge.sandbox.admission.Admission``), if it has one
+    admission: Any = None
+
+    def backend(self) -> str:
+        """The registered name of its back end (``process``, ``docker``: see
+        ``judge.sandbox.BACKENDS``)."""
+        return self.name
+
+    def most_in_flight(self) -> int:
+        """Jobs in flight at most: ``capacity``, else ``size``."""
+        return int(self.capacity or self.size)
+
+    def pools(self) -> list[Sandbox]:
+        """The sandboxes that hold its workers (a wrapper: those it holds, opened ones)."""
+        return [self]
 
     @abstractmethod
     def run(self, job: Job) -> JobReport: ...

@@ -165,7 +165,7 @@ class JudgeService:
                 raise self._unavailable() from None
             self._main, self._reason = judge, None
             # a sandbox that lends no core (one without overcommit) takes only its own jobs
-            capacity = getattr(judge.sandbox, "capacity", None)
+            capacity = judge.sandbox.capacity
             if isinstance(capacity, int) and 0 < capacity < self.scheduler.workers:
                 self.scheduler.workers = capacity
                 self.scheduler.blocking_cap = max(1, capacity - self.config.jobs) \
@@ -178,8 +178,8 @@ class JudgeService:
     def _gates(self) -> list[Any]:
         """The sandbox's admissions (a Docker run's: its Python pool's and native pool's)."""
         box = getattr(self._main, "sandbox", None) if self._main is not None else None
-        pools = (box, getattr(box, "python", None), getattr(box, "_native", None))
-        return [g for g in (getattr(p, "admission", None) for p in pools) if g is not None]
+        pools = box.pools() if box is not None else []
+        return [p.admission for p in pools if p.admission is not None]
 
     def lendable(self) -> bool:
         """Would the sandbox start one more job now (a core free or lent by a job that

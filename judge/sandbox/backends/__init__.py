@@ -1,5 +1,6 @@
-"""Sandbox back ends by name: ``process`` and ``docker``, each with how it is opened and what
-it needs here (its prerequisites, checked by ``judge sandbox doctor``).
+"""Sandbox back ends by name: ``process`` and ``docker``, each a folder here with how it is
+opened and what it needs (``backend.py``: its :class:`SandboxBackend`, whose prerequisites
+``judge sandbox doctor`` checks), its sandbox and its helpers.
 
 The registry is :data:`judge.sandbox.BACKENDS`. A back end is a :class:`SandboxBackend`
 (one instance per name); an external package adds one with an entry point in the group
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from judge.sandbox.base import Limits, Sandbox, SandboxUnavailable
+from judge.sandbox.base import Limits, Sandbox
 from judge.sandbox.prerequisites import Prerequisite
 
 Notice = Callable[[str], None]
@@ -23,16 +24,32 @@ def _quiet(message: str) -> None:
 
 class SandboxBackend:
     """One sandbox back end: :meth:`open` a pool of ``jobs`` warm workers, and say what it
-    needs (:meth:`prerequisites`). Subclasses set ``name`` and ``description``."""
+    needs (:meth:`prerequisites`). Subclasses set ``name`` and ``description``.
+
+    Every job runs in a *pool* its language declares (``Language.pool``: ``python``,
+    ``native``). What a pool is, the back end decides: by default the sandbox :meth:`open`
+    gives serves every pool; one that keeps pools apart answers :meth:`own_pool` and opens
+    the others with :meth:`open_pool`."""
 
     name = ""
     description = ""
-    #: jobs with a build (languages the worker does not run itself) go to a second pool of
-    #: this back end, opened by :meth:`open_native` on the first such job
-    native_pool = False
 
-    def open_native(self, jobs: int, fresh: bool = False) -> Sandbox:
-        """The second pool of ``native_pool`` back ends."""
+    def own_pool(self, pool: str) -> bool:
+        """Whether jobs of ``pool`` need workers of their own (opened by :meth:`open_pool`)
+        rather than the sandbox :meth:`open` gave. Default: one pool for all."""
+        return False
+
+    def keeps_pools_apart(self) -> bool:
+        """Whether some pool needs workers of its own (the back end overrides
+        :meth:`own_pool`)."""
+        return type(self).own_pool is not SandboxBackend.own_pool
+
+    def pool_runs(self, pool: str) -> str | None:
+        """What runs the code of ``pool``'s jobs, in a few words (None: nothing to name)."""
+        return None
+
+    def open_pool(self, pool: str, jobs: int, fresh: bool = False) -> Sandbox:
+        """A sandbox of ``jobs`` workers for the jobs of ``pool`` (an :meth:`own_pool`)."""
         raise NotImplementedError
 
     def open(self, jobs: int, *, fresh: bool = False, notice: Notice = _quiet,
@@ -45,66 +62,4 @@ class SandboxBackend:
         return []
 
 
-class ProcessBackend(SandboxBackend):
-    name = "process"
-    description = ("warm local worker processes; as root each runs candidates as its own uid "
-                   "without network, with a private /tmp")
-
-    def open(self, jobs: int, *, fresh: bool = False, notice: Notice = _quiet,
-             limits: Limits | None = None, allow_unisolated: bool = False) -> Sandbox:
-        from judge.sandbox.process import ProcessSandbox
-
-        return ProcessSandbox(size=jobs, fresh=fresh, allow_unisolated=allow_unisolated)
-
-    def prerequisites(self) -> list[Prerequisite]:
-        from judge.sandbox.process import prerequisites
-
-        return prerequisites()
-
-
-class DockerBackend(SandboxBackend):
-    name = "docker"
-    description = "warm containers of the judge's images (no network, read-only, own user)"
-    native_pool = True
-    #: the native image's containers: room for compilers beside the tests' own limits
-    NATIVE = {"memory_headroom_mb": 1536, "tmpfs_mb": 512, "pids_limit": 512,
-              "fsize_mb": 256, "exec_work": True}
-
-    def open_native(self, jobs: int, fresh: bool = False) -> Sandbox:
-        """A pool of the ``native`` image (the five toolchains), built first if missing."""
-        from judge.sandbox import build, image
-        from judge.sandbox.docker import DockerSandbox
-
-        if image.image_ready("native") is None:
-            build.build_image("native", progress=lambda message: None)
-        return DockerSandbox(size=jobs, fresh=fresh, language="native", **self.NATIVE)
-
-    def open(self, jobs: int, *, fresh: bool = False, notice: Notice = _quiet,
-             limits: Limits | None = None, allow_unisolated: bool = False) -> Sandbox:
-        """Builds the image first when it is missing (saying so)."""
-        try:
-            from judge.sandbox import image
-            from judge.sandbox.build import build_image
-            from judge.sandbox.docker import DockerSandbox
-        except ImportError as exc:  # pragma: no cover - the docker SDK is a dependency
-            raise SandboxUnavailable("docker support is not installed: %s" % exc) from None
-        if not image.engine_available():
-            raise SandboxUnavailable("no Docker engine answers")
-        if image.image_ready() is None:
-            notice("building the docker sandbox image (once)...")
-            try:
-                build_image(progress=notice)
-            except Exception as exc:
-                raise SandboxUnavailable("cannot build the sandbox image: %s" % exc) from None
-        memory_mb = limits.memory_mb if limits is not None else None
-        return DockerSandbox(size=jobs, fresh=fresh, memory_mb=memory_mb)
-
-    def prerequisites(self) -> list[Prerequisite]:
-        try:
-            from judge.sandbox.maintenance import prerequisites
-        except ImportError as exc:  # pragma: no cover - the docker SDK is a dependency
-            return [Prerequisite("docker SDK", "the docker Python package", False, str(exc))]
-        return prerequisites()
-
-
-__all__ = ["DockerBackend", "ProcessBackend", "SandboxBackend"]
+__all__ = ["Notice", "SandboxBackend"]

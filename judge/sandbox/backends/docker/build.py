@@ -2,7 +2,7 @@
 registry answers, or an offline debootstrap build) and the sandbox image on top of it.
 
 ``build_image`` is what ``judge sandbox build`` and the docker sandbox call; naming, hashing,
-the engine client and pulls live in :mod:`judge.sandbox.image`.
+the engine client and pulls live in :mod:`judge.sandbox.backends.docker.image`.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 from judge.resources import sandbox_dir
-from judge.sandbox.image import (
+from judge.sandbox.backends.docker.image import (
     DEFAULT_MIRROR,
     LABEL_BASE,
     LABEL_BASE_ID,

@@ -1,6 +1,6 @@
 """Sandbox images: names, content hashes, the engine client, pulls.
 
-The sandbox image is built without any registry (see :mod:`judge.sandbox.build`):
+The sandbox image is built without any registry (see :mod:`judge.sandbox.backends.docker.build`):
 
 1. A *base* image: ``JUDGE_BASE_IMAGE``, a local base, an official ``python:<v>-slim`` pulled
    when a registry answers, or a minimal Debian root file system made by
@@ -12,8 +12,8 @@ The sandbox image is built without any registry (see :mod:`judge.sandbox.build`)
    tag is a content hash of both and the base recipe, so a changed definition means a new tag
    and ``image_ready()`` reports the old one as stale.
 
-This module is the bottom of the Docker side: :mod:`judge.sandbox.build` makes images,
-:mod:`judge.sandbox.maintenance` explains (``doctor``) and tidies (``gc``) them.
+This module is the bottom of the Docker side: :mod:`judge.sandbox.backends.docker.build` makes images,
+:mod:`judge.sandbox.backends.docker.maintenance` explains (``doctor``) and tidies (``gc``) them.
 """
 
 from __future__ import annotations

@@ -11,9 +11,9 @@ import socket
 import psutil
 
 from judge.resources import resource_root
-from judge.sandbox.build import debootstrap_available
+from judge.sandbox.backends.docker.build import debootstrap_available
 from judge.sandbox.prerequisites import Prerequisite
-from judge.sandbox.image import (
+from judge.sandbox.backends.docker.image import (
     LABEL_BASE,
     LABEL_HOST,
     LABEL_PID,

@@ -1,11 +1,11 @@
 """The docker sandbox: warm containers, each running the worker as its main process.
 
 Each container runs the worker (the ``judge_worker`` package in ``/opt/judge/runner``, baked
-into the image with its bytecode, see ``judge.sandbox.image``; started by
+into the image with its bytecode, see ``judge.sandbox.backends.docker.image``; started by
 ``harness.worker_command``) as PID 1 with its stdin open. The judge attaches to the
 container *before* starting it and talks the worker protocol over the attach socket, or,
 when the engine runs on this host and the judge may, over two pipes taken from the worker
-(``judge.sandbox.docker_transport``: no engine or shim relays a job or a record). One job
+(``judge.sandbox.backends.docker.transport``: no engine or shim relays a job or a record). One job
 at a time per container; a
 container is killed and replaced lazily after an incident (but a timeout that left no
 process behind) or ``max_jobs_per_worker`` jobs (``fresh=True``: one container per job). The worker wipes /tmp, /dev/shm, /dev/mqueue and its
@@ -47,8 +47,8 @@ from typing import Any
 
 from judge.sandbox import records
 from judge.sandbox.harness import worker_command
-from judge.sandbox import image as images
-from judge.sandbox import maintenance
+from judge.sandbox.backends.docker import image as images
+from judge.sandbox.backends.docker import maintenance
 from judge.sandbox.pool import PooledSandbox, WorkerSession
 from judge.sandbox.base import (
     Job,
@@ -56,7 +56,7 @@ from judge.sandbox.base import (
     SandboxUnavailable,
     TransportError,
 )
-from judge.sandbox.docker_transport import AttachTransport
+from judge.sandbox.backends.docker.transport import AttachTransport
 from judge.settings import settings
 
 SANDBOX_UID = 10001
@@ -144,7 +144,7 @@ class DockerSandbox(PooledSandbox):
         super().__init__(size, max_jobs_per_worker, fresh, overcommit)
         self.fresh = fresh
         #: jobs and records through pipes taken from the worker when the engine is local
-        #: (judge.sandbox.docker_transport), else through the attach socket
+        #: (judge.sandbox.backends.docker.transport), else through the attach socket
         self.direct_pipes = direct_pipes
         #: where the containers' cgroups go (``JUDGE_DOCKER_CGROUP_PARENT``; None: the
         #: engine's default, e.g. /docker, where all containers together weigh what one

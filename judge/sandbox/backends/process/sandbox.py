@@ -50,7 +50,7 @@ from judge.sandbox.base import (
     TransportTimeout,
     pop_line,
 )
-from judge.sandbox.hostfs import (  # noqa: F401 (re-exported)
+from judge.sandbox.backends.process.hostfs import (  # noqa: F401 (re-exported)
     PRIVATE_DIRS,
     SHADOW_TMPFS,
     host_mode,
@@ -58,7 +58,7 @@ from judge.sandbox.hostfs import (  # noqa: F401 (re-exported)
     shadow_command,
     world_writable_places,
 )
-from judge.sandbox.hostfs import prefetch as prefetch_host_walk
+from judge.sandbox.backends.process.hostfs import prefetch as prefetch_host_walk
 from judge.sandbox.harness import install_worker, worker_command
 from judge.settings import settings
 
@@ -534,7 +534,7 @@ def prerequisites() -> list["Prerequisite"]:
         sandbox.close()
     except SandboxUnavailable as exc:
         met, found_text = False, str(exc)
-    from judge.sandbox.hostfs import readonly_supported
+    from judge.sandbox.backends.process.hostfs import readonly_supported
 
     readonly = readonly_supported()
     return found + [Need("root", "candidates as their own uid", True, "uid 0"),
