@@ -102,7 +102,7 @@ def docker_or_skip() -> None:
     """Skip (or fail in CI) when the docker sandbox cannot run here. With an engine but a
     stale or missing image, build it (about 2 s once the base image is cached)."""
     try:
-        from judge.sandbox import build, image
+        from judge.sandbox.backends.docker import build, image
 
         if not image.engine_available():
             ready, reason = False, "no Docker engine answers"
@@ -126,12 +126,12 @@ def sandbox_factory(request):
         docker_or_skip()
 
         def make(limits=None):
-            from judge.sandbox.docker import DockerSandbox
+            from judge.sandbox.backends.docker.sandbox import DockerSandbox
 
             return DockerSandbox(size=1)
     else:
         def make(limits=None):
-            from judge.sandbox.process import ProcessSandbox
+            from judge.sandbox.backends.process.sandbox import ProcessSandbox
 
             return ProcessSandbox(size=1)
     return make
