@@ -31,7 +31,7 @@ from typing import Any, Iterable, Iterator
 import httpx
 
 from judge.errors import ServiceError, ServiceUnavailable
-from judge.engine.verdicts import CandidateResult, TestResult, Verdict
+from judge.engine.verdicts import CandidateResult
 from judge.jsonl import json_text
 
 _LINE_FIELDS = ("problem_id", "model", "prompt_id", "sample", "verdict", "passed", "total",
@@ -43,13 +43,7 @@ RETRY_STATUSES = (429, 502, 503, 504)
 
 def result_from_line(line: dict[str, Any]) -> CandidateResult:
     """A results-file line (what the service answers) as the in-process result object."""
-    tests = [TestResult(int(t["index"]), Verdict(t["verdict"]), float(t.get("time_s") or 0.0),
-                        t.get("message"), t.get("output")) for t in line.get("tests") or []]
-    extra = {k: v for k, v in line.items() if k not in _LINE_FIELDS}
-    return CandidateResult(line["problem_id"], Verdict(line["verdict"]), tests,
-                           line.get("sandbox", ""), float(line.get("time_s") or 0.0),
-                           model=line.get("model"), prompt_id=line.get("prompt_id"),
-                           sample=line.get("sample"), message=line.get("message"), extra=extra)
+    return CandidateResult.from_line(line)
 
 
 def request_body(problem: Any, solution: str, meta: dict[str, Any] | None = None,

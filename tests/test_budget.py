@@ -124,7 +124,7 @@ def test_timeout_on_one_test_leaves_the_others_their_remaining_budget(executor):
     assert result.verdict is Verdict.TIMEOUT
     assert result.tests[5].verdict is Verdict.TIMEOUT
     assert (result.passed, result.total) == (TESTS - 1, TESTS), (  # honest: 99 really passed
-        result.extra.get("isolation"),
+        result.isolation,
         [(t.index, t.verdict.value, t.time_s, t.message) for t in result.tests
          if t.verdict is not Verdict.PASS][:4])
 
@@ -239,7 +239,7 @@ def test_loop_found_in_a_batch_is_not_paid_for_twice(sandbox_factory):
     assert result.tests[1].message.startswith("not run alone: the candidate's time budget")
     assert all((t.message or "").startswith(NOT_RUN) for t in result.tests[2:])
     assert (result.verdict, result.passed) == (Verdict.TIMEOUT, 1)
-    assert result.extra["isolation"] == "batch"
+    assert result.isolation == "batch"
 
 
 def test_sleeper_is_stopped_by_the_wall_budget_not_its_tests_longer_wall_limit(sandbox_factory):

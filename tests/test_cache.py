@@ -62,14 +62,14 @@ def test_a_second_run_takes_stored_verdicts_under_its_own_identity(tmp_path):
         remembered = list(second.judge_many(again))
         assert second.cache.hits == 3
     for old, new in zip(judged, remembered):
-        assert new.extra["cached"] is True
+        assert new.cached is True
         assert new.model == "other" and new.sample == old.sample + 10
         assert new.verdict is old.verdict
         assert [t.to_json() for t in new.tests] == [t.to_json() for t in old.tests]
     one = judge.Judge(sandbox="process", jobs=1, cache=tmp_path)
     with one:
         single = one.judge(problem, WRONG, model="x")
-    assert single.extra.get("cached") is True and single.model == "x"
+    assert single.cached is True and single.model == "x"
 
 
 def test_other_limits_or_code_are_other_keys(tmp_path):
@@ -79,7 +79,7 @@ def test_other_limits_or_code_are_other_keys(tmp_path):
     with judge.Judge(sandbox="process", jobs=1, cache=tmp_path, memory_mb=256) as other:
         result = list(other.judge_many([(problem, GOOD), (problem, GOOD + "# changed\n")]))
         assert other.cache.hits == 0
-    assert all("cached" not in r.extra for r in result)
+    assert all(r.cached is None for r in result)
     assert len(_files(tmp_path)) == 3
 
 

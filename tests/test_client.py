@@ -102,7 +102,7 @@ def test_judge_by_id_inline_and_program(client):
     inline = client.judge(problem, problem.optimal_solution)
     assert by_id.verdict is inline.verdict is Verdict.PASS and by_id.sample == 3
     program = client.judge(adder(), "```python\nprint(sum(map(int, input().split())))\n```")
-    assert program.verdict is Verdict.PASS and program.extra.get("kind") == "program"
+    assert program.verdict is Verdict.PASS and program.kind == "program"
     go = client.judge(adder(), "package main\nimport \"fmt\"\nfunc main() { var a, b int;"
                       " fmt.Scan(&a, &b); fmt.Println(a + b) }\n", language="go")
     assert go.verdict is Verdict.PASS

@@ -131,7 +131,7 @@ def test_failures_caused_by_an_earlier_test_in_the_batch_are_not_verdicts(execut
     result = executor.judge(PROBLEM, Submission(textwrap.dedent(code), "double"))
     assert result.verdict is Verdict.PASS, [(t.verdict, t.message) for t in result.tests]
     assert (result.passed, result.total) == (TESTS, TESTS)
-    assert result.extra["isolation"] == "batch, isolated: tests 1-5"
+    assert result.isolation == "batch, isolated: tests 1-5"
 
 
 @pytest.mark.parametrize("code", [LEAKY, LEAKY_DEFAULT, LEAKY_ATTRIBUTE, LEAKY_CACHE,
@@ -147,13 +147,13 @@ def test_failing_first_test_of_a_batch_stands_and_the_rest_run_alone(executor):
     assert result.verdict is Verdict.WRONG_ANSWER
     assert [t.verdict for t in result.tests] == [Verdict.WRONG_ANSWER] + [Verdict.PASS] * 5
     # its own first test: isolated by definition; the passes after it stand
-    assert result.extra["isolation"] == "batch"
+    assert result.isolation == "batch"
 
 
 def test_passing_candidate_runs_as_one_batch(executor):
     result = executor.judge(PROBLEM, Submission("def double(x):\n    return 2 * x\n", "double"))
     assert result.verdict is Verdict.PASS
-    assert result.extra["isolation"] == "batch"
+    assert result.isolation == "batch"
 
 
 #: wrong on tests 2 and 4 only, whatever ran before
@@ -200,7 +200,7 @@ def test_only_the_failing_tests_run_again_and_passes_after_a_failure_stand(execu
     assert result.verdict is Verdict.WRONG_ANSWER
     assert [t.verdict for t in result.tests] == [Verdict.PASS] * 2 + [
         Verdict.WRONG_ANSWER, Verdict.PASS, Verdict.WRONG_ANSWER, Verdict.PASS]
-    assert result.extra["isolation"] == "batch, isolated: tests 2, 4"
+    assert result.isolation == "batch, isolated: tests 2, 4"
 
 
 def test_wrong_values_of_code_that_carries_no_state_stand_with_the_same_verdicts(executor):
@@ -209,7 +209,7 @@ def test_wrong_values_of_code_that_carries_no_state_stand_with_the_same_verdicts
     alone = Executor(executor.sandbox, LIMITS, reference_timing=False, test_isolation="per-test")
     isolated = alone.judge(PROBLEM, Submission(WRONG_ON_TWO_AND_FOUR, "double"))
     result = executor.judge(PROBLEM, Submission(WRONG_ON_TWO_AND_FOUR, "double"))
-    assert result.extra["isolation"] == "batch (no state carried)"
+    assert result.isolation == "batch (no state carried)"
     assert [(t.verdict, t.message) for t in result.tests] == \
         [(t.verdict, t.message) for t in isolated.tests]
     assert result.verdict is Verdict.WRONG_ANSWER
@@ -236,7 +236,7 @@ def test_code_that_carries_no_state_goes_past_raises_with_the_same_verdicts(exec
         Verdict.RUNTIME_ERROR, Verdict.PASS]
     assert [(t.verdict, t.message) for t in result.tests] == \
         [(t.verdict, t.message) for t in isolated.tests]
-    assert result.extra["isolation"] == "batch (no state carried)"
+    assert result.isolation == "batch (no state carried)"
 
 
 @pytest.mark.parametrize("kind, verdict", [("MemoryError", Verdict.MEMORY_LIMIT)])
@@ -252,7 +252,7 @@ def test_what_memory_may_cause_still_runs_alone(executor, kind, verdict):
     result = executor.judge(PROBLEM, Submission(code, "double"))
     assert [t.verdict for t in result.tests] == [
         Verdict.PASS, Verdict.WRONG_ANSWER, Verdict.PASS, verdict, Verdict.PASS, Verdict.PASS]
-    assert result.extra["isolation"] == "batch (no state carried), isolated: tests 3-5"
+    assert result.isolation == "batch (no state carried), isolated: tests 3-5"
 
 
 def test_code_that_carries_no_state_still_runs_alone_a_test_stopped_by_a_limit(executor):
@@ -265,4 +265,4 @@ def test_code_that_carries_no_state_still_runs_alone_a_test_stopped_by_a_limit(e
     result = executor.judge(PROBLEM, Submission(code, "double"))
     assert [t.verdict for t in result.tests] == [Verdict.PASS] * 2 + [Verdict.TIMEOUT] + [
         Verdict.PASS] * 3
-    assert result.extra["isolation"] == "batch, isolated: tests 2-5"
+    assert result.isolation == "batch, isolated: tests 2-5"

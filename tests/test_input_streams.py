@@ -154,7 +154,7 @@ def test_a_test_input_past_the_ceiling_is_a_located_problem_error_never_read(
     assert result.verdict is Verdict.SANDBOX_ERROR  # the problem's fault, not the candidate's
     assert "test 2 (huge)" in result.message and "MAX_TEST_INPUT_BYTES" in result.message
     assert str(64 << 30) in result.message and str(MAX_TEST_INPUT_BYTES) in result.message
-    assert result.extra["problem_errors"] == [result.message]
+    assert result.problem_errors == [result.message]
     assert result.sandbox == "none" and sent == []
 
 

@@ -440,7 +440,7 @@ def test_batch_child_clock_is_out_of_the_candidates_reach(sandbox_kind):
     limits = Limits(time_limit_s=2.0, memory_mb=256, wall_factor=4.0)
     result = _judge_one(sandbox_kind, BATCH_CLOCK_OVERWRITE, limits, "on-failure")
     assert result.verdict is Verdict.PASS
-    assert result.extra["isolation"] == "batch"
+    assert result.isolation == "batch"
     # the time of each test is the worker's measurement of the whole candidate, not the
     # child's own (overwritten) clock
     assert all(t.time_s >= 0.25 for t in result.tests), [t.time_s for t in result.tests]

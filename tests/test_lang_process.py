@@ -100,7 +100,7 @@ def test_verdicts(results, language, case):
     assert result.verdict.value == verdict, (language, case, result.message)
     for word in words:
         assert word in (result.message or "")
-    assert result.extra["language"] == language
+    assert result.language == language
 
 
 @pytest.mark.parametrize("language", NATIVE)
@@ -138,6 +138,6 @@ def test_nothing_left_running(results):
 def test_compile_cache(results):
     again = results["again"]
     assert again.verdict.value == "pass"
-    assert again.extra["compile_cached"] is True
+    assert again.compile_cached is True
     stats = results["stats"].to_json()
     assert stats["hits"] >= 1 and stats["compiles"] >= len(NATIVE) * 10

@@ -72,6 +72,6 @@ def test_python_api_takes_a_language():
         one = judge.judge(problem, rust, language="rust")
         many = list(judge.judge_many([(problem, js, {"language": "javascript"}),
                                       (problem, rust, {"language": "rust", "model": "m"})]))
-    assert (one.verdict.value, one.extra["language"]) == ("pass", "rust")
-    assert [(r.verdict.value, r.extra["language"]) for r in many] == [
+    assert (one.verdict.value, one.language) == ("pass", "rust")
+    assert [(r.verdict.value, r.language) for r in many] == [
         ("wrong_answer", "js"), ("pass", "rust")]

@@ -12,6 +12,9 @@ from pathlib import Path
 
 import pytest
 
+#: starts no sandbox, server, cluster or timer: the parallel 'pure' lane (tests/conftest.py)
+pytestmark = pytest.mark.pure
+
 PACKAGE = Path(__file__).resolve().parent.parent / "judge"
 
 #: package -> layer; the README's architecture picture, bottom to top

@@ -354,7 +354,7 @@ def test_output_crafted_against_the_validator_is_wrong_answer(executor, tmp_path
     assert result.verdict is Verdict.WRONG_ANSWER, result.message
     assert fails in result.message
     if "failed" in fails:
-        assert result.extra["problem_errors"]
+        assert result.problem_errors
     else:
         assert "expected ['3'] got ['4']" in result.message  # the feedback file is the message
 
@@ -692,5 +692,5 @@ def test_under_the_contest_rule_a_hanging_validator_costs_one_test(executor, tmp
     result = executor.judge(problem, Submission("print('hang')\n", "", None, "python"))
     assert result.verdict is Verdict.WRONG_ANSWER
     assert "output validator failed: timed out" in result.tests[0].message
-    assert len(result.extra["problem_errors"]) == 1  # the others were never validated
+    assert len(result.problem_errors) == 1  # the others were never validated
     assert all(t.message.startswith("not run: test 1 failed") for t in result.tests[1:])

@@ -329,7 +329,7 @@ def test_a_worker_killed_once_mid_test_is_rerun_not_scored_zero():
         problem = scorer.ground_truth_problem(TRUTH)
         result = scorer.judge.judge(problem, SLOW % 1)
         killer.join()
-        assert (result.verdict.value, result.extra.get("retried")) == ("pass", True)
+        assert (result.verdict.value, result.retried) == ("pass", True)
 
 
 def test_killed_sandbox_gives_trl_none_or_raises():

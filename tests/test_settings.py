@@ -13,6 +13,9 @@ import judge
 import judge.settings
 from judge.settings import OFF, InvalidSetting, Settings, declarations, parse, reload, settings
 
+#: starts no sandbox, server, cluster or timer: the parallel 'pure' lane (tests/conftest.py)
+pytestmark = pytest.mark.pure
+
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "judge"
 PAGE = ROOT / "docs" / "settings.md"

@@ -33,7 +33,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from judge.engine.verdicts import CandidateResult, TestResult, Verdict
+from judge.engine.verdicts import CandidateResult, Verdict
 from judge.jsonl import json_text
 
 #: results-line fields that are the candidate's identity or this run's, never stored
@@ -131,11 +131,4 @@ def write_atomically(path: Path, text: str) -> bool:
 
 
 def _from_json(data: dict[str, Any]) -> CandidateResult:
-    known = {"problem_id", "verdict", "passed", "total", "tests", "sandbox", "time_s", "message"}
-    tests = [TestResult(int(t["index"]), Verdict(t["verdict"]), float(t.get("time_s", 0.0)),
-                        t.get("message"), t.get("output")) for t in data["tests"]]
-    extra = {k: v for k, v in data.items() if k not in known}
-    return CandidateResult(problem_id=str(data["problem_id"]), verdict=Verdict(data["verdict"]),
-                           tests=tests, sandbox=str(data["sandbox"]),
-                           time_s=float(data["time_s"]), message=data.get("message"),
-                           extra=extra)
+    return CandidateResult.from_line(data)

@@ -53,9 +53,18 @@ def overall(tests: list[TestResult]) -> Verdict:
     return Verdict.PASS if tests else Verdict.SANDBOX_ERROR
 
 
+#: the contract's fields of a results line (design.md), in the order they are written
+CONTRACT = ("problem_id", "model", "prompt_id", "sample", "verdict", "passed", "total", "tests",
+            "sandbox", "time_s", "message")
+
+
 @dataclass
 class CandidateResult:
-    """One line of the results file (contract in design.md, extended with provenance)."""
+    """One line of the results file (contract in design.md, extended with provenance).
+
+    Beyond the contract, what the judge says about a result is a typed field each (written
+    only when set, in this order); ``extra`` holds what a plug-in adds. The line is
+    :meth:`to_json`; :meth:`from_line` reads one back."""
 
     problem_id: str
     verdict: Verdict
@@ -66,7 +75,38 @@ class CandidateResult:
     prompt_id: str | None = None
     sample: int | None = None
     message: str | None = None
+    #: what a plug-in (a kind, a checker) adds to the line, written after the typed facts
     extra: dict[str, Any] = field(default_factory=dict)
+    # ---- how it was judged ----
+    #: the sandbox's isolation facts in force (``Sandbox.isolation()``)
+    sandbox_isolation: dict[str, Any] | None = None
+    #: how the tests ran: "per-test" is not written; "batch", "batch, isolated: tests 2-3"...
+    isolation: str | None = None
+    #: the problem kind, when not a function problem
+    kind: str | None = None
+    #: the candidate's language
+    language: str | None = None
+    #: a program problem's time limit per test, and whether the contest rule stopped it
+    time_limit_s: float | None = None
+    contest_rule: bool | None = None
+    #: the compile step: its seconds, and whether the compiled products came from the cache
+    compile_s: float | None = None
+    compile_cached: bool | None = None
+    #: how the code was taken from the reply, when worth saying
+    note: str | None = None
+    #: a sandbox_error was retried once
+    retried: bool | None = None
+    #: the problem's own failures met while judging (a checker or validator that failed)
+    problem_errors: list[str] | None = None
+    # ---- who it is (the batch runner's stamp) ----
+    key: str | None = None
+    judged_with: str | None = None
+    line: int | None = None
+    extracted: bool | None = None
+    #: the candidate this one duplicates (its line, else its key): judged once
+    duplicate_of: Any = None
+    #: the result came from the verdict cache
+    cached: bool | None = None
 
     @property
     def passed(self) -> int:
@@ -75,6 +115,19 @@ class CandidateResult:
     @property
     def total(self) -> int:
         return len(self.tests)
+
+    def facts(self) -> dict[str, Any]:
+        """The typed facts that are set, in the order they are written."""
+        return {name: getattr(self, name) for name in FACTS if getattr(self, name) is not None}
+
+    def set(self, **facts: Any) -> "CandidateResult":
+        """Set facts by name: a typed field where there is one, else ``extra``."""
+        for name, value in facts.items():
+            if name in FACTS:
+                setattr(self, name, value)
+            else:
+                self.extra[name] = value
+        return self
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -85,9 +138,29 @@ class CandidateResult:
         }
         if self.message:
             data["message"] = self.message
+        data.update(self.facts())
         data.update(self.extra)
         return data
 
     def to_dict(self) -> dict[str, Any]:
         """The results-file line for this candidate (same as :meth:`to_json`)."""
         return self.to_json()
+
+    @classmethod
+    def from_line(cls, line: dict[str, Any], skip: tuple[str, ...] = ()) -> "CandidateResult":
+        """A results line as a result object (``skip``: keys left out). Its typed facts go to
+        their fields, anything else but the contract's to ``extra``."""
+        tests = [TestResult(int(t["index"]), Verdict(t["verdict"]),
+                            float(t.get("time_s") or 0.0), t.get("message"), t.get("output"))
+                 for t in line.get("tests") or []]
+        result = cls(str(line["problem_id"]), Verdict(line["verdict"]), tests,
+                     str(line.get("sandbox", "")), float(line.get("time_s") or 0.0),
+                     model=line.get("model"), prompt_id=line.get("prompt_id"),
+                     sample=line.get("sample"), message=line.get("message"))
+        return result.set(**{k: v for k, v in line.items()
+                             if k not in CONTRACT and k not in skip})
+
+
+#: the typed facts of a results line beyond the contract, in the order they are written
+FACTS = tuple(f for f in CandidateResult.__dataclass_fields__
+              if f not in CONTRACT and f != "extra")

@@ -307,7 +307,7 @@ class BatchRunner:
         result = CandidateResult(problem.identifier, Verdict.COMPILE_ERROR, tests, "none", 0.0,
                                  candidate.model, candidate.prompt_id, candidate.sample,
                                  "empty solution")
-        result.extra.update(stamp)
+        result.set(**stamp)
         return result
 
     def _judge(self, problem: Problem, submission: Submission, candidate: Candidate,
@@ -316,8 +316,8 @@ class BatchRunner:
                                      prompt_id=candidate.prompt_id, sample=candidate.sample)
         if cache_key is not None and self.cache is not None:
             self.cache.put(cache_key, result)
-        result.extra.update(stamp)
-        result.extra["language"] = candidate.language or languages.DEFAULT
+        result.set(**stamp)
+        result.language = candidate.language or languages.DEFAULT
         return result
 
     def _skip(self) -> None:
@@ -436,7 +436,7 @@ class BatchRunner:
     def _duplicate(cls, leader: CandidateResult, item: _Duplicate) -> CandidateResult:
         """The leader's result under the duplicate's own identity."""
         result = cls._identity(leader, item.submission, item.candidate, item.stamp)
-        result.extra["duplicate_of"] = leader.extra.get("line", leader.extra.get("key"))
+        result.duplicate_of = leader.line if leader.line is not None else leader.key
         return result
 
     @staticmethod
@@ -447,14 +447,12 @@ class BatchRunner:
         result = dataclasses.replace(judged, tests=list(judged.tests), model=candidate.model,
                                      prompt_id=candidate.prompt_id, sample=candidate.sample,
                                      extra=dict(judged.extra))
-        result.extra.pop("note", None)
-        result.extra.pop("line", None)
-        if submission.note:
-            result.extra["note"] = submission.note
-        result.extra.update(stamp)
-        result.extra["language"] = candidate.language or languages.DEFAULT
+        result.note = submission.note or None
+        result.line = None
+        result.set(**stamp)
+        result.language = candidate.language or languages.DEFAULT
         if cached:
-            result.extra["cached"] = True
+            result.cached = True
         return result
 
     def run(self, items: Iterable[WorkItem], source: str = "<solutions>") -> RunOutcome:

@@ -338,19 +338,19 @@ class FunctionJudge(KindJudge):
         result = CandidateResult(problem_id=problem.identifier, verdict=verdict, tests=tests,
                                  sandbox=report.sandbox, time_s=time.monotonic() - started,
                                  message=message, **meta)
-        result.extra["sandbox_isolation"] = self.isolation
+        result.sandbox_isolation = self.isolation
         if submission.note:
-            result.extra["note"] = submission.note
+            result.note = submission.note
         if retried:
-            result.extra["retried"] = True
+            result.retried = True
         if native is not None:
-            result.extra["language"] = submission.language
+            result.language = submission.language
             info = report.compile_info or {}
             if "compile_s" in info:
-                result.extra["compile_s"] = info["compile_s"]
-                result.extra["compile_cached"] = bool(info.get("cached"))
+                result.compile_s = info["compile_s"]
+                result.compile_cached = bool(info.get("cached"))
         if self.test_isolation != "per-test":
-            result.extra["isolation"] = isolation
+            result.isolation = isolation
         return result
 
     def _batch_then_isolated(self, problem: Problem, job: Job

@@ -119,18 +119,18 @@ class ProgramJudge(KindJudge):
         message = next((t.message for t in tests if t.verdict is verdict and t.message), None)
         result = CandidateResult(problem.identifier, verdict, tests, report.sandbox,
                                  time.monotonic() - started, message=message, **meta)
-        result.extra.update(language=lang.name, kind="program",
+        result.set(language=lang.name, kind="program",
                             time_limit_s=round(time_s, 3), contest_rule=stop)
         info = report.compile_info or {}
         if "compile_s" in info:
-            result.extra["compile_s"] = info["compile_s"]
-            result.extra["compile_cached"] = bool(info.get("cached"))
+            result.compile_s = info["compile_s"]
+            result.compile_cached = bool(info.get("cached"))
         if submission.note:
-            result.extra["note"] = submission.note
+            result.note = submission.note
         if retried:
-            result.extra["retried"] = True
+            result.retried = True
         if problem_errors:
-            result.extra["problem_errors"] = problem_errors
+            result.problem_errors = problem_errors
         return result
 
     def _run_chunks(self, problem: ProgramProblem, lang: Any, sources: dict[str, str],
@@ -210,9 +210,9 @@ class ProgramJudge(KindJudge):
         tests = [TestResult(i, Verdict.SANDBOX_ERROR, 0.0, why) for i in range(len(problem.tests))]
         result = CandidateResult(problem.identifier, Verdict.SANDBOX_ERROR, tests, "none",
                                  time.monotonic() - started, message=why, **meta)
-        result.extra["kind"] = "program"
+        result.kind = "program"
         if why.startswith("problem error: "):
-            result.extra["problem_errors"] = [why]
+            result.problem_errors = [why]
         return result
 
     def verdicts(self, problem: ProgramProblem, report: JobReport, limits: Limits,
