@@ -17,7 +17,7 @@ from judge.engine.compile_step import finish_compile, sandbox_job
 from judge.engine.program_inputs import CHUNK_BYTES, _b64, _file_stream, _size
 from judge.engine.program_verdicts import cut, validator_run, validator_sources, validator_verdict
 from judge.engine.verdicts import Verdict
-from judge.languages.programs import program_language
+from judge.languages.programs import SCRIPT, program_language
 from judge.sandbox.base import Limits
 from judge.sandbox.streams import InputStream
 
@@ -56,7 +56,8 @@ class Validator(Checker):
             return failed_all("not found (%s)" % path)
         language = problem.checker.validator_language or program_language(path)
         try:
-            lang = languages.get(language) if language not in (None, "script") else None
+            lang = languages.named_in("kattis", language) \
+                if language not in (None, SCRIPT) else None
         except ValueError:
             lang = None
         if lang is None:
