@@ -20,12 +20,17 @@ import os
 import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Callable, Iterable, Iterator, Union
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence, Union
 
 from judge.candidates.extract import Candidate
-from judge.errors import Issue
+from judge.errors import Issue, JudgeError
 from judge.running.batch import BatchRunner, Progress, RunOutcome, WorkItem, submission_for
 from judge.engine.cache import VerdictCache
+# what Judge.run_program takes and returns (and the most compile seconds a RunSpec may ask),
+# importable from here by the surfaces above the API
+from judge.engine.program_runs import (MAX_COMPILE_S, CompileOutcome, ProgramRun,  # noqa: F401
+                                       ProgramRuns, RunSpec)
+from judge.engine.program_runs import run_program as _run_program
 from judge.running.executor import TEST_ISOLATION, Executor
 from judge.engine.verdicts import CandidateResult
 from judge import languages
@@ -90,6 +95,12 @@ class Judge:
     ``cache=DIR`` remembers verdicts across runs and processes (content-addressed: the judge's
     code, the problem, the limits, the options and the candidate's code; never a
     ``sandbox_error``): a candidate judged before gets the stored result, ``cached: true``.
+
+    :meth:`run_program` runs a whole program once per input and says how each run ended
+    (no expected output, no verdict of the whole: the SandboxFusion routes of ``judge
+    serve`` answer ``/run_code`` and check outputs with it). It runs on this machine's
+    sandbox: with ``executor="ray"`` it is not offered (a :class:`~judge.errors.JudgeError`
+    says so).
     """
 
     def __init__(self, sandbox: str | Sandbox = "auto", jobs: int = 1, *,
@@ -264,6 +275,27 @@ class Judge:
             pool = self._async_pool
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(pool, lambda: self.judge(problem, solution, **meta))
+
+    def run_program(self, language: Any, code: str, inputs: Sequence[bytes], spec: RunSpec,
+                    *, files: Mapping[str, str] | None = None) -> ProgramRuns:
+        """Run a whole program once per input and say what happened: ``code`` in
+        ``language`` (a name or a :class:`~judge.languages.Language`) compiled once, then run
+        once per input (bytes of standard input) with ``files`` (path -> base64 content) in
+        its work directory, as ``spec`` (:class:`~judge.engine.program_runs.RunSpec`: wall
+        clock and memory of each run, compile wall clock, build flags, budget...) says.
+        Returns a :class:`~judge.engine.program_runs.ProgramRuns`: the compile's outcome and
+        each run's (status, exit code or signal, standard output and error, times, and the
+        judge's verdict of how it ended). Our failure, or a run the machine's load starved,
+        is retried once. Blocking; thread-safe. Not offered with ``executor="ray"`` (the
+        sandboxes are on the nodes): a :class:`~judge.errors.JudgeError`."""
+        if EXECUTOR_KINDS.get(self.executor_kind).remote:
+            raise JudgeError("Judge.run_program runs on this machine's sandbox; "
+                             "executor=%r judges on the cluster's nodes (use a Judge with "
+                             "executor='local')" % self.executor_kind)
+        lang = language if isinstance(language, languages.Language) else \
+            languages.get(language)
+        engine = self._ensure().engine
+        return _run_program(engine, lang, code, list(inputs), dict(files or {}), spec)
 
     def run(self, items: Iterable[WorkItem], *, output: Any | None = None,
             previous: dict[str, dict[str, Any]] | None = None,

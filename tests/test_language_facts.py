@@ -43,12 +43,9 @@ ALLOWED = {
     # not a table of languages
     "judge/engine/cache.py": "if path.suffix in (",
 }
-#: literals let through while a rewrite is pending: SandboxFusion's names and build flags
-#: (judge.service.fusion, which the lead is rewriting onto named_in("sandboxfusion", name)
-#: and Language.build_flags_in["sandboxfusion"])
-PENDING = {
-    "judge/service/fusion.py": ("LANGUAGES = {", "_BUILD_FLAGS: "),
-}
+#: literals let through while a rewrite is pending (none now: judge.service.fusion asks
+#: named_in("sandboxfusion", name) and Language.build_flags_in["sandboxfusion"])
+PENDING: dict[str, tuple[str, ...]] = {}
 
 
 def _known_words() -> tuple[set[str], set[str]]:

@@ -21,7 +21,6 @@ import pytest
 from judge.engine.engine import Engine, Options
 from judge.kinds.program.judge import ProgramJudge
 from judge.engine.verdicts import Verdict
-from judge.engine.compile_step import CompileCache
 from judge.problem.program import program_from_data
 from judge.sandbox.base import Limits
 
@@ -154,12 +153,13 @@ def test_the_in_process_reward_scores_a_surrogate_program(sandbox):
 
 
 def _fusion_run(sandbox, files):
+    from judge import Judge
     from judge.service.fusion import FusionRunner, applied_limits
     from judge.service.fusion_models import JudgeFacts
     from judge import languages
 
     server = Limits(time_limit_s=1.0, memory_mb=256)
-    runner = FusionRunner(sandbox, CompileCache(), server)
+    runner = FusionRunner(Judge(sandbox, limits=server))  # the API on the test's sandbox
     lang = languages.get("python")
     applied = applied_limits(server, 1, 256, 10)
     # past the route's own bounds (it refuses such paths with a 422): the worker's side

@@ -84,7 +84,8 @@ def _bad(message: str) -> JSONResponse:
 
 
 class _Runners:
-    """One FusionRunner over the service's open sandbox (opened on first use)."""
+    """One FusionRunner over the service's Judge (the public API; its sandbox opened on
+    first use)."""
 
     def __init__(self, service: Any) -> None:
         self.service = service
@@ -95,9 +96,7 @@ class _Runners:
         self.service.open()  # ApiError 503 while the sandbox cannot be opened
         with self._lock:
             if self._runner is None:
-                executor = self.service._main.executor
-                self._runner = FusionRunner(executor.sandbox, executor.compile_cache,
-                                            self.service.config.limits,
+                self._runner = FusionRunner(self.service._main,
                                             ceilings(self.service.config))
             return self._runner
 
