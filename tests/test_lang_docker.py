@@ -53,7 +53,7 @@ def results():
                  for case, code in HOSTILE[language].items() if case not in PROCESS_ONLY]
         with ThreadPoolExecutor(2) as pool:
             out.update(pool.map(judge, items))
-        run_id = sandbox._native.run_id  # type: ignore[union-attr]
+        run_id = sandbox.pools()[-1].run_id  # the native pool (opened last)
     client = image.get_client()
     try:
         out["left"] = [c.name for c in client.containers.list(
