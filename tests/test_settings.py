@@ -138,6 +138,23 @@ def test_every_setting_is_declared_once_with_its_meaning_and_reader():
         assert d.variable.startswith("JUDGE_") or d.variable in ("RAY_ADDRESS", "OPENAI_API_KEY")
 
 
+def test_every_setting_is_read_and_its_readers_exist():
+    """No declaration without a reader: some module of judge/ reads each field, and every
+    module the table names (`judge.x.y`) exists."""
+    import importlib.util
+    import re
+
+    read = set()
+    for path in PACKAGE.rglob("*.py"):
+        if path != PACKAGE / "settings.py" and "_resources" not in path.parts:
+            read.update(node.attr for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+                        if isinstance(node, ast.Attribute))
+    for d in declarations():
+        assert d.name in read, "%s (%s) is declared but never read" % (d.variable, d.name)
+        for module in re.findall(r"`(judge\.[a-z_.]+)`", d.read_by):
+            assert importlib.util.find_spec(module) is not None, (d.variable, module)
+
+
 def test_unset_or_empty_is_the_default():
     assert parse({}) == Settings()
     empty = parse({d.variable: "" for d in declarations() if d.variable != "JUDGE_OFFICIAL_BASE"})
