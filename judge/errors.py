@@ -11,12 +11,46 @@ from dataclasses import dataclass
 
 class JudgeError(Exception):
     """The root of every error the judge raises on purpose. Each class has a stable
-    ``code`` (like pydantic's error codes) that scripts and the HTTP service may rely on."""
+    ``code`` (like pydantic's error codes) that scripts and the HTTP service may rely on,
+    and sits under one of three categories: :class:`InputFault` (what was given is wrong),
+    :class:`ProblemFault` (a problem cannot be judged as it is) and
+    :class:`InfrastructureFault` (the judge's environment failed: retryable, never the
+    candidate's)."""
 
     code = "judge_error"
+    #: "input", "problem" or "infrastructure" (the category's)
+    category = ""
+    #: trying again may help (infrastructure), and a trainer must not score it
+    retryable = False
 
 
-class UnknownName(JudgeError, ValueError, LookupError):
+class InputFault(JudgeError):
+    """The category of errors about what was given (a file, a request, a name, a setting):
+    the caller's to fix; the same input fails the same way."""
+
+    code = "input_fault"
+    category = "input"
+
+
+class ProblemFault(JudgeError):
+    """The category of errors about a problem that cannot be judged as it is (no tests, a
+    type a language cannot state): the problem's author's to fix, never a candidate's
+    verdict."""
+
+    code = "problem_fault"
+    category = "problem"
+
+
+class InfrastructureFault(JudgeError):
+    """The category of errors of the judge's environment (a sandbox, an engine, a worker, a
+    service, an LLM endpoint): retryable, never the candidate's fault, never a score."""
+
+    code = "infrastructure_fault"
+    category = "infrastructure"
+    retryable = True
+
+
+class UnknownName(InputFault, ValueError, LookupError):
     """A name no registry knows: ``unknown language 'pyhton' (did you mean 'python'?)``."""
 
     code = "unknown_name"
@@ -33,7 +67,7 @@ class UnknownName(JudgeError, ValueError, LookupError):
         super().__init__(message)
 
 
-class RegistryLoadError(JudgeError, ImportError):
+class RegistryLoadError(InputFault, ImportError):
     """A registered name whose implementation cannot be imported (a broken or half-installed
     package's entry point): ``cannot load importer 'x' from 'pkg.mod:X': No module named ...``."""
 
@@ -46,7 +80,7 @@ class RegistryLoadError(JudgeError, ImportError):
             self.name, self.path = reason.name, reason.path
 
 
-class ServiceError(JudgeError):
+class ServiceError(InputFault):
     """The judge service refused a request (a 4xx status: the caller's mistake, so retrying
     the same request cannot help): ``status``, ``message`` and the ``field`` it is about."""
 
@@ -58,7 +92,7 @@ class ServiceError(JudgeError):
         self.status, self.message, self.field, self.body = status, message, field, body
 
 
-class ServiceUnavailable(JudgeError, ConnectionError):
+class ServiceUnavailable(InfrastructureFault, ConnectionError):
     """The judge service cannot be reached (connection refused, timed out), or kept
     answering 429 / 503 after the client's retries. Infrastructure, never the candidate's
     fault: a caller must not score it."""
@@ -90,7 +124,7 @@ class Issue:
         return "%s: %s" % (where, self.message)
 
 
-class InputError(JudgeError, ValueError):
+class InputError(InputFault, ValueError):
     """One or more issues with the user's input files (exit status 1).
 
     Takes the issues, or one message that already names its file and location."""

@@ -32,10 +32,10 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from judge.errors import JudgeError
+from judge.errors import InputFault
 
 
-class InvalidSetting(JudgeError):
+class InvalidSetting(InputFault):
     """An environment variable of the judge's has a value of the wrong form:
     ``environment variable JUDGE_RAY_KEEP_S='abc': expected a number of seconds >= 0``.
     ``problems`` lists every such variable as (variable, value, expected form); ``variable``,

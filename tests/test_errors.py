@@ -143,3 +143,19 @@ def test_wire_codec_stays_standalone_inside_the_worker():
     error = namespace["WireError"]
     assert isinstance(error, type) and not issubclass(error, JudgeError)
     assert issubclass(error, ValueError)
+
+
+def test_every_public_error_sits_under_one_category():
+    """Input (the caller's to fix), problem (never a candidate's verdict) or infrastructure
+    (retryable, never the candidate's): each public error class is under exactly one."""
+    from judge.errors import InfrastructureFault, InputFault, ProblemFault
+
+    categories = (InputFault, ProblemFault, InfrastructureFault)
+    for cls in CLASSES:
+        if cls.__name__.startswith("_") or cls in categories or cls is JudgeError:
+            continue
+        under = [c.__name__ for c in categories if issubclass(cls, c)]
+        assert len(under) == 1, "%s is under %s" % (_name(cls), under or "no category")
+        assert cls.category == {"InputFault": "input", "ProblemFault": "problem",
+                                "InfrastructureFault": "infrastructure"}[under[0]]
+        assert cls.retryable is (under[0] == "InfrastructureFault"), _name(cls)

@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 # judge.problem first: importing judge.kinds.function.judge before it is an import cycle
-from judge.errors import JudgeError
+from judge.errors import InfrastructureFault
 from judge.problem.model import Problem
 from judge.candidates.submission import Submission
 from judge.distribution.ray_dispatch import NEED_PROBLEM, ItemError
@@ -53,7 +53,7 @@ PROBLEM_WAIT_S = 10.0
 LEASE_CHECK_S = 10.0
 
 
-class LeaseLost(JudgeError, RuntimeError):
+class LeaseLost(InfrastructureFault, RuntimeError):
     """A call of a run that does not hold this actor's lease (any more)."""
 
     code = "ray_lease_lost"

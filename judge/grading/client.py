@@ -54,7 +54,7 @@ from typing import Any, Callable, Mapping
 
 import httpx
 
-from judge.errors import JudgeError
+from judge.errors import InfrastructureFault, JudgeError
 from judge.settings import settings
 
 ENV_BASE_URL = "JUDGE_LLM_BASE_URL"
@@ -67,7 +67,7 @@ MAX_RESPONSE_BYTES = 8 * 1024 * 1024
 RETRY_STATUS = frozenset({408, 429, 500, 502, 503, 504})
 
 
-class LLMError(JudgeError, RuntimeError):
+class LLMError(InfrastructureFault, RuntimeError):
     """Base class of LLM client errors."""
 
     code = "llm_error"

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, Callable, ClassVar, Iterable, Iterator
 
 from judge import jsonl
-from judge.errors import InputError, Issue, JudgeError
+from judge.errors import InputError, InputFault, Issue
 from judge.importers.base import Importer, file_name
 from judge.importers.records import ImportReport, ProblemReport
 from judge.problem.limits import MAX_TIME_LIMIT_S
@@ -45,7 +45,7 @@ INLINE_BYTES = 64 * 1024
 ID_FIELDS = ("problem_id", "task_id", "question_id", "id", "name", "index")
 
 
-class RecordError(JudgeError, ValueError):
+class RecordError(InputFault, ValueError):
     """A record that cannot become a problem: the message, and the field it is about."""
 
     code = "invalid_record"

@@ -37,7 +37,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from judge.errors import JudgeError
+from judge.errors import InputFault
 from judge.importers.records import ProblemReport, Unconverted
 from judge.settings import settings as judge_settings
 
@@ -190,7 +190,7 @@ while True:
 '''
 
 
-class ConversionFailed(JudgeError):
+class ConversionFailed(InputFault):
     """The sandboxed converter stopped or broke its protocol (the task is reported)."""
 
     code = "import_conversion_failed"

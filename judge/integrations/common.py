@@ -8,14 +8,14 @@ import threading
 from typing import Any
 
 from judge.api import Judge
-from judge.errors import JudgeError
+from judge.errors import InfrastructureFault
 from judge.engine.verdicts import CandidateResult, Verdict
 
 _LOCK = threading.Lock()
 _JUDGES: dict[tuple[Any, ...], Judge] = {}
 
 
-class NotJudged(JudgeError, RuntimeError):
+class NotJudged(InfrastructureFault, RuntimeError):
     """The judge could not judge a candidate (a ``sandbox_error``: our infrastructure, never
     the candidate's fault): the framework records an error, not a score."""
 

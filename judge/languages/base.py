@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from judge.candidates.submission import Submission, extract_fenced, function_names
-from judge.errors import JudgeError
+from judge.errors import ProblemFault
 from judge.problem.types import TypeSpec
 from judge.resources import runner_dir
 from judge.sandbox.harness import template_environment
@@ -29,7 +29,7 @@ from judge.sandbox.prerequisites import Prerequisite, tool_version
 from judge.sandbox.records import SYNTAX_CHECK
 
 
-class NotExpressible(JudgeError, ValueError):
+class NotExpressible(ProblemFault, ValueError):
     """A problem's type that the language cannot express: a property of the problem, reported
     once, never a candidate's failure."""
 

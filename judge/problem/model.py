@@ -26,7 +26,7 @@ from typing import Any, Iterator, Literal
 from pydantic import (BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, ValidationInfo,
                       field_validator, model_validator)
 
-from judge.errors import InputError, Issue, JudgeError, json_location
+from judge.errors import InputError, Issue, ProblemFault, json_location
 from judge.jsonl import MAX_DEPTH, check_depth
 from judge.problem.limits import BudgetLimit, MemoryLimit, OutputLimit, TimeLimit
 from judge.problem.types import (ANY, Tolerance, TypeParseError, TypeSpec, ValueTypeError,
@@ -228,7 +228,7 @@ class Problem(_Strict):
         return Problem.model_validate(data)
 
 
-class NoTests(JudgeError, ValueError):
+class NoTests(ProblemFault, ValueError):
     """A problem without correctness tests was to be judged: there is nothing to judge a
     candidate by, so no verdict is given (neither ``pass`` nor a failure)."""
 

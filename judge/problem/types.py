@@ -14,7 +14,7 @@ import math
 import re
 from dataclasses import dataclass
 from typing import Any
-from judge.errors import JudgeError
+from judge.errors import InputFault
 
 SCALARS = {"int", "float", "str", "bool", "none", "bytes", "complex", "any"}
 
@@ -35,7 +35,7 @@ _SUGGESTIONS = {
 _TOKEN = re.compile(r"\s*(?:(\.\.\.)|([A-Za-z_][A-Za-z_0-9.]*)|(\[|\]|,|\|))")
 
 
-class TypeParseError(JudgeError, ValueError):
+class TypeParseError(InputFault, ValueError):
     """A type string that is not in the supported Python typing spelling."""
 
     code = "invalid_type"
@@ -188,7 +188,7 @@ def return_type(specs: list[TypeSpec]) -> TypeSpec:
 
 # ---- JSON test data -> Python values --------------------------------------------------------
 
-class ValueTypeError(JudgeError, ValueError):
+class ValueTypeError(InputFault, ValueError):
     """A JSON value does not fit its declared type; ``path`` is the JSON location inside it."""
 
     code = "value_type_mismatch"

@@ -22,7 +22,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from judge.errors import JudgeError
+from judge.errors import InfrastructureFault
 from judge.sandbox import records
 from judge.sandbox.streams import InputStream
 
@@ -31,13 +31,13 @@ INCIDENT_STATUSES = frozenset({records.TIMEOUT, records.MEMORY, records.SIGNALED
                                records.VALUE_TOO_LARGE})
 
 
-class SandboxUnavailable(JudgeError, RuntimeError):
+class SandboxUnavailable(InfrastructureFault, RuntimeError):
     """The requested sandbox cannot run here (no engine, no image, unsupported platform)."""
 
     code = "sandbox_unavailable"
 
 
-class TransportError(JudgeError, RuntimeError):
+class TransportError(InfrastructureFault, RuntimeError):
     """The worker stopped answering or broke the protocol."""
 
     code = "sandbox_transport"

@@ -37,9 +37,9 @@ MAX_EQUAL_HASHES = 8
 
 
 if __name__ == "judge.sandbox.wire":  # in the judge: rooted in its exception tree
-    from judge.errors import JudgeError
+    from judge.errors import InputFault
 
-    _ERROR_BASES: tuple = (JudgeError, ValueError)
+    _ERROR_BASES: tuple = (InputFault, ValueError)
 else:  # in the sandbox worker (judge_worker.wire), which knows nothing of the judge
     _ERROR_BASES = (ValueError,)
 

@@ -50,13 +50,13 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Sequence
 
-from judge.errors import JudgeError
+from judge.errors import InputFault
 from judge.scoring.primitives import InputError, num_text  # noqa: F401 (InputError re-exported)
 
 Number = int | float | Fraction
 
 
-class UndefinedMetric(JudgeError, ValueError):
+class UndefinedMetric(InputFault, ValueError):
     """A metric has no value for these ratings; ``str()`` says why."""
 
     code = "undefined_metric"

@@ -39,7 +39,7 @@ from typing import Any, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from judge.errors import JudgeError
+from judge.errors import InputFault
 from judge.resources import examples_dir
 from judge.scoring.primitives import InputError, read_json, read_jsonl, validation_message
 
@@ -347,7 +347,7 @@ def _shown(n: ExtractedNumber) -> str:
     return format_number(n.value) if n.value is not None else f"{n.text} (over {MAX_DIGITS} digits)"
 
 
-class UnknownTaskError(JudgeError, KeyError):
+class UnknownTaskError(InputFault, KeyError):
     """A task id that the benchmark does not have."""
 
     code = "unknown_task"

@@ -68,12 +68,12 @@ from typing import Any, Literal, NamedTuple
 from pydantic import ValidationError
 
 from judge import jsonl
-from judge.errors import InputError, JudgeError, json_location  # noqa: F401 (InputError re-exported)
+from judge.errors import (InputError, InputFault, JudgeError, json_location) # noqa: F401 (InputError re-exported)
 
 MAX_SCORE = 1000.0
 
 
-class ScoringError(JudgeError, ValueError):
+class ScoringError(InputFault, ValueError):
     """The scoring spec or the ground truth cannot be used (the author's error, not the solver's)."""
 
     code = "scoring_error"

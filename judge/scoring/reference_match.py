@@ -75,7 +75,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from judge.errors import JudgeError
+from judge.errors import InputFault
 from judge.scoring.answers import (  # noqa: F401 (split_items: re-exported)
     answer_text, coerce_answer, normalize_answer, normalized_items, split_items,
 )
@@ -136,7 +136,7 @@ class EquivalenceJudge(Protocol):
 # --------------------------------------------------------------------------------------
 
 
-class ReferenceFormatError(JudgeError, ValueError):
+class ReferenceFormatError(InputFault, ValueError):
     """A reference entry cannot be understood; the message names the question key."""
 
     code = "invalid_reference"

@@ -27,7 +27,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from judge.api import Judge
-from judge.errors import InputError, JudgeError, json_location
+from judge.errors import InputError, InputFault, json_location
 from judge.running.batch import problem_fingerprint
 from judge.engine.verdicts import Verdict
 from judge.languages.base import NotExpressible
@@ -67,7 +67,7 @@ _RESPONSES: dict[int | str, dict[str, Any]] = {code: {"model": model} for code, 
                                                _ERRORS.items()}
 
 
-class ApiError(JudgeError):
+class ApiError(InputFault):
     """An error answered as JSON with its status (and the request field it is about)."""
 
     code = "api_error"

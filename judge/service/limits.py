@@ -20,7 +20,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from judge.errors import JudgeError
+from judge.errors import InputFault
 from judge.problem.model import Problem
 from judge.sandbox.base import Limits
 
@@ -28,7 +28,7 @@ from judge.sandbox.base import Limits
 TIGHTEN_ONLY = ("time_limit_s", "time_floor_s", "time_factor", "memory_mb", "output_kb")
 
 
-class LoosenedLimit(JudgeError, ValueError):
+class LoosenedLimit(InputFault, ValueError):
     """A request asked for more than the server allows (``field`` names the limit)."""
 
     code = "limit_loosened"

@@ -35,7 +35,7 @@ from concurrent.futures import Executor
 from typing import Any, Callable
 
 from judge import languages
-from judge.errors import JudgeError
+from judge.errors import InfrastructureFault
 from judge.languages import BLOCKING
 
 #: how often waiting calls look again for a core a sleeping job lends
@@ -51,7 +51,7 @@ def likely_blocks(code: str, language: str | None) -> bool:
         return False
 
 
-class QueueFull(JudgeError):
+class QueueFull(InfrastructureFault):
     """The queue (or the client's share of it) is full: retry after ``retry_after`` s."""
 
     code = "queue_full"

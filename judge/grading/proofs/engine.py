@@ -32,14 +32,14 @@ from typing import Any, Callable
 import jinja2
 from pydantic import BaseModel
 
-from judge.errors import JudgeError
+from judge.errors import InfrastructureFault
 from judge.grading.client import ChatClient, LLMConfig, LLMError, LLMUnavailableError, cache_key
 from judge.grading.proofs.schemas import ReplyInvalid, json_schema_format, parse_reply
 
 TEMPLATE_DIR = Path(__file__).parent / "templates"
 
 
-class StepError(JudgeError, RuntimeError):
+class StepError(InfrastructureFault, RuntimeError):
     """A step could not produce a valid output; ``kind`` groups the reasons in the summary."""
 
     code = "grading_step_failed"

@@ -16,7 +16,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from judge.errors import JudgeError, json_location
+from judge.errors import InputFault, json_location
 
 
 def _not_bool(v: Any) -> Any:
@@ -150,7 +150,7 @@ class Rubric(_Lenient):
 # ----------------------------------------------------------------------------- parsing
 
 
-class ReplyInvalid(JudgeError, ValueError):
+class ReplyInvalid(InputFault, ValueError):
     """A reply that is not valid for its step; ``str()`` is what the model is told on re-ask."""
 
     code = "llm_reply_invalid"

@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 from typing import Callable, Iterable
 
-from judge.errors import JudgeError
+from judge.errors import InfrastructureFault
 from judge.resources import sandbox_dir
 from judge.settings import settings
 
@@ -46,13 +46,13 @@ _BASE_BUILDER_VERSION = "1"
 Progress = Callable[[str], None]
 
 
-class EngineUnavailable(JudgeError, RuntimeError):
+class EngineUnavailable(InfrastructureFault, RuntimeError):
     """No Docker engine answers (or the docker SDK is missing)."""
 
     code = "engine_unavailable"
 
 
-class ImageBuildError(JudgeError, RuntimeError):
+class ImageBuildError(InfrastructureFault, RuntimeError):
     """The base or sandbox image could not be built; the message says why and what to do."""
 
     code = "image_build_failed"
