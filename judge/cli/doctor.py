@@ -93,7 +93,8 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     full = doctor_report()
     print()
     print(render(full))
-    if not (args.language in languages.REGISTRY and languages.get(args.language).default):
+    if not (args.language in languages.REGISTRY
+            and not languages.get(args.language).worker_native):
         # another language: the host's toolchains of the built-in ones are needed too
         ok = ok and all(e["ready"] for e in full["languages"] if e["name"] in languages.NATIVE)
     return EXIT_OK if ok else EXIT_SANDBOX

@@ -253,7 +253,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if output_path is None and not args.no_output:
         output_path = default_results_path(args.suite, args.solutions)
     previous = load_previous(output_path, report_issue) if args.resume and output_path else {}
-    if not get(language).default:
+    if get(language).worker_native:
         _say_if_building(args, native=True)  # built silently when the sandbox opens
     with ExitStack() as stack:
         judge = stack.enter_context(Judge(

@@ -241,6 +241,10 @@ class Language:
         """The reply-to-code step: the code of ``candidate``'s reply and the name its
         function has here (the problem's name or this language's usual case of it)."""
         names = function_names(problem, candidate.prompt_id)
+        if getattr(candidate, "strict", False):  # the reply is the code: nothing extracted
+            code = candidate.solution
+            return Submission(code, self.find_function(code, names) or names[0], None,
+                              self.name, extracted=False)
         code, note = self.extract(candidate.solution, names)
         function = self.find_function(code, names) or names[0]
         return Submission(code, function, note, self.name)

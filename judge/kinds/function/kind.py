@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from judge import languages
-from judge.candidates.submission import Submission, function_names
+from judge.candidates.submission import Submission
 from judge.engine.engine import Engine
 from judge.errors import InputError, Issue
 from judge.kinds.base import ProblemKind
@@ -58,14 +58,8 @@ class FunctionKind(ProblemKind):
 
     def submission(self, problem: Any, candidate: Any) -> Submission:
         """The language's reply-to-code step (with ``strict``, the reply is the code as it
-        is: nothing extracted; see ``Python.submission``)."""
-        lang = languages.get(candidate.language)
-        if candidate.strict and not lang.default:
-            names = function_names(problem, candidate.prompt_id)
-            code = candidate.solution
-            return Submission(code, lang.find_function(code, names) or names[0], None,
-                              lang.name, extracted=False)
-        return lang.submission(problem, candidate)
+        is: nothing extracted)."""
+        return languages.get(candidate.language).submission(problem, candidate)
 
     def in_language(self, problem: Any, language: Any) -> Any:
         return language.for_problem(problem)
