@@ -174,7 +174,7 @@ def test_an_actor_running_other_judge_code_is_replaced(fresh, tmp_path, monkeypa
     first = driver(tmp_path, fresh.address)
     old = {pid for _, pid in first["actors"]}
     assert set(kept_by_pid()) == old
-    changed = dict(ray_actor.source_hashes(), **{"execution/executor.py": "0" * 16})
+    changed = dict(ray_actor.source_hashes(), **{"running/executor.py": "0" * 16})
     monkeypatch.setattr(ray_actor, "_SOURCES", changed)
     notes: list[str] = []
     suite, candidates = distinct_candidates(12)
@@ -186,7 +186,7 @@ def test_an_actor_running_other_judge_code_is_replaced(fresh, tmp_path, monkeypa
     assert info["started_actors"] == 2 and info["reused_actors"] == 0
     assert not new & old
     # the new actors run the node's code, which is not the (pretended) driver's: said so
-    assert sum("execution/executor.py" in note for note in notes) == 2, notes
+    assert sum("running/executor.py" in note for note in notes) == 2, notes
     assert json.loads(json.dumps(signature(rows))) == expected()
     assert wait_until(lambda: not any(psutil.pid_exists(pid) for pid in old))
     assert set(kept_by_pid()) == new
