@@ -16,8 +16,8 @@ import pytest
 
 import judge
 from judge.engine.verdicts import Verdict
+from tests.paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
 
 

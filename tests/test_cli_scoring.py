@@ -12,6 +12,7 @@ import pytest
 
 from judge.cli.scoring import register
 import judge.settings
+from tests.paths import ROOT
 
 
 @pytest.fixture(autouse=True)
@@ -22,7 +23,6 @@ def _settings_read_again():
     judge.settings.reload()
 
 
-ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples" / "scoring"
 SAMPLE = ROOT / "examples" / "math" / "aime_sample" / "tasks"
 

@@ -12,7 +12,6 @@ import socket
 import sys
 import threading
 import time
-from pathlib import Path
 
 import pytest
 
@@ -22,8 +21,8 @@ from judge.errors import JudgeError, ServiceError, ServiceUnavailable
 from judge.engine.verdicts import CandidateResult, Verdict
 from judge.kinds.loader import load_suite
 from judge.problem.program import program_from_data
+from tests.paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 if "service_load" not in sys.modules:
     _spec = importlib.util.spec_from_file_location("service_load", ROOT / "benchmarks" /
                                                   "service_load.py")

@@ -19,8 +19,8 @@ import pytest
 
 from judge.client import JudgeClient
 from judge.kinds.loader import load_suite
+from tests.paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 JUDGE = str(Path(sys.executable).with_name("judge"))
 
 

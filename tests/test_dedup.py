@@ -28,8 +28,8 @@ from judge.engine import verdicts
 from judge.engine.verdicts import CandidateResult, Verdict
 from tests.conftest import scaled_int_problem
 from judge.sandbox.base import Limits
+from tests.paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 LIMITS = Limits(time_limit_s=0.5, memory_mb=256, output_kb=64, budget_s=1.0)
 
 

@@ -16,7 +16,6 @@ import sys
 import textwrap
 import threading
 import time
-from pathlib import Path
 
 import pytest
 
@@ -24,11 +23,11 @@ from judge.sandbox.backends.docker import build, maintenance
 from judge.sandbox.backends.docker import image as images
 from judge.sandbox.base import Job, Limits, SandboxUnavailable
 from judge.sandbox.base import TestInput as Call  # (not collected as a test class)
+from tests.paths import ROOT
 
 pytestmark = pytest.mark.docker
 
 REQUIRE_DOCKER = os.environ.get("JUDGE_REQUIRE_DOCKER") == "1"
-ROOT = Path(__file__).resolve().parents[1]
 
 
 # ---- fixtures ---------------------------------------------------------------------------------

@@ -12,11 +12,11 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
+from tests.paths import ROOT
 
 #: starts no sandbox, server, cluster or timer: the parallel 'pure' lane (tests/conftest.py)
 pytestmark = pytest.mark.pure
 
-ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
 DOCS = ROOT / "docs"
 MKDOCS_YML = ROOT / "mkdocs.yml"

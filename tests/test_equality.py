@@ -5,7 +5,6 @@ everywhere because values cross as data."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -13,8 +12,8 @@ import judge
 from judge.engine.compare import python_equal
 from judge.engine.verdicts import Verdict
 from judge.importers import import_suite
+from tests.paths import DATA, ROOT
 
-DATA = Path(__file__).parent / "data"
 
 
 def test_python_equal_is_pythons_eq_on_data():
@@ -99,7 +98,7 @@ def test_lying_eq_fails_under_both(j, equality, code):
 
 
 def test_default_for_native_problems_is_declared():
-    suite = judge.load_suite(Path(__file__).resolve().parent.parent / "problems" / "basics")
+    suite = judge.load_suite(ROOT / "problems" / "basics")
     assert {p.equality for p in suite} == {"declared"}
 
 

@@ -12,12 +12,12 @@ import importlib
 import inspect
 import pkgutil
 import re
-from pathlib import Path
 
 import pytest
 
 import judge
 from judge.errors import JudgeError, UnknownName
+from tests.paths import ROOT
 
 #: starts no sandbox, server, cluster or timer: the parallel 'pure' lane (tests/conftest.py)
 pytestmark = pytest.mark.pure
@@ -90,7 +90,7 @@ def test_public_errors_are_exported_from_judge():
 
 def test_public_codes_are_documented():
     """docs/architecture.md lists every public code with its class (what scripts rely on)."""
-    docs = (Path(__file__).resolve().parent.parent / "docs" / "architecture.md").read_text(
+    docs = (ROOT / "docs" / "architecture.md").read_text(
         encoding="utf-8")
     missing = [cls.code for cls in CLASSES if not cls.__name__.startswith("_")
                and "| `%s` | `%s`" % (cls.code, cls.__name__) not in docs]

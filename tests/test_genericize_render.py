@@ -5,7 +5,6 @@ from __future__ import annotations
 import ast
 import json
 import re
-from pathlib import Path
 
 import pytest
 
@@ -14,11 +13,11 @@ from judge.problem.model import function_from_data
 from judge.kinds.loader import load_problem, load_suite
 from judge.prompts.render import RenderedPrompt, render_prompt, render_prompts
 from judge.sandbox.harness import worker_files
+from tests.paths import ROOT
 
 #: starts no sandbox, server, cluster or timer: the parallel 'pure' lane (tests/conftest.py)
 pytestmark = pytest.mark.pure
 
-ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data" / "core"
 SHIPPED = ["basics", "debugging", "types"]
 

@@ -14,6 +14,7 @@ import pytest
 from judge.cli.main import main
 from judge.grading.proofs.inputs import load_grades, load_problems, load_solutions
 from judge.jsonl import MAX_LINE_BYTES
+from tests.paths import TESTS
 
 GOOD_PROBLEM = {"problem_id": "P", "statement": "Show 1 = 1.", "references": ["Trivially."]}
 GOOD_SOLUTION = {"problem_id": "P", "solution_id": "s1", "solution": "1 = 1"}
@@ -95,7 +96,7 @@ def test_bad_client_settings_are_usage_errors(tmp_path, capsys, flag, value, say
 
 
 def test_a_lone_surrogate_in_a_solution_is_graded_cached_and_replayed(tmp_path, capsys):
-    sys.path.insert(0, str(Path(__file__).parent))
+    sys.path.insert(0, str(TESTS))
     from proof_server import ScriptedServer
 
     srv = ScriptedServer()

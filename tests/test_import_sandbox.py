@@ -17,8 +17,8 @@ from pathlib import Path
 
 import psutil
 import pytest
+from tests.paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 MARKER = "judge-import-leak-%d-%d" % (os.getpid(), time.monotonic_ns())
 IS_ROOT = os.geteuid() == 0
 

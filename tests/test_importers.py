@@ -15,8 +15,8 @@ from judge.cli.main import main
 from judge.importers import import_suite
 from judge.importers.values import faithful_json, infer_type, literal_source
 from judge.kinds.loader import load_suite
+from tests.paths import DATA
 
-DATA = Path(__file__).parent / "data"
 MBPP_SAMPLE = DATA / "mbpp_sample.jsonl"
 
 

@@ -9,6 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from tests.paths import ROOT
 
 pytest.importorskip("inspect_ai")
 
@@ -18,7 +19,6 @@ from inspect_ai.model import ModelOutput, ModelUsage, get_model  # noqa: E402
 
 from judge.integrations.inspect_ai import judge_samples, judge_task  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
 PROBLEMS = ["basics_pascal_row", "basics_digital_root", "basics_caesar_shift"]
 
 

@@ -9,6 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from tests.paths import ROOT
 
 pytest.importorskip("lm_eval")
 
@@ -17,7 +18,6 @@ from lm_eval.tasks import TaskManager  # noqa: E402
 
 from judge.integrations.lm_eval import PrecomputedLM, task_config, write_task  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
 PROBLEMS = ["basics_pascal_row", "basics_digital_root", "basics_caesar_shift",
             "basics_balanced_brackets"]
 

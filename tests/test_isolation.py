@@ -20,7 +20,6 @@ import textwrap
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import pytest
 
@@ -31,8 +30,8 @@ from judge.sandbox.base import Job, Limits, SandboxUnavailable
 from judge.sandbox.base import TestInput as Call  # (not a pytest class)
 from judge.engine.verdicts import Verdict
 from tests.conftest import docker_or_skip
+from tests.paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 IS_ROOT = os.geteuid() == 0
 SECRET_SUMS = [(3, 4, 7919007), (10, 20, 7919030), (0, 0, 7919000)]
 HONEST = "def add(a, b):\n    return a + b + 7919000\n"

@@ -25,11 +25,12 @@ from judge.importers.kattis_files import (
     submission_sources,
 )
 from judge.problem.program import RunInput, load_program, program_from_data
+from tests.paths import DATA
 
 #: starts no sandbox, server, cluster or timer: the parallel 'pure' lane (tests/conftest.py)
 pytestmark = pytest.mark.pure
 
-DATA = Path(__file__).parent / "data" / "kattis"
+DATA = DATA / "kattis"
 PACKAGES = sorted(p.name for p in DATA.iterdir() if p.is_dir())
 
 

@@ -16,11 +16,10 @@ import os
 import subprocess
 import sys
 import textwrap
-from pathlib import Path
 
 import pytest
+from tests.paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 
 PLUGIN = '''
 from pathlib import Path

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import pytest
 
@@ -17,10 +16,11 @@ from judge.running.executor import Executor
 from judge.candidates.submission import Submission
 from judge.languages import NATIVE, get
 from tests.test_lang_process import CRASH, EXPECTED, LIMITS, PROBLEM, SYNTAX_LINE, THROW
+from tests.paths import DATA
 
 pytestmark = pytest.mark.docker
 
-HOSTILE = json.loads((Path(__file__).parent / "data" / "langs" / "hostile.json").read_text())
+HOSTILE = json.loads((DATA / "langs" / "hostile.json").read_text())
 #: cases about the harness alone (the candidate's own int type, reading its files): the same
 #: harness in both sandboxes, so the process tests cover them; the rest run here too
 PROCESS_ONLY = {"ok_int", "readfile"}

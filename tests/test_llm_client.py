@@ -23,6 +23,7 @@ from judge.grading.client import (
 from judge.grading.llm import LLMJudge
 from judge.scoring.reference_match import JudgeQuestion
 import judge.settings
+from tests.paths import TESTS
 
 
 @pytest.fixture(autouse=True)
@@ -401,7 +402,7 @@ def test_one_client_shared_by_proof_grading_and_the_equivalence_judge(tmp_path):
     """The proof engine and the equivalence judge on one client: one bound on requests in
     flight for both, each keeping its own cache keyed by the client's endpoint."""
     import sys
-    sys.path.insert(0, str(Path(__file__).parent))
+    sys.path.insert(0, str(TESTS))
     from proof_server import ScriptedServer, default_model
 
     from judge.grading.proofs import Engine, EngineSettings, grade_proof

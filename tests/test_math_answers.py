@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from fractions import Fraction
-from pathlib import Path
 
 import pytest
 
@@ -19,11 +18,11 @@ from judge.scoring.math_answers import (
     load_task,
     score_outputs,
 )
+from tests.paths import ROOT
 
 #: starts no sandbox, server, cluster or timer: the parallel 'pure' lane (tests/conftest.py)
 pytestmark = pytest.mark.pure
 
-ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "examples" / "math" / "aime_sample" / "tasks"
 
 

@@ -7,14 +7,13 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 import judge
 from judge.problem.model import NoTests, function_from_data
+from tests.paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 
 PROBLEM = {
     "identifier": "no_tests_add", "description": "Add two numbers.",

@@ -13,11 +13,11 @@ from judge.errors import InputError, Issue
 from judge.problem.model import function_from_data
 from judge.kinds.loader import load_problem, load_suite
 from judge.problem.types import TypeSpec
+from tests.paths import ROOT
 
 #: starts no sandbox, server, cluster or timer: the parallel 'pure' lane (tests/conftest.py)
 pytestmark = pytest.mark.pure
 
-ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data" / "core"
 SHIPPED = ["basics", "debugging", "types"]
 

@@ -10,6 +10,7 @@ from judge.errors import InputError
 from judge.languages.base import NotExpressible
 from judge.kinds.loader import load_suite
 from judge.problem.program import ProgramProblem
+from tests.paths import ROOT
 
 SEVEN = ["python", "c", "cpp", "java", "js", "go", "rust"]
 #: and Python 3 on PyPy, as Kattis runs it
@@ -24,8 +25,7 @@ def test_a_suite_holds_function_and_program_problems(tmp_path):
     _write(tmp_path, "add.json", {
         "kind": "program", "identifier": "add", "statement": "Add two numbers.",
         "tests": [{"stdin": "1 2\n", "expected": "3\n"}]})
-    seed = json.loads((__import__("pathlib").Path(__file__).parent.parent / "problems" /
-                       "basics").glob("*.json").__next__().read_text())
+    seed = json.loads((ROOT / "problems" / "basics").glob("*.json").__next__().read_text())
     _write(tmp_path, "function.json", seed)
     suite = load_suite(tmp_path)
     kinds = {p.identifier: type(p).__name__ for p in suite}

@@ -21,8 +21,9 @@ from judge.engine.verdicts import Verdict
 from judge.importers.kattis import read_packages
 from judge.problem.program import program_from_data
 from judge.sandbox.base import Limits
+from tests.paths import DATA
 
-KATTIS = Path(__file__).parent / "data" / "kattis"
+KATTIS = DATA / "kattis"
 SANDBOXES = ["process", pytest.param("docker", marks=pytest.mark.docker)]
 #: the answer no program can compute from its input: only a leak would print it
 SECRET = "s3cr3t-answer-7f1c"

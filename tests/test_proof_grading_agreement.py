@@ -8,11 +8,11 @@ import json
 import math
 import sys
 from fractions import Fraction
-from pathlib import Path
 
 import pytest
+from tests.paths import ROOT, TESTS
 
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(TESTS))
 from proof_server import ScriptedServer  # noqa: E402
 from test_proof_grading import PROBLEMS, SOLUTIONS, grade, write_jsonl  # noqa: E402
 
@@ -21,7 +21,7 @@ from judge.cli.main import main  # noqa: E402
 from judge.grading.proofs.report import agreement, map_human, round_half_up  # noqa: E402
 from judge.grading.proofs.workflows import SolutionGrade  # noqa: E402
 
-EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "proofs"
+EXAMPLE = ROOT / "examples" / "proofs"
 
 # human h and predicted g, 0-7.  Worked out by hand (see each test):
 H = [0, 2, 4, 7, 7]

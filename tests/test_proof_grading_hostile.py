@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 import re
 import sys
-from pathlib import Path
 
 import pytest
+from tests.paths import TESTS
 
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(TESTS))
 from proof_server import ScriptedServer, grade_reply  # noqa: E402
 from test_proof_grading import PROBLEMS, SOLUTIONS, grade, write_jsonl  # noqa: E402
 

@@ -7,16 +7,16 @@ from __future__ import annotations
 import gzip
 import json
 import textwrap
-from pathlib import Path
 
 import pytest
 
 from judge.languages.python_state import MAX_CHARS, carries_no_state, why_stateful
+from tests.paths import ROOT
 
 #: starts no sandbox, server, cluster or timer: the parallel 'pure' lane (tests/conftest.py)
 pytestmark = pytest.mark.pure
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
+SHARED = ROOT.parent / "shared" / "data"
 
 STATELESS = {
     "plain": "def f(x):\n    return x + 1\n",

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import psutil
 import pytest
+from tests.paths import ROOT
 
 os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")  # loopback only
 
@@ -30,7 +31,6 @@ from judge.running.batch import with_problems  # noqa: E402
 from test_ray import (ACTOR_UIDS, distinct_candidates, signature, start_cluster,  # noqa: E402
                       stop_cluster, uid_processes, wait_until)
 
-ROOT = Path(__file__).resolve().parent.parent
 
 #: a driver process: judges distinct candidates of problems/basics over Ray and prints what
 #: it judged on. argv: address, first sample, count, [ready file, other's ready file | hang]

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import pytest
 
@@ -21,11 +20,11 @@ from judge.candidates.submission import Submission
 from judge.distribution.ray_dispatch import (MAX_CHUNK, NEED_PROBLEM, Dispatcher, ItemError, Job,
                                           Member)
 from judge.engine.verdicts import CandidateResult, Verdict
+from tests.paths import ROOT
 
 #: starts no sandbox, server, cluster or timer: the parallel 'pure' lane (tests/conftest.py)
 pytestmark = pytest.mark.pure
 
-ROOT = Path(__file__).resolve().parent.parent
 SUITE = load_suite(ROOT / "problems" / "basics")
 PROBLEMS = SUITE.problems[:3]
 

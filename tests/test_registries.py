@@ -10,7 +10,6 @@ import os
 import subprocess
 import sys
 import textwrap
-from pathlib import Path
 
 import pytest
 
@@ -21,11 +20,11 @@ from judge.importers import IMPORTERS, HumanEval, Importer, Mbpp, RecordImporter
 from judge.scoring.dimensions import PRIMITIVES, Dimension, ExactMatchDimension
 from judge.scoring.primitives import ScoringError
 from judge.scoring.specs import parse_spec, score_submission
+from tests.paths import ROOT
 
 #: starts no sandbox, server, cluster or timer: the parallel 'pure' lane (tests/conftest.py)
 pytestmark = pytest.mark.pure
 
-ROOT = Path(__file__).resolve().parent.parent
 MBPP_SAMPLE = ROOT / "tests" / "data" / "mbpp_sample.jsonl"
 
 

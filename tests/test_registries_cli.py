@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 
 from judge.importers import import_suite
+from tests.paths import ROOT, TESTS
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(TESTS))
 from proof_server import ScriptedServer  # noqa: E402
 
 MBPP_SAMPLE = ROOT / "tests" / "data" / "mbpp_sample.jsonl"

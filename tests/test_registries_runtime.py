@@ -24,8 +24,8 @@ from judge.running.batch import candidate_key, optimal_candidates, submission_fo
 from judge.kinds.loader import load_suite
 from judge.sandbox import BACKENDS, SandboxUnavailable, open_sandbox
 from judge.sandbox.prerequisites import Prerequisite, all_met, tool_version
+from tests.paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 BASICS = load_suite(ROOT / "problems" / "basics")
 PROBLEM = BASICS.problems[0]
 

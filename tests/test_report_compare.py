@@ -11,7 +11,6 @@ import os
 import random
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -20,11 +19,11 @@ from judge.reports.runs import Run, read_runs
 from judge.reports.stats import (
     binomial_se, clustered_se, mcnemar_exact, mean_se, paired_bootstrap, wilson,
 )
+from tests.paths import ROOT
 
 #: starts no sandbox, server, cluster or timer: the parallel 'pure' lane (tests/conftest.py)
 pytestmark = pytest.mark.pure
 
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def _row(problem, verdict, model="m", sample=None, **extra):

@@ -27,8 +27,8 @@ import pytest
 from judge.reports.html import render_html
 from judge.reports.runs import Run
 from judge.reports.tables import merge
+from tests.paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 needs_chromium = pytest.mark.skipif(
     CHROMIUM is None, reason="chromium is not installed (scripts/ensure-toolchains.sh installs "

@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from tests.paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 SUITE = "problems/types"
 
 

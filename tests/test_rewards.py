@@ -11,7 +11,6 @@ import json
 import os
 import threading
 import time
-from pathlib import Path
 
 import psutil
 import pytest
@@ -20,9 +19,9 @@ from judge.errors import InputError
 from judge.importers import IMPORTERS
 from judge.rewards import (AsyncTRLReward, NotJudged, Scorer, TRLReward, acompute_score,
                            compute_score, compute_score_batch, extract_solution)
+from tests.paths import DATA, ROOT
 
-DATA = Path(__file__).parent / "data" / "rl"
-ROOT = Path(__file__).resolve().parent.parent
+DATA = DATA / "rl"
 
 #: a correct solution per fixture problem (by identifier)
 CORRECT = {

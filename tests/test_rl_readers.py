@@ -20,11 +20,12 @@ from judge.importers.datasets import read_dataset
 from judge.importers.rl_contests import decode_lcb_tests, restricted_loads
 from judge.kinds.loader import load_problem, load_suite
 from judge.problem.program import ProgramProblem
+from tests.paths import DATA
 
 #: starts no sandbox, server, cluster or timer: the parallel 'pure' lane (tests/conftest.py)
 pytestmark = pytest.mark.pure
 
-DATA = Path(__file__).parent / "data" / "rl"
+DATA = DATA / "rl"
 MARK = Path("/tmp/judge-rl-pickle-ran")
 
 

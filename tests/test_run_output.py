@@ -19,8 +19,8 @@ import pytest
 import judge
 from judge.cli.results_path import default_results_path
 from judge.running.progress import Progress, count_lines
+from tests.paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 PROBLEM = ROOT / "problems" / "basics" / "basics_pascal_row.json"
 GOOD = ("def pascal_row(row_index):\n    row = [1]\n    for k in range(row_index):\n"
         "        row.append(row[-1] * (row_index - k) // (k + 1))\n    return row\n")

@@ -8,7 +8,6 @@ and verl's 10 s / 1,024 MB request runs Java and Go and a slow-but-correct progr
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import httpx
 import pytest
@@ -16,7 +15,6 @@ import pytest
 sandbox_fusion = pytest.importorskip("sandbox_fusion")
 from sandbox_fusion import RunCodeRequest, RunStatus, run_code  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
 from tests.servers import Server  # noqa: E402
 
 SLEEP_1S = {

@@ -21,8 +21,9 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from tests.paths import TESTS
 
-HERE = Path(__file__).resolve().parent
+HERE = TESTS
 VENDORED = HERE / "sandboxfusion"
 UPSTREAM = VENDORED / "upstream"
 FILES = ("test_python.py", "test_cpp.py", "test_go.py", "test_java.py", "test_nodejs.py",

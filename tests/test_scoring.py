@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import math
-from pathlib import Path
 
 import pytest
 
@@ -27,11 +26,11 @@ from judge.scoring.specs import (
     score_submission,
     submission_from_results,
 )
+from tests.paths import ROOT
 
 #: starts no sandbox, server, cluster or timer: the parallel 'pure' lane (tests/conftest.py)
 pytestmark = pytest.mark.pure
 
-ROOT = Path(__file__).resolve().parent.parent
 NAN = float("nan")
 INF = float("inf")
 

@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 
 from judge.cli.main import main
+from tests.paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
 SPEC = EXAMPLES / "scoring" / "generic.json"
 SUB = EXAMPLES / "scoring" / "generic_submission.json"

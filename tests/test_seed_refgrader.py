@@ -10,8 +10,9 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
+from tests.paths import TESTS
 
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(TESTS))
 from proof_server import ScriptedServer  # noqa: E402
 
 from judge.cli.main import main  # noqa: E402

@@ -15,12 +15,11 @@ import subprocess
 import sys
 import threading
 import time
-from pathlib import Path
 
 import httpx
 import pytest
+from tests.paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 _spec = importlib.util.spec_from_file_location("service_load", ROOT / "benchmarks" /
                                               "service_load.py")
 service_load = importlib.util.module_from_spec(_spec)

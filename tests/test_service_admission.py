@@ -7,12 +7,10 @@ jobs admitted on a lent core), with every verdict the one the candidate gets alo
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 
 import httpx
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
 from tests.servers import Server  # noqa: E402
 
 SANDBOXES = ["process", pytest.param("docker", marks=pytest.mark.docker)]

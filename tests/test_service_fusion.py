@@ -17,12 +17,12 @@ from pathlib import Path
 
 import httpx
 import pytest
+from tests.paths import ROOT
 
 sandbox_fusion = pytest.importorskip("sandbox_fusion")
 from sandbox_fusion import (RunCodeRequest, RunStatus, SubmitRequest, SummaryMapping,  # noqa: E402
                             TestConfig, run_code, submit, summary_run_code_result)
 
-ROOT = Path(__file__).resolve().parent.parent
 if "service_load" not in sys.modules:
     _spec = importlib.util.spec_from_file_location("service_load", ROOT / "benchmarks" /
                                                   "service_load.py")

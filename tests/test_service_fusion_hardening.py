@@ -17,13 +17,12 @@ from __future__ import annotations
 
 import base64
 import json
-from pathlib import Path
 
 import httpx
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
 from tests.servers import Server  # noqa: E402
+from tests.paths import ROOT
 
 SANDBOXES = ["process", pytest.param("docker", marks=pytest.mark.docker)]
 HEADERS = {"Content-Type": "application/json"}

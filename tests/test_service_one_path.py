@@ -10,11 +10,11 @@ import ast
 from pathlib import Path
 
 import pytest
+from tests.paths import ROOT
 
 #: starts no sandbox, server, cluster or timer: the parallel 'pure' lane (tests/conftest.py)
 pytestmark = pytest.mark.pure
 
-ROOT = Path(__file__).resolve().parent.parent
 SERVICE = ROOT / "judge" / "service"
 
 #: modules below the API the service may not import: the sandbox (any module), the one

@@ -12,11 +12,11 @@ import pytest
 import judge
 import judge.settings
 from judge.settings import OFF, InvalidSetting, Settings, declarations, parse, reload, settings
+from tests.paths import ROOT
 
 #: starts no sandbox, server, cluster or timer: the parallel 'pure' lane (tests/conftest.py)
 pytestmark = pytest.mark.pure
 
-ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "judge"
 PAGE = ROOT / "docs" / "settings.md"
 

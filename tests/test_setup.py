@@ -24,6 +24,7 @@ from pathlib import Path
 import pytest
 from tests.conftest import docker_or_skip
 import judge.settings
+from tests.paths import ROOT
 
 
 @pytest.fixture(autouse=True)
@@ -34,7 +35,6 @@ def _settings_read_again():
     judge.settings.reload()
 
 
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def judge_cli(*args: str, env: dict | None = None, timeout: float = 120) -> subprocess.CompletedProcess:

@@ -23,6 +23,7 @@ from judge.candidates.submission import Submission
 from judge.problem.model import function_from_data
 from judge.sandbox.base import Limits
 from judge.engine.verdicts import Verdict
+from tests.paths import ROOT
 
 SUMS = [(3, 4, 7919007), (10, 20, 7919030), (0, 0, 7919000)]
 HONEST = "def add(a, b):\n    return a + b + 7919000\n"
@@ -332,7 +333,6 @@ from judge.sandbox.base import Transport  # noqa: E402
 from judge.sandbox.pool import PooledSandbox, WorkerSession  # noqa: E402
 from judge.problem.types import parse_type  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_big_ints_cross_as_hex_text_and_round_trip():

@@ -20,8 +20,8 @@ import pytest
 
 from judge.resources import runner_dir
 from judge.sandbox import harness, records, wire
+from tests.paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 LANGUAGES = ("cpp", "go", "java", "js", "rust")
 
 
