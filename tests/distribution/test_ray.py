@@ -41,7 +41,9 @@ def _settings_read_again():
     judge.settings.reload()
 
 
-ROOT = Path(__file__).resolve().parent.parent
+#: the repository (this module is also imported by test_ray_detached's driver scripts, in
+#: processes where tests/conftest.py has not made ``tests`` importable: no tests.paths here)
+ROOT = Path(__file__).resolve().parents[2]
 #: the actors' process sandboxes lease candidate uids upwards from this base, under one
 #: host-wide lock (judge.sandbox.backends.process.sandbox.UidLease): every candidate process of these tests
 #: runs under a uid in ACTOR_UIDS
@@ -264,7 +266,7 @@ def test_hostile_candidates_in_docker_on_two_nodes_same_as_local(cluster):
     docker_or_skip()
     import docker
 
-    from test_service import HOSTILE, hostile_problem
+    from tests.service.test_service import HOSTILE, hostile_problem
 
     problem = function_from_data(hostile_problem("ray_hostile_add"), "<ray-hostile>")
     items = [(problem, code, {"model": name, "sample": 0}) for name, code in HOSTILE.items()]

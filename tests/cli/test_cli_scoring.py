@@ -216,7 +216,7 @@ def test_match_errors(tmp_path, capsys, monkeypatch):
 
 
 def test_match_llm_against_local_server(tmp_path, capsys, monkeypatch):
-    from test_llm import FakeChatServer
+    from tests.grading.test_llm import FakeChatServer
 
     monkeypatch.setenv("JUDGE_LLM_CACHE", str(tmp_path / "cache"))
     judge.settings.reload()

@@ -20,6 +20,9 @@ import psutil
 import pytest
 from tests.paths import ROOT
 
+#: this folder, where test_ray.py is (the driver scripts import it)
+HERE = Path(__file__).resolve().parent
+
 os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")  # loopback only
 
 ray = pytest.importorskip("ray", reason="the 'ray' extra is part of the test extra")
@@ -62,7 +65,7 @@ DRIVER = textwrap.dedent("""
     print(json.dumps(dict(mine, reused=info["reused_actors"], started=info["started_actors"],
                           kept=info["kept"], nodes=info["nodes"], notes=notes,
                           signature=signature(rows))))
-""") % {"tests": str(ROOT / "tests")}
+""") % {"tests": str(HERE)}
 
 
 @pytest.fixture(scope="module")
@@ -285,7 +288,7 @@ def test_a_private_ray_keeps_nothing_and_stops_with_its_run(tmp_path):
             rows = judge.run(with_problems(suite, ((c, None) for c in candidates))).results
         print(json.dumps({"kept": info["kept"], "connected": ray.is_initialized(),
                           "pids": pids, "signature": signature(rows)}))
-    """) % str(ROOT / "tests"))
+    """) % str(HERE))
     run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
                          timeout=600, cwd=ROOT, env=env)
     assert run.returncode == 0, run.stderr[-3000:]

@@ -26,8 +26,8 @@ from judge.problem.limits import MAX_MEMORY_MB, MAX_TIME_LIMIT_S
 from judge.problem.model import function_from_data
 from judge.problem.program import ProgramLimits, TimeRule, program_from_data
 from judge.sandbox.base import Limits
-from tests.test_kattis_reader import _issues
-from tests.test_kattis_reader import _package as kattis_package
+from tests.importers.test_kattis_reader import _issues
+from tests.importers.test_kattis_reader import _package as kattis_package
 
 JUDGE = str(Path(sys.executable).with_name("judge"))
 HOSTILE_NUMBERS = [".nan", ".inf", "-.inf", "1e999", "1e9", "0", "-1", "1" + "0" * 400]

@@ -19,7 +19,7 @@ import pytest
 from judge.problem.model import function_from_data
 from judge.sandbox.base import Limits
 from judge.service import limits as service_limits
-from tests.test_service import AUTH, ROOT, TOKEN, Server, error_of, post
+from tests.service.test_service import AUTH, ROOT, TOKEN, Server, error_of, post
 
 BURN_3S = ("import time\ndef add(a, b):\n    end = time.process_time() + 3.0\n"
            "    while time.process_time() < end:\n        pass\n    return a + b\n")

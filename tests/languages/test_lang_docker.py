@@ -15,7 +15,7 @@ from judge.problem.model import function_from_data  # noqa: I001 (before executi
 from judge.running.executor import Executor
 from judge.candidates.submission import Submission
 from judge.languages import NATIVE, get
-from tests.test_lang_process import CRASH, EXPECTED, LIMITS, PROBLEM, SYNTAX_LINE, THROW
+from tests.languages.test_lang_process import CRASH, EXPECTED, LIMITS, PROBLEM, SYNTAX_LINE, THROW
 from tests.paths import DATA
 
 pytestmark = pytest.mark.docker

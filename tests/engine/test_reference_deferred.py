@@ -19,7 +19,7 @@ from judge.problem.model import function_from_data
 from judge.sandbox.base import Limits
 from judge.sandbox.backends.process.sandbox import ProcessSandbox
 from tests.conftest import scaled_int_data
-from tests.test_reference_cache import Counting
+from tests.engine.test_reference_cache import Counting
 
 #: floor 0.2 s, 4x the reference: a reference of 0.15 s of CPU per test gives 0.6 s
 LIMITS = Limits(time_limit_s=2.0, time_floor_s=0.2, time_factor=4.0, memory_mb=256,

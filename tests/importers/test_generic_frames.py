@@ -18,7 +18,7 @@ from judge.candidates.generic import generic_prefix
 from judge.cli.main import main
 from judge.kinds.loader import load_suite
 from judge.prompts.render import render_prompt
-from tests.test_importers import MBPP_SAMPLE, needs_human_eval
+from tests.importers.test_importers import MBPP_SAMPLE, needs_human_eval
 from tests.paths import DATA
 
 
