@@ -87,7 +87,7 @@ def test_judge_many_in_order_and_equal_to_single_calls(j, basics):
 def test_judge_many_rejects_bad_items(j, basics):
     with pytest.raises(TypeError, match="item 1"):
         list(j.judge_many([(basics.problems[0], "x = 1"), (42, "code")]))
-    # a string is a problem identifier (tests/test_papercuts.py): an unknown one is named
+    # a string is a problem identifier (tests/cli/test_papercuts.py): an unknown one is named
     with pytest.raises(judge.UnknownName, match="'not a problem'"):
         list(j.judge_many([(basics.problems[0], "x = 1"), ("not a problem", "code")]))
 

@@ -398,7 +398,7 @@ def test_docker_rewards_and_a_stopped_container():
 # ---- a remote judge serve ----------------------------------------------------------------------
 
 def _server():
-    # benchmarks/service_load.py's Server, loaded by path as tests/test_client.py does (a
+    # benchmarks/service_load.py's Server, loaded by path as tests/api/test_client.py does (a
     # ``tests`` package installed in site-packages can shadow ``tests.test_client``)
     import importlib.util
     import sys

@@ -4,7 +4,7 @@ The dispatcher decides which candidates go to which actor and how many per call;
 "actors" are answered by the test itself (each chunk waits until the test answers it, or a
 thread answers at once), so every rule can be driven step by step: chunk sizes, chunks of
 uneven length, results handed to the right caller, affinity, stealing, a failing candidate
-mid-chunk retried elsewhere, a lost actor's candidates moved, close. tests/test_ray.py runs
+mid-chunk retried elsewhere, a lost actor's candidates moved, close. tests/distribution/test_ray.py runs
 the same code on a real 2-node cluster.
 """
 

@@ -1,6 +1,6 @@
 """Importers, scoring primitives and grading workflows are found by name: lookup, aliases,
 unknown names (a did-you-mean) and names whose module cannot be imported. In process, no
-sandbox and no server (the 'pure' lane); tests/test_registries_cli.py adds one of each
+sandbox and no server (the 'pure' lane); tests/house/test_registries_cli.py adds one of each
 through a real installed package and uses them from the command line.
 """
 

@@ -3,7 +3,7 @@
 ``sys.path`` of a fresh interpreter, used through the command line as a user would (the
 converted suite judged in the process sandbox, proofs graded against a local chat server);
 and a broken package, which fails only its own names. The in-process registry tests are in
-tests/test_registries.py.
+tests/house/test_registries.py.
 """
 
 from __future__ import annotations

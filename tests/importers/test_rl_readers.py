@@ -2,7 +2,7 @@
 hand-written files of tests/data/rl in every format, broken records located and the
 others kept, the LiveCodeBench loader refusing pickles that build objects (nothing runs),
 Parquet, the in-memory API and ``judge import NAME FILE --output DIR`` whose suite loads
-back. No sandbox: judging them is tests/test_rewards.py."""
+back. No sandbox: judging them is tests/api/test_rewards.py."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The same candidates as tests/test_lang_process.py, in the Docker sandbox: the ``native``
+"""The same candidates as tests/languages/test_lang_process.py, in the Docker sandbox: the ``native``
 image (sandboxes/native/: one image with the five toolchains, built offline from Debian
 packages) run by a real Docker engine. Honest pass, wrong is wrong_answer, a syntax error is
 compile_error with its line, crashes name their signal/panic/exception, loop is timeout,

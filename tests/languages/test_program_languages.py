@@ -1,5 +1,5 @@
 """Program problems in suites, and the whole-program builds of the seven languages (pure:
-nothing is run here; tests/test_programs_judged.py runs them in the sandboxes)."""
+nothing is run here; tests/engine/test_programs_judged.py runs them in the sandboxes)."""
 
 import json
 

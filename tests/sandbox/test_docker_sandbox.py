@@ -370,7 +370,7 @@ def test_parallel_jobs_use_separate_containers(engine, sandbox_image):
 
     code = "import socket, time\ndef f(n):\n    time.sleep(0.3)\n    return socket.gethostname()\n"
     # no lending (overcommit=0): the sleeping jobs would otherwise start more containers
-    # (tests/test_admission.py checks that)
+    # (tests/sandbox/test_admission.py checks that)
     with DockerSandbox(size=2, image=sandbox_image, prewarm=True, overcommit=0) as box:
         assert len(box.containers()) == 2
         results: list = []

@@ -2,7 +2,7 @@
 a test's input, judged from the files' sizes (nothing read), the judge's stream pieces, and
 the worker's side of the protocol (every streamed byte consumed, even when one cannot be
 kept, so the next job's line is where it should be). Both sandboxes:
-tests/test_input_streams.py."""
+tests/sandbox/test_input_streams.py."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """What the SandboxFusion routes take from a client, without a server or a sandbox (issue 36:
 36.4, 36.10, 36.11): the request models, the test-case shapes and the error bodies. The same
-requests against a real server, in both sandboxes: tests/test_service_fusion_hardening.py."""
+requests against a real server, in both sandboxes: tests/service/test_service_fusion_hardening.py."""
 
 from __future__ import annotations
 

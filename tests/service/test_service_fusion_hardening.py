@@ -78,7 +78,7 @@ def test_an_output_limit_run_is_failed_with_the_real_client(server, code):
 
 def test_every_test_of_a_flood_is_output_limit_in_a_batch(server):
     """The flood's verdict on /run_code and on each test of /v1/evaluate/batch is
-    output_limit, as a program problem's tests get it (tests/test_program_text_and_floods.py:
+    output_limit, as a program problem's tests get it (tests/kinds/test_program_text_and_floods.py:
     one rule on every surface); an honest candidate beside it is accepted."""
     line = post(server, "/run_code", {"code": STDERR_FLOOD, "language": "python"}).json()
     assert line["judge"]["verdict"] == "output_limit" and line["status"] == "Failed"

@@ -26,7 +26,7 @@ FORBIDDEN = ("judge.sandbox", "judge.engine.compile_step", "judge.engine.program
 #: plain data of the sandbox's interface the service may name: the limits a server is
 #: started with and the error of a sandbox that cannot be opened. (The package root's
 #: re-exports, ``judge.Limits`` and ``judge.SandboxUnavailable``, cannot be imported from
-#: inside the package: tests/test_layering.py refuses ``from judge import Limits``.)
+#: inside the package: tests/house/test_layering.py refuses ``from judge import Limits``.)
 PLAIN_DATA = {"judge.sandbox.base": {"Limits", "SandboxUnavailable"}}
 #: imports let through by file while a rewrite is pending, with why: the service's sizing
 #: reads the sandbox's overcommit factor (how many candidates may be in flight per core)
