@@ -17,7 +17,7 @@ Sources, per language (``--source``):
     .venv/bin/python benchmarks/humaneval_x.py --languages go,rust --json figures.json
 
 It takes a while (every candidate is compiled): run it as a script, not in the unit tests
-(tests/test_lang_humaneval_x.py judges the corpus's representative part).
+(tests/languages/test_lang_humaneval_x.py judges the corpus's representative part).
 """
 
 from __future__ import annotations

@@ -42,7 +42,7 @@ _EXPORTS = {
     "Issue": "judge.errors",
     "grade_proof": "judge.grading.proofs.api",
     # the exception tree: every error the judge raises on purpose is a JudgeError with a
-    # stable ``code`` (tests/test_errors.py checks that each one is listed here)
+    # stable ``code`` (tests/house/test_errors.py checks that each one is listed here)
     "JudgeError": "judge.errors",
     "UnknownName": "judge.errors",
     "RegistryLoadError": "judge.errors",

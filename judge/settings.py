@@ -11,7 +11,7 @@ should have, raised where the settings are first read (the command line reads th
 any work), never a traceback from deep inside.
 
 Only the standard library and :mod:`judge.errors`: the sandbox layer reads settings, and it
-must load without pydantic (``tests/test_layering.py``).
+must load without pydantic (``tests/house/test_layering.py``).
 
 Variables that are not the judge's own are not here: the ones a child process's environment
 is built from (``PATH``, ``HOME``, ``LANG``, ``TMPDIR``) and ``XDG_CACHE_HOME`` (the
@@ -19,7 +19,7 @@ system's cache folder: where the reference timings live when ``JUDGE_REFERENCE_C
 unset, and where the evalplus package keeps its files), read where they are used.
 
 ``docs/settings.md`` holds :func:`markdown_table` (``python -m judge.settings --write
-docs/settings.md`` renews it; ``tests/test_settings.py`` checks it is current).
+docs/settings.md`` renews it; ``tests/house/test_settings.py`` checks it is current).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 # ensure-toolchains.sh - the host toolchains the process sandbox uses for the other languages
 # (judge/languages/): node, g++, go, rustc, javac/java, pypy3, all from Debian packages, and a
 # precompiled <bits/stdc++.h> for C++ (halves each C++ compile). Also chromium, the headless
-# browser tests/test_report_html.py opens the HTML report in (not a sandbox toolchain).
+# browser tests/reports/test_report_html.py opens the HTML report in (not a sandbox toolchain).
 #
 # Idempotent: a tool already on PATH is left alone; as root on Debian/Ubuntu the missing ones
 # are installed with apt-get (nodejs, g++, golang-go, rustc, default-jdk-headless, pypy3, chromium). The

@@ -6,7 +6,7 @@
 The problem file's schema comes from ``judge.problem.model.Problem``, the program problem
 file's from ``judge.problem.program.ProgramProblem``, the results line's from
 the HTTP service's response model (``judge.service.models.ResultLine``, which is the line
-``judge run`` writes). tests/test_docs.py runs the check.
+``judge run`` writes). tests/house/test_docs.py runs the check.
 """
 
 from __future__ import annotations

@@ -31,7 +31,7 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ] \
             >/dev/null 2>&1; then
     .venv/bin/python -m pip install -q --upgrade pip >/dev/null
     .venv/bin/python -m pip install -q -e '.[test]'
-    # EvalPlus's evaluator, for tests/test_evalplus.py (see the test extra in pyproject.toml)
+    # EvalPlus's evaluator, for tests/importers/test_evalplus.py (see the test extra in pyproject.toml)
     .venv/bin/python -m pip install -q --no-deps 'evalplus==0.3.1'
     printf '%s\n' "$want" > "$stamp"
 else
@@ -140,7 +140,7 @@ fi
 lint() {
     .venv/bin/python -m ruff check judge runners/python benchmarks &&
     # the worker runs in candidates' sandboxes and is held to pycodestyle's line rules too
-    # (the same selection tests/test_worker_module.py checks, so a slip fails here in seconds)
+    # (the same selection tests/sandbox/test_worker_module.py checks, so a slip fails here in seconds)
     .venv/bin/python -m ruff check --select E,F,W,I --line-length 100 runners/python \
         judge/sandbox/records.py judge/sandbox/harness.py judge/engine/classify.py
 }

@@ -1,4 +1,4 @@
-"""A hostile-package generator for issue 36's defect 1 (tests/test_package_safety*.py): a
+"""A hostile-package generator for issue 36's defect 1 (tests/importers/test_package_safety*.py): a
 small valid Kattis package in one of three layouts, and a symbolic link to a root-only
 secret (a file or a folder holding a random marker) placed at any path the importer reads.
 

@@ -1,0 +1,103 @@
+"""SandboxFusion's own runner tests, unchanged, against the judge's SandboxFusion routes.
+
+tests/sandboxfusion/upstream/ holds SandboxFusion's runner tests for the languages the judge
+runs (python, cpp, go, java, nodejs, rust), byte for byte from its repository (commit
+469de08; tests/sandboxfusion/NOTICE). They import ``sandbox.server.server.app`` and
+SandboxFusion's models; tests/sandboxfusion/shim/ provides those names over the judge (the
+app ``judge.service.app.create_app`` builds, with the server's defaults, and the models of
+``judge.service.fusion_models``). Each sandbox runs them in a pytest of their own, the shim
+first on ``sys.path``, and every test must pass, except the three that need what SandboxFusion
+ships beside its runners and the judge does not: they must fail (so the list stays true) and
+docs/service.md says why."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from tests.paths import TESTS
+
+HERE = TESTS
+VENDORED = HERE / "sandboxfusion"
+UPSTREAM = VENDORED / "upstream"
+FILES = ("test_python.py", "test_cpp.py", "test_go.py", "test_java.py", "test_nodejs.py",
+         "test_rust.py")
+#: SHA-256 of each vendored file as it is at SandboxFusion's commit 469de08 (unchanged)
+SHA256 = {
+    "test_python.py":
+        "b3b33839c7fae320117f31327f0762b25aaa4995361e6a9106c3ffab05a4582b",
+    "test_cpp.py":
+        "b6c0c3937c26212f237a07cea9a89ec085c2c89aa16f8734bc1f20d02315a5c4",
+    "test_go.py":
+        "3a1d71f9b0a974473dbb8c1884bac08c0300f252249137a3b966377802717495",
+    "test_java.py":
+        "eadb6a6fd33d72b663441038d60c4a9a1f2c1063f8652a0d3600a363b0d957a1",
+    "test_nodejs.py":
+        "92faddb8ad78765ec2887c5119be7881414f3f02adccd940c7591853d6e56f50",
+    "test_rust.py":
+        "f7c6f06c203b9e4ca56b8932d16a1de8d8ec092ac9e9824ae6d5eb27813ddff7",
+}
+#: tests that need what SandboxFusion installs beside its runners (docs/service.md,
+#: "What differs from SandboxFusion"): a third-party jar and npm package, and a file the
+#: program writes outside its work directory (/mnt/b)
+NEEDS_SANDBOXFUSION_RUNTIME = {
+    "test_java.py::test_java_external_jar",     # javatuples-1.2.jar on the class path
+    "test_nodejs.py::test_nodejs_lodash_dep",   # lodash in node_modules
+    "test_python.py::test_python_fetch_files",  # writes and fetches /mnt/b
+}
+
+
+def test_the_vendored_files_are_unchanged():
+    assert sorted(p.name for p in UPSTREAM.glob("test_*.py")) == sorted(FILES)
+    for name in FILES:
+        digest = hashlib.sha256((UPSTREAM / name).read_bytes()).hexdigest()
+        assert digest == SHA256[name], name
+        assert (UPSTREAM / name).read_text().startswith("# Copyright 2024 Bytedance Ltd.")
+
+
+def _run(sandbox: str, tmp_path: Path) -> dict[str, str]:
+    """SandboxFusion's tests in a pytest of their own: {"file::test": outcome}."""
+    report = tmp_path / ("upstream-%s.xml" % sandbox)
+    env = dict(os.environ, JUDGE_FUSION_SANDBOX=sandbox, JUDGE_FUSION_JOBS="2",
+               PYTHONPATH=os.pathsep.join([str(VENDORED / "shim"),
+                                           *filter(None, [os.environ.get("PYTHONPATH")])]))
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-c", str(VENDORED / "pytest.ini"),
+         "--rootdir", str(VENDORED), "--confcutdir", str(UPSTREAM), "-q",
+         "--junitxml", str(report), str(UPSTREAM)],
+        cwd=str(HERE.parent), env=env, capture_output=True, text=True, timeout=3600)
+    assert report.exists(), proc.stdout[-4000:] + proc.stderr[-4000:]
+    outcomes = {}
+    for case in ET.parse(report).getroot().iter("testcase"):
+        name = "%s.py::%s" % (case.get("classname", "").rsplit(".", 1)[-1], case.get("name"))
+        failed = case.find("failure") is not None or case.find("error") is not None
+        outcomes[name] = "skipped" if case.find("skipped") is not None else (
+            "failed" if failed else "passed")
+    return outcomes
+
+
+@pytest.mark.parametrize("sandbox", ["process", pytest.param("docker", marks=pytest.mark.docker)])
+def test_sandboxfusions_own_runner_tests_pass(sandbox, tmp_path):
+    if sandbox == "docker":
+        from tests.conftest import docker_or_skip
+
+        docker_or_skip()
+    outcomes = _run(sandbox, tmp_path)
+    per_file = Counter()
+    for name, outcome in outcomes.items():
+        per_file[name.split("::")[0], outcome] += 1
+    summary = ", ".join("%s %d/%d" % (f, per_file[f, "passed"],
+                                       sum(per_file[f, o] for o in ("passed", "failed",
+                                                                    "skipped")))
+                        for f in FILES)
+    print("SandboxFusion runner tests (%s sandbox): %s" % (sandbox, summary))
+    assert len(outcomes) == 34, outcomes
+    wrong = {name: outcome for name, outcome in outcomes.items()
+             if outcome != ("failed" if name in NEEDS_SANDBOXFUSION_RUNTIME else "passed")}
+    assert wrong == {}, summary
