@@ -126,7 +126,9 @@ def test_packages_python_runs_on_pypy_unless_told_or_missing(monkeypatch):
     from judge.cli.programs import _run_as, python_runtime
     from judge.sandbox.prerequisites import Prerequisite
 
-    process, docker = SimpleNamespace(name="process"), SimpleNamespace(name="docker")
+    # stand-ins that say which back end they are, as a Sandbox does (Sandbox.backend())
+    process = SimpleNamespace(name="process", backend=lambda: "process")
+    docker = SimpleNamespace(name="docker", backend=lambda: "docker")
     log: list[str] = []
     assert python_runtime("cpython", process, log) is None and not log
     assert python_runtime("pypy3", docker, log) == "pypy3"

@@ -62,7 +62,7 @@ def planted():
     fifo = base / "pipe"
     os.mkfifo(fifo)
     os.chmod(fifo, 0o666)
-    from judge.sandbox.backends.process import process
+    from judge.sandbox.backends.process import sandbox as process
 
     process.world_writable_places(refresh=True)
     yield {"dirs": [str(folder), str(nested)], "file": str(shared_file), "fifo": str(fifo),

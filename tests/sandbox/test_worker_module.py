@@ -295,7 +295,7 @@ def test_cgroup_counters_are_read_only_in_a_container_the_sandbox_names(pkg):
     from judge.sandbox.backends.docker.sandbox import WORKER_COMMAND
 
     assert "--container" in WORKER_COMMAND  # the Docker sandbox's worker: its own cgroups
-    from judge.sandbox.backends.process import process
+    from judge.sandbox.backends.process import sandbox as process
 
     source = Path(process.__file__).read_text()
     assert "--container" not in source  # the process sandbox's worker: the host's
