@@ -269,6 +269,13 @@ class Settings:
         _LLM, shown="`~/.cache/judge/llm`")
 
 
+def cache_home() -> Path:
+    """The system's cache folder (``$XDG_CACHE_HOME``, else ``~/.cache``): not a setting of
+    the judge's, but read here only, as the settings are, when asked."""
+    base = os.environ.get("XDG_CACHE_HOME", "").strip()
+    return Path(base) if base else Path.home() / ".cache"
+
+
 def declarations() -> tuple[Setting, ...]:
     """Every setting, in the order of :class:`Settings` (and of the docs table)."""
     return tuple(replace(f.metadata["setting"], name=f.name) for f in fields(Settings))

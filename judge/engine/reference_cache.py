@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from judge.settings import OFF as SETTING_OFF
-from judge.settings import OFF_WORDS, settings
+from judge.settings import OFF_WORDS, cache_home, settings
 
 #: the setting (:mod:`judge.settings`): a folder, or one of OFF
 ENV = "JUDGE_REFERENCE_CACHE"
@@ -58,9 +58,7 @@ def default_folder() -> Path | None:
         return None
     if setting is not None:
         return Path(setting)
-    base = os.environ.get("XDG_CACHE_HOME", "").strip()  # the system's, not a judge setting
-    root = Path(base) if base else Path.home() / ".cache"
-    return root / "judge" / "reference-times"
+    return cache_home() / "judge" / "reference-times"
 
 
 def machine() -> str:

@@ -23,7 +23,6 @@ from __future__ import annotations
 import ast
 import copy
 import json
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,6 +32,7 @@ from judge.importers.base import IMPORTERS, RecordImporter
 from judge.importers.convert import BENCHMARK_TIMEOUT_S, Source, _signature_parameters
 from judge.importers.records import ProblemReport, Unconverted
 from judge.importers.values import annotation_type, faithful_json, infer_type, literal_source
+from judge.settings import cache_home
 
 RELEASE_FIELDS = ("task_id", "prompt", "entry_point", "canonical_solution", "base_input",
                   "plus_input")
@@ -386,7 +386,7 @@ class EvalPlus(RecordImporter):
     def default_path(self) -> Path:
         """The newest HumanEval+ release file in EvalPlus's cache (where the evalplus package
         downloads it: ``$XDG_CACHE_HOME/evalplus``, else ``~/.cache/evalplus``)."""
-        cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "evalplus"
+        cache = cache_home() / "evalplus"
         found = sorted(cache.glob("HumanEvalPlus*.jsonl")) if cache.is_dir() else []
         if not found:
             raise InputError([Issue(str(cache), "no path given and no HumanEvalPlus release "

@@ -197,6 +197,22 @@ def test_back_end_modules_are_in_the_sandbox_layer_and_check_their_prerequisites
 
 # ---- no import cycles --------------------------------------------------------------------------
 
+def _from_targets(node: ast.ImportFrom, package: str) -> set[str]:
+    """What ``from X import a, b`` in ``package`` imports: ``X.a`` when that is a module,
+    else ``X`` (relative imports resolved)."""
+    if node.level:
+        base = package.split(".")
+        base = base[: len(base) - node.level + 1]
+        target = ".".join(base + ([node.module] if node.module else []))
+    else:
+        target = node.module or ""
+    found = set()
+    for alias in node.names:
+        sub = "%s.%s" % (target, alias.name)
+        found.add(sub if sub in KNOWN else target)
+    return found
+
+
 def _module_level_imports(path: Path) -> set[str]:
     """The judge modules ``path`` imports when it is imported: import statements at module
     level (also inside module-level ``try``/``if``), not inside functions, classes or
@@ -212,15 +228,7 @@ def _module_level_imports(path: Path) -> set[str]:
             if isinstance(node, ast.Import):
                 found.update(alias.name for alias in node.names)
             elif isinstance(node, ast.ImportFrom):
-                if node.level:
-                    base = package.split(".")
-                    base = base[: len(base) - node.level + 1]
-                    target = ".".join(base + ([node.module] if node.module else []))
-                else:
-                    target = node.module or ""
-                for alias in node.names:
-                    sub = "%s.%s" % (target, alias.name)
-                    found.add(sub if sub in KNOWN else target)
+                found.update(_from_targets(node, package))
             elif isinstance(node, ast.If):
                 test = ast.unparse(node.test)
                 if "TYPE_CHECKING" not in test:
@@ -298,15 +306,7 @@ def _every_import(path: Path) -> set[str]:
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")
-                base = base[: len(base) - node.level + 1]
-                target = ".".join(base + ([node.module] if node.module else []))
-            else:
-                target = node.module or ""
-            for alias in node.names:
-                sub = "%s.%s" % (target, alias.name)
-                found.add(sub if sub in KNOWN else target)
+            found.update(_from_targets(node, package))
     return {name for name in found if name in KNOWN and name != module}
 
 
