@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # ensure-toolchains.sh - the host toolchains the process sandbox uses for the other languages
-# (judge/languages/): node, g++, go, rustc, javac/java, pypy3, all from Debian packages, and a
+# (judge/languages/): node, g++, go, rustc, javac/java, pypy3, and the polyglot image's languages
+# (kotlin, scala, mono, ldc, lua, perl, php, R, racket, ruby, tsc, junit4, pytest), all from Debian packages, and a
 # precompiled <bits/stdc++.h> for C++ (halves each C++ compile). Also chromium, the headless
 # browser tests/reports/test_report_html.py opens the HTML report in (not a sandbox toolchain).
 #
@@ -17,21 +18,34 @@ declare -A PACKAGE=( [/usr/bin/node]=nodejs [/usr/bin/g++]=g++ [/usr/bin/go]=gol
                      [/usr/bin/rustc]=rustc [/usr/bin/javac]=default-jdk-headless
                      [/usr/bin/java]=default-jdk-headless [/usr/bin/pypy3]=pypy3
                      [/usr/bin/chromium]=chromium )
-missing=()
-for tool in "${!PACKAGE[@]}"; do
-    [ -x "$tool" ] || missing+=("${PACKAGE[$tool]}")
-done
-if [ "${#missing[@]}" -gt 0 ]; then
+# the languages beyond the native seven (the polyglot image's, sandboxes/polyglot/base.json),
+# installed without recommends (R's and Racket's recommends are hundreds of MB the judge never runs)
+declare -A EXTRA=( [/usr/bin/kotlinc]=kotlin [/usr/bin/scalac]=scala [/usr/bin/mcs]=mono-mcs
+                   [/usr/bin/mono]=mono-runtime [/usr/bin/ldc2]=ldc [/usr/bin/lua5.4]=lua5.4
+                   [/usr/bin/perl]=perl [/usr/bin/php]=php-cli [/usr/bin/Rscript]=r-base-core
+                   [/usr/bin/racket]=racket [/usr/bin/ruby]=ruby [/usr/bin/tsc]=node-typescript
+                   [/usr/share/java/junit4.jar]=junit4 [/usr/bin/pytest-3]=python3-pytest )
+install_missing() {  # install_missing ARRAY-NAME [APT OPTIONS...]
+    local -n table="$1"; shift
+    local missing=() tool
+    for tool in "${!table[@]}"; do
+        [ -e "$tool" ] || missing+=("${table[$tool]}")
+    done
+    [ "${#missing[@]}" -gt 0 ] || return 0
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
         packages=$(printf '%s\n' "${missing[@]}" | sort -u | tr '\n' ' ')
         say "installing $packages"
         export DEBIAN_FRONTEND=noninteractive
-        apt-get -o DPkg::Lock::Timeout=600 update -qq >/dev/null && apt-get -o DPkg::Lock::Timeout=600 install -y -qq $packages >/dev/null \
+        { [ -n "${APT_UPDATED:-}" ] || apt-get -o DPkg::Lock::Timeout=600 update -qq >/dev/null; } \
+            && APT_UPDATED=1 \
+            && apt-get -o DPkg::Lock::Timeout=600 install -y -qq "$@" $packages >/dev/null \
             || say "apt-get install failed"
     else
         say "missing: ${missing[*]} (run as root on Debian/Ubuntu to install them)"
     fi
-fi
+}
+install_missing PACKAGE
+install_missing EXTRA --no-install-recommends
 
 # C++: a precompiled header with the judge's exact flags (judge/languages/cpp.py)
 if [ -x /usr/bin/g++ ] && [ "$(id -u)" = 0 ]; then
@@ -49,11 +63,18 @@ fi
 
 status=0
 for tool in /usr/bin/node /usr/bin/g++ /usr/bin/go /usr/bin/rustc /usr/bin/javac /usr/bin/java \
-            /usr/bin/pypy3 /usr/bin/chromium; do
+            /usr/bin/pypy3 /usr/bin/chromium $(printf '%s\n' "${!EXTRA[@]}" | sort); do
+    if [ "$tool" = /usr/share/java/junit4.jar ]; then
+        if [ -f "$tool" ]; then say "$tool: present"; else say "$tool: MISSING"; status=1; fi
+        continue
+    fi
     if [ -x "$tool" ]; then
         case "$tool" in
             */go) version=$("$tool" version 2>&1 | head -1) ;;
             */chromium) version=$("$tool" --version 2>/dev/null | head -1) ;;
+            */lua5.4) version=$("$tool" -v 2>&1 | head -1) ;;
+            */mono|*/mcs|*/racket|*/tsc|*/ldc2|*/kotlinc|*/scalac|*/Rscript|*/pytest-3)
+                version=$("$tool" --version 2>&1 | grep -v '^$' | head -1) ;;
             *) version=$("$tool" --version 2>&1 | head -1) ;;
         esac
         say "$tool: $version"

@@ -58,6 +58,12 @@ if bash scripts/ensure-docker.sh; then
         say "the native sandbox image could not be built (see the lines above)"
         exit 3
     fi
+    # Bash, C#, D, Kotlin, Lua, Perl, PHP, R, Racket, Ruby, Scala, TypeScript and the test
+    # frameworks: the polyglot image (its own, so the native image never grows with them)
+    if ! .venv/bin/judge sandbox build --language polyglot; then
+        say "the polyglot sandbox image could not be built (see the lines above)"
+        exit 3
+    fi
 elif [ "${JUDGE_REQUIRE_DOCKER:-}" = "1" ]; then
     say "Docker tests are required (CI=true or JUDGE_REQUIRE_DOCKER=1) and no engine could be started"
     exit 1

@@ -80,7 +80,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     from judge.sandbox.backends.docker import maintenance
 
     if args.language == "all":
-        images = ["python", "native"]
+        images = ["python", "native", "polyglot"]
     elif args.language in languages.REGISTRY:
         images = [languages.get(args.language).pool]
     else:

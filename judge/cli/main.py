@@ -325,7 +325,7 @@ def cmd_sandbox(args: argparse.Namespace) -> int:
     from judge import languages
 
     target = languages.get(args.language).pool if args.language in languages.REGISTRY \
-        else "native"
+        else ("native" if args.language == "all" else args.language)
     if args.action == "build":
         # every step (base image choice, build, smoke test) is one line on stderr; a failure is
         # a message and exit 3, never a traceback
@@ -448,10 +448,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--force", action="store_true", help="build: rebuild even if present")
     from judge import languages
     p.add_argument("--language", default="python",
-                   choices=(*languages.names(), "native", "all"),
-                   help="build: python's image, or the image of the other languages (one "
-                        "image for js, cpp, go, rust, java); doctor: all checks both images "
-                        "and the host toolchains")
+                   choices=(*languages.names(), "native", "polyglot", "all"),
+                   help="build: python's image, the image of js, cpp, go, rust, java "
+                        "(native) or that of the languages beyond them (polyglot), or a "
+                        "language's; doctor: all checks every image and the host toolchains")
     p.add_argument("--rebuild-base", action="store_true",
                    help="build: ignore a local base image (pull the official one when a "
                         "registry answers, else debootstrap again)")

@@ -36,6 +36,24 @@ for _name, _target, _aliases in _BUILT_IN:
 #: whole programs only (program problems): not among the function languages below
 REGISTRY.add("c", "judge.languages.c:C", ("gnu-c", "c17"))
 REGISTRY.add("pypy3", "judge.languages.pypy:PyPy", ("pypy",))
+#: the languages beyond the native seven (issue 34), in the polyglot pool (image): whole
+#: programs, and test programs in the language
+_POLYGLOT = (
+    ("bash", "judge.languages.bash:Bash", ("sh", "shell")),
+    ("csharp", "judge.languages.csharp:CSharp", ("c#", "cs", "mono")),
+    ("d", "judge.languages.d:D", ("dlang", "ldc")),
+    ("kotlin", "judge.languages.kotlin:Kotlin", ("kt",)),
+    ("lua", "judge.languages.lua:Lua", ()),
+    ("perl", "judge.languages.perl:Perl", ("pl",)),
+    ("php", "judge.languages.php:Php", ()),
+    ("r", "judge.languages.r:R", ("rscript",)),
+    ("racket", "judge.languages.racket:Racket", ("rkt",)),
+    ("ruby", "judge.languages.ruby:Ruby", ("rb",)),
+    ("scala", "judge.languages.scala:Scala", ()),
+    ("typescript", "judge.languages.typescript:TypeScript", ("ts",)),
+)
+for _name, _target, _aliases in _POLYGLOT:
+    REGISTRY.add(_name, _target, _aliases)
 
 #: the built-in languages (``names()`` adds those of installed plug-ins)
 LANGUAGES = tuple(name for name, _, _ in _BUILT_IN)

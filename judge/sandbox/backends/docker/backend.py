@@ -1,6 +1,7 @@
 """The ``docker`` back end: how it is opened and what it needs here. A pool is an image:
-``python`` (the sandbox :meth:`DockerBackend.open` gives) and ``native`` (the five
-toolchains, opened on the first job that needs it)."""
+``python`` (the sandbox :meth:`DockerBackend.open` gives), ``native`` (the five
+toolchains) and ``polyglot`` (the languages beyond them), each opened on the first job that
+needs it."""
 
 from __future__ import annotations
 
@@ -17,7 +18,9 @@ class DockerBackend(SandboxBackend):
     #: each other pool's containers: the native image's have room for compilers beside the
     #: tests' own limits
     POOLS = {"native": {"memory_headroom_mb": 1536, "tmpfs_mb": 512, "pids_limit": 512,
-                        "fsize_mb": 256, "exec_work": True}}
+                        "fsize_mb": 256, "exec_work": True},
+             "polyglot": {"memory_headroom_mb": 1536, "tmpfs_mb": 512, "pids_limit": 512,
+                          "fsize_mb": 256, "exec_work": True}}
 
     def own_pool(self, pool: str) -> bool:
         return pool != self.MAIN_POOL

@@ -66,7 +66,9 @@ def prerequisites() -> list[Prerequisite]:
         for image, what, build in (
                 ("python", "the Python image", "judge sandbox build"),
                 ("native", "the image of js, cpp, go, rust, java",
-                 "judge sandbox build --language native")):
+                 "judge sandbox build --language native"),
+                ("polyglot", "the image of the languages beyond the native seven",
+                 "judge sandbox build --language polyglot")):
             try:
                 tag = image_tag(image)
                 built = _image_exists(client, tag)
