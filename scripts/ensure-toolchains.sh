@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # ensure-toolchains.sh - the host toolchains the process sandbox uses for the other languages
 # (judge/languages/): node, g++, go, rustc, javac/java, pypy3, and the polyglot image's languages
-# (kotlin, scala, mono, ldc, lua, perl, php, R, racket, ruby, tsc, junit4, pytest), all from Debian packages, and a
+# (kotlin, scala, mono, ldc, lua, perl, php, R, racket, ruby, tsc, junit4, pytest) and the two
+# libraries SandboxFusion's routes offer (javatuples, lodash), all from Debian packages, and a
 # precompiled <bits/stdc++.h> for C++ (halves each C++ compile). Also chromium, the headless
 # browser tests/reports/test_report_html.py opens the HTML report in (not a sandbox toolchain).
 #
@@ -24,7 +25,9 @@ declare -A EXTRA=( [/usr/bin/kotlinc]=kotlin [/usr/bin/scalac]=scala [/usr/bin/m
                    [/usr/bin/mono]=mono-runtime [/usr/bin/ldc2]=ldc [/usr/bin/lua5.4]=lua5.4
                    [/usr/bin/perl]=perl [/usr/bin/php]=php-cli [/usr/bin/Rscript]=r-base-core
                    [/usr/bin/racket]=racket [/usr/bin/ruby]=ruby [/usr/bin/tsc]=node-typescript
-                   [/usr/share/java/junit4.jar]=junit4 [/usr/bin/pytest-3]=python3-pytest )
+                   [/usr/share/java/junit4.jar]=junit4 [/usr/bin/pytest-3]=python3-pytest
+                   [/usr/share/java/javatuples.jar]=libjavatuples-java
+                   [/usr/share/nodejs/lodash/package.json]=node-lodash )
 install_missing() {  # install_missing ARRAY-NAME [APT OPTIONS...]
     local -n table="$1"; shift
     local missing=() tool
@@ -64,7 +67,7 @@ fi
 status=0
 for tool in /usr/bin/node /usr/bin/g++ /usr/bin/go /usr/bin/rustc /usr/bin/javac /usr/bin/java \
             /usr/bin/pypy3 /usr/bin/chromium $(printf '%s\n' "${!EXTRA[@]}" | sort); do
-    if [ "$tool" = /usr/share/java/junit4.jar ]; then
+    if [ "${tool#/usr/share/}" != "$tool" ]; then  # a library, not a program
         if [ -f "$tool" ]; then say "$tool: present"; else say "$tool: MISSING"; status=1; fi
         continue
     fi
@@ -73,7 +76,9 @@ for tool in /usr/bin/node /usr/bin/g++ /usr/bin/go /usr/bin/rustc /usr/bin/javac
             */go) version=$("$tool" version 2>&1 | head -1) ;;
             */chromium) version=$("$tool" --version 2>/dev/null | head -1) ;;
             */lua5.4) version=$("$tool" -v 2>&1 | head -1) ;;
-            */mono|*/mcs|*/racket|*/tsc|*/ldc2|*/kotlinc|*/scalac|*/Rscript|*/pytest-3)
+            */scalac|*/kotlinc) version=$("$tool" -version 2>&1 | grep -iv 'warning\|^$' | head -1) ;;
+            */perl) version=$("$tool" -e 'print "perl $^V"') ;;
+            */mono|*/mcs|*/racket|*/tsc|*/ldc2|*/Rscript|*/pytest-3)
                 version=$("$tool" --version 2>&1 | grep -v '^$' | head -1) ;;
             *) version=$("$tool" --version 2>&1 | head -1) ;;
         esac

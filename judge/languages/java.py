@@ -14,6 +14,8 @@ from judge.languages.base import (main_source, source_files, Build, Language, No
                                   float_literal, json_string, snake_to_camel)
 from judge.problem.types import TypeSpec
 
+#: third-party jars SandboxFusion's image has on the class path (Debian's libjavatuples-java)
+LIBRARIES = ("/usr/share/java/javatuples.jar",)
 _ERROR = re.compile(r"^(?P<file>[^\s:]+\.java):(?P<line>\d+): error: (?P<message>.*)$", re.M)
 _PUBLIC_CLASS = re.compile(r"^\s*public\s+(?:final\s+|abstract\s+)*(?:class|interface|enum|record)\s+(\w+)",
                            re.M)
@@ -94,7 +96,7 @@ class Java(Language):
     nproc = 96
     tools = (("javac", ("/usr/bin/javac", "-version")), ("java", ("/usr/bin/java", "-version")))
     names_in = {"kattis": ("java",), "sandboxfusion": ("java",), "codecontests": (4, "JAVA")}
-    build_flags_in = {"sandboxfusion": {"assertions": True}}
+    build_flags_in = {"sandboxfusion": {"assertions": True, "libraries": True}}
     allocation_errors = ("OutOfMemoryError", "java.lang.OutOfMemoryError")
     oom_markers = ("java.lang.OutOfMemoryError",)  # the JVM, outside the harness
     prompt_where = "a method of class Solution"
@@ -201,9 +203,12 @@ class Java(Language):
             "%s.java" % _main_class(code)
 
     def program_build(self, sources: dict[str, str], memory_mb: int,
-                      assertions: bool = False) -> Build:
+                      assertions: bool = False, libraries: bool = False) -> Build:
         """``assertions``: run with ``-ea`` (SandboxFusion's routes run Java so; the judge's
-        own programs run as Kattis runs them, without)."""
+        own programs run as Kattis runs them, without). ``libraries``: the third-party jars
+        SandboxFusion's image puts on the class path (:data:`LIBRARIES`, from Debian
+        packages), for its routes only."""
+        jars = [jar for jar in LIBRARIES if libraries]
         files = source_files(sources, ".java")
         main = main_source(sources, ".java", marker=r"static\s+(?:public\s+)?void\s+main\s*\(")
         # ``memory_mb`` is the problem's limit plus the headroom (``program_limits``): the
@@ -212,10 +217,11 @@ class Java(Language):
         return Build(files=dict(sources),
                      compile=[["/usr/bin/javac", "-J-XX:+UseSerialGC", "-J-Xmx512m",
                                "-encoding", "UTF-8", "-nowarn", "-Xmaxerrs", "5", "-d", "out",
-                               *files]],
+                               *(["-cp", ":".join(jars)] if jars else []), *files]],
                      run=["/usr/bin/java", *(["-ea"] if assertions else []), "-Xmx%dm" % heap,
                           "-Xss64m", "-XX:+UseSerialGC",
-                          "-XX:-UsePerfData", "-Djava.io.tmpdir={tmp}", "-cp", "{build}/out",
+                          "-XX:-UsePerfData", "-Djava.io.tmpdir={tmp}",
+                          "-cp", ":".join(["{build}/out", *jars]),
                           _qualified(sources[main], _main_class(sources[main], main))],
                      artifacts=["out"], candidate_file=main)
 

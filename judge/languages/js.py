@@ -12,6 +12,8 @@ from judge.languages.base import (main_source, Build, Language, NotExpressible, 
                                   float_literal, json_string, snake_to_camel)
 from judge.problem.types import TypeSpec
 
+#: where Debian installs node modules (node-lodash): the modules SandboxFusion's image has
+LIBRARY_PATH = "/usr/share/nodejs"
 _SYNTAX = re.compile(r"^(?P<file>\S*?solution\.js):(?P<line>\d+)\n(?:.*\n){0,3}?(?P<message>\w*Error: .*)$",
                      re.M)
 
@@ -28,6 +30,7 @@ class JavaScript(Language):
     source_extensions = ("js", "mjs")
     names_in = {"kattis": ("javascript", "js", "node"),
                 "sandboxfusion": ("nodejs", "javascript", "js")}
+    build_flags_in = {"sandboxfusion": {"libraries": True}}
     oom_markers = ("JavaScript heap out of memory",)  # V8's heap limit
 
     def conventional_name(self, name: str) -> str:
@@ -124,10 +127,13 @@ class JavaScript(Language):
             candidate_file=self.candidate_file,
         )
 
-    def program_build(self, sources: dict[str, str], memory_mb: int) -> Build:
+    def program_build(self, sources: dict[str, str], memory_mb: int,
+                      libraries: bool = False) -> Build:
+        """``libraries``: the modules SandboxFusion's image lets a program ``require``
+        (lodash, from Debian's node-lodash in :data:`LIBRARY_PATH`), for its routes only."""
         main = main_source(sources, ".js", ".mjs")
         heap = max(64, memory_mb - 96)
-        return Build(files=dict(sources),
+        return Build(files=dict(sources), env={"NODE_PATH": LIBRARY_PATH} if libraries else {},
                      compile=[["/usr/bin/node", "--check", main]],
                      run=["/usr/bin/node", "--max-old-space-size=%d" % heap, "--stack-size=4000",
                           "{build}/" + main],

@@ -43,12 +43,9 @@ SHA256 = {
     "test_rust.py":
         "f7c6f06c203b9e4ca56b8932d16a1de8d8ec092ac9e9824ae6d5eb27813ddff7",
 }
-#: tests that need what SandboxFusion installs beside its runners (docs/service.md,
-#: "What differs from SandboxFusion"): a third-party jar and npm package, and a file the
-#: program writes outside its work directory (/mnt/b)
+#: tests that need what SandboxFusion allows beside its runners (docs/service.md, "What
+#: differs from SandboxFusion"): a file the program writes outside its work directory (/mnt/b)
 NEEDS_SANDBOXFUSION_RUNTIME = {
-    "test_java.py::test_java_external_jar",     # javatuples-1.2.jar on the class path
-    "test_nodejs.py::test_nodejs_lodash_dep",   # lodash in node_modules
     "test_python.py::test_python_fetch_files",  # writes and fetches /mnt/b
 }
 
