@@ -31,12 +31,22 @@ class TestResult:
     time_s: float = 0.0
     message: str | None = None
     output: Any = None
+    #: the test's score in [0, 1] when its checker gave points (a testlib checker's partial
+    #: points); None: a pass is 1 and anything else 0
+    score: float | None = None
+    #: the test's absolute score when its output validator wrote one (a Kattis
+    #: ``score.txt``); a scored problem's groups add these up (judge.problem.scoring)
+    points: float | None = None
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"index": self.index, "verdict": self.verdict.value,
                                 "time_s": round(self.time_s, 6)}
         if self.message:
             data["message"] = self.message
+        if self.score is not None:
+            data["score"] = self.score
+        if self.points is not None:
+            data["points"] = self.points
         if self.output is not None:
             data["output"] = self.output
         return data
@@ -98,6 +108,13 @@ class CandidateResult:
     retried: bool | None = None
     #: the problem's own failures met while judging (a checker or validator that failed)
     problem_errors: list[str] | None = None
+    # ---- a scored problem (its ``scoring``: test groups with points) ----
+    #: the candidate's score and the most it could score (None: unbounded)
+    score: float | None = None
+    max_score: float | None = None
+    #: each group's score: ``{"group", "score", "max_score", "passed", "total",
+    #: "aggregation"[, "note"]}``, the root first
+    groups: list[dict[str, Any]] | None = None
     # ---- who it is (the batch runner's stamp) ----
     key: str | None = None
     judged_with: str | None = None
@@ -151,7 +168,8 @@ class CandidateResult:
         """A results line as a result object (``skip``: keys left out). Its typed facts go to
         their fields, anything else but the contract's to ``extra``."""
         tests = [TestResult(int(t["index"]), Verdict(t["verdict"]),
-                            float(t.get("time_s") or 0.0), t.get("message"), t.get("output"))
+                            float(t.get("time_s") or 0.0), t.get("message"), t.get("output"),
+                            t.get("score"), t.get("points"))
                  for t in line.get("tests") or []]
         result = cls(str(line["problem_id"]), Verdict(line["verdict"]), tests,
                      str(line.get("sandbox", "")), float(line.get("time_s") or 0.0),

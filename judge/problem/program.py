@@ -44,6 +44,7 @@ from judge.errors import InputError, Issue
 from judge.problem.limits import (MAX_TIME_FACTOR, MAX_TIME_LIMIT_S, MAX_TIME_RESOLUTION_S,
                                   MemoryLimit, OutputLimit, TimeLimit)
 from judge.problem.model import _schema_issues, read_json_file
+from judge.problem.scoring import ScoreGroup, scoring_issues
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -119,6 +120,14 @@ class OutputChecker(_Strict):
     validator_language: str | None = None
     #: arguments after ``input answer feedback_dir`` on the validator's command line
     validator_flags: list[str] = []
+    #: a ``testlib`` checker (judge.engine.checkers.testlib): its C++ source, a file or a
+    #: folder relative to the problem file's folder (``source``), or its text (``code``: what
+    #: a dataset record carries); run as ``checker input output answer``
+    source: str | None = None
+    code: str | None = Field(default=None, min_length=1, max_length=1 << 20)
+    #: the points a testlib checker's ``quitp`` gives a fully correct output: a test's score
+    #: is points / max_points (default 1: ``quitp(0.5)`` is half the test)
+    max_points: float | None = Field(default=None, gt=0, le=1e6, allow_inf_nan=False)
 
     @property
     def absolute_tolerance(self) -> float | None:
@@ -160,6 +169,14 @@ class OutputChecker(_Strict):
         if self.type != "validator" and validator_fields:
             found.append(Issue(file, "%s only apply to a validator checker, not %r" % (
                 ", ".join(validator_fields), self.type), where))
+        testlib_fields = [name for name in ("source", "code", "max_points")
+                          if getattr(self, name) is not None]
+        if self.type != "testlib" and testlib_fields:
+            found.append(Issue(file, "%s only apply to a testlib checker, not %r" % (
+                ", ".join(testlib_fields), self.type), where))
+        if self.type == "testlib" and (self.source is None) == (self.code is None):
+            found.append(Issue(file, "a testlib checker needs its C++ source: a file "
+                                     "(source) or its text (code), one of them", where))
         if self.type == "validator" and self.validator is None:
             found.append(Issue(file, "a validator checker needs the validator's path",
                                where + ".validator" if where else "validator"))
@@ -382,6 +399,9 @@ class ProgramProblem(_Strict):
     #: the output validator talks with the candidate through pipes
     interactive: bool = False
     contest: ContestRules = ContestRules()
+    #: a scored problem: its test groups with points (``judge.problem.scoring``); every
+    #: test a group needs is judged and the result carries the score and each group's
+    scoring: ScoreGroup | None = None
     #: the languages the problem may be solved in (None: all)
     languages: list[str] | None = None
     #: candidates in one language run as another: ``{"python": "pypy3"}`` runs Python
@@ -453,7 +473,7 @@ class ProgramProblem(_Strict):
         """A copy whose token checkers compare numbers within ``tolerance`` (Kattis's
         ``float_tolerance``); an output validator's judgement is left as it is."""
         def loosen(checker: OutputChecker | None) -> OutputChecker | None:
-            if checker is None or checker.type == "validator":
+            if checker is None or checker.type in ("validator", "testlib"):
                 return checker
             return checker.model_copy(update={"type": "tokens", "float_tolerance": tolerance,
                                               "float_absolute_tolerance": None,
@@ -483,6 +503,10 @@ def check_program(problem: ProgramProblem, file: str) -> list[Issue]:
         if not path.exists():
             issues.append(Issue(file, "output validator %s not found" % path,
                                 "checker.validator"))
+    if problem.checker.type == "testlib" and problem.checker.source is not None \
+            and not (root / problem.checker.source).exists():
+        issues.append(Issue(file, "testlib checker %s not found" % (
+            root / problem.checker.source), "checker.source"))
     if problem.interactive and problem.checker.type != "validator":
         issues.append(Issue(file, "an interactive problem needs a validator checker (the "
                                   "program the candidate talks with)", "interactive"))
@@ -517,6 +541,8 @@ def check_program(problem: ProgramProblem, file: str) -> list[Issue]:
                 issues.append(Issue(file, "duplicate test name %r (also tests[%d])" % (
                     test.name, names[test.name]), where + ".name"))
             names[test.name] = i
+    if problem.scoring is not None and problem.tests:
+        issues += scoring_issues(problem.scoring, problem.tests, file)
     for i, sample in enumerate(problem.samples):
         where = "samples[%d]" % i
         if sample.interaction is None and sample.stdin is None:

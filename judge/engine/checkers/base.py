@@ -28,6 +28,7 @@ CHECKERS.add("tokens", "judge.engine.checkers.tokens:Tokens")
 CHECKERS.add("exact", "judge.engine.checkers.exact:Exact")
 CHECKERS.add("lines", "judge.engine.checkers.lines:Lines")
 CHECKERS.add("validator", "judge.engine.checkers.validator:Validator")
+CHECKERS.add("testlib", "judge.engine.checkers.testlib:Testlib")
 
 
 @dataclass(frozen=True)
@@ -38,6 +39,11 @@ class ProgramCheck:
     message: str | None = None
     #: the checker failed (the problem's fault, not the candidate's)
     problem_error: str | None = None
+    #: the test's score, a fraction in [0, 1], when the checker gave points (a testlib
+    #: checker's ``quitp`` or ``_pc``); None: the verdict says it all
+    score: float | None = None
+    #: the test's absolute score (a Kattis output validator's ``score.txt``)
+    points: float | None = None
 
 
 class Checker:

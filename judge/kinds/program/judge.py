@@ -29,6 +29,7 @@ from judge import languages
 from judge.engine.program_inputs import (CHUNK_BYTES, SERIES_CHUNK_TESTS, STOP_CHUNK_TESTS,
                                             _test_spec, chunks,
                                             inputs_refused)
+from judge.kinds.program.scoring import add_score
 from judge.kinds.program.series import confirm, series_wanted
 from judge.engine.checkers.base import CHECKERS, ProgramCheck, output_verdict
 from judge.engine.checkers.validator import DEFAULT_OUTPUT_KB
@@ -65,7 +66,7 @@ def program_limits(problem: ProgramProblem, base: Limits, lang: Any) -> tuple[Li
                     base.max_problem_memory_mb) + lang.memory_headroom_mb
     limits = replace(base, memory_mb=memory_mb, output_kb=output_kb,
                      value_kb=max(base.value_kb, output_kb + 64),
-                     nproc=max(base.nproc, lang.nproc))
+                     nproc=max(base.nproc, lang.nproc), nofile=max(base.nofile, lang.nofile))
     return limits, time_s + lang.startup_s
 
 
@@ -100,7 +101,9 @@ class ProgramJudge(KindJudge):
         limits, time_s = program_limits(problem, self.limits, lang)
         if time_limit_s is not None:
             time_s = time_limit_s + lang.startup_s
-        stop = self.fail_fast or (problem.contest.stop_at_first_failure and not self.all_tests)
+        # a scored problem judges every test its groups score (unless --fail-fast)
+        stop = self.fail_fast or (problem.contest.stop_at_first_failure and not self.all_tests
+                                  and problem.scoring is None)
         if not sources:
             sources = {lang.program_file(submission.code): submission.code}
         digest = hashlib.sha256(json.dumps(sources, sort_keys=True).encode(
@@ -131,6 +134,7 @@ class ProgramJudge(KindJudge):
             result.retried = True
         if problem_errors:
             result.problem_errors = problem_errors
+        add_score(problem, result)
         return result
 
     def _run_chunks(self, problem: ProgramProblem, lang: Any, sources: dict[str, str],
@@ -280,7 +284,8 @@ class ProgramJudge(KindJudge):
     @staticmethod
     def _apply(results: dict[int, TestResult], index: int, check: ProgramCheck) -> None:
         old = results[index]
-        results[index] = TestResult(index, check.verdict, old.time_s, check.message)
+        results[index] = TestResult(index, check.verdict, old.time_s, check.message,
+                                    score=check.score, points=check.points)
 
 
 __all__ = ["DEFAULT_MEMORY_MB", "ProgramJudge", "program_limits"]
