@@ -147,7 +147,8 @@ def _limits(engine_limits: Limits, lang: Any, spec: RunSpec) -> Limits:
     output_kb = max(engine_limits.output_kb, DEFAULT_OUTPUT_KB)
     return replace(engine_limits, memory_mb=spec.memory_mb + lang.memory_headroom_mb,
                    output_kb=output_kb, value_kb=max(engine_limits.value_kb, output_kb + 64),
-                   nproc=max(engine_limits.nproc, lang.nproc))
+                   nproc=max(engine_limits.nproc, lang.nproc),
+                   nofile=max(engine_limits.nofile, lang.nofile))
 
 
 def _starved(record: dict[str, Any] | None) -> bool:

@@ -157,6 +157,9 @@ class Language:
     memory_headroom_mb = 0
     #: processes/threads a test's process may have (runtimes are multi-threaded)
     nproc = 32
+    #: open files a test's process may have, when the run's own limit is lower (R refuses to
+    #: start under 167); 0: the run's
+    nofile = 0
     comment = "//"
 
     # ---- names ---------------------------------------------------------------------------
