@@ -28,6 +28,7 @@ from judge.registry import Registry
 KINDS: Registry = Registry("problem kind", group="judge.kinds", factory=True)
 KINDS.add("function", "judge.kinds.function.kind:FunctionKind")
 KINDS.add("program", "judge.kinds.program.kind:ProgramKind")
+KINDS.add("test_program", "judge.kinds.test_program.kind:TestProgramKind")
 
 #: the kind of a problem file that names none (the seed format)
 DEFAULT_KIND = "function"

@@ -54,6 +54,14 @@ _POLYGLOT = (
 )
 for _name, _target, _aliases in _POLYGLOT:
     REGISTRY.add(_name, _target, _aliases)
+#: test frameworks (test programs, judge.languages.frameworks): languages of their own
+for _name, _target, _aliases in (
+        ("pytest", "judge.languages.frameworks:PyTest", ()),
+        ("go_test", "judge.languages.frameworks:GoTest", ("gotest",)),
+        ("junit", "judge.languages.frameworks:JUnit", ("junit5",)),
+        ("d_ut", "judge.languages.frameworks:DUnittest", ("d_unittest",)),
+        ("rust_test", "judge.languages.frameworks:RustTest", ())):
+    REGISTRY.add(_name, _target, _aliases)
 
 #: the built-in languages (``names()`` adds those of installed plug-ins)
 LANGUAGES = tuple(name for name, _, _ in _BUILT_IN)
