@@ -2,7 +2,7 @@
 # ensure-toolchains.sh - the host toolchains the process sandbox uses for the other languages
 # (judge/languages/): node, g++, go, rustc, javac/java, pypy3, and the polyglot image's languages
 # (kotlin, scala, mono, ldc, lua, perl, php, R, racket, ruby, tsc, junit4, pytest) and the two
-# libraries SandboxFusion's routes offer (javatuples, lodash), all from Debian packages, and a
+# libraries SandboxFusion's routes offer (javatuples, lodash, Perl's Test::Deep and Data::Compare), all from Debian packages, and a
 # precompiled <bits/stdc++.h> for C++ (halves each C++ compile). Also chromium, the headless
 # browser tests/reports/test_report_html.py opens the HTML report in (not a sandbox toolchain).
 #
@@ -27,7 +27,9 @@ declare -A EXTRA=( [/usr/bin/kotlinc]=kotlin [/usr/bin/scalac]=scala [/usr/bin/m
                    [/usr/bin/racket]=racket [/usr/bin/ruby]=ruby [/usr/bin/tsc]=node-typescript
                    [/usr/share/java/junit4.jar]=junit4 [/usr/bin/pytest-3]=python3-pytest
                    [/usr/share/java/javatuples.jar]=libjavatuples-java
-                   [/usr/share/nodejs/lodash/package.json]=node-lodash )
+                   [/usr/share/nodejs/lodash/package.json]=node-lodash
+                   [/usr/share/perl5/Test/Deep.pm]=libtest-deep-perl
+                   [/usr/share/perl5/Data/Compare.pm]=libdata-compare-perl )
 install_missing() {  # install_missing ARRAY-NAME [APT OPTIONS...]
     local -n table="$1"; shift
     local missing=() tool
