@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # ensure-toolchains.sh - the host toolchains the process sandbox uses for the other languages
 # (judge/languages/): node, g++, go, rustc, javac/java, pypy3, and the polyglot image's languages
-# (kotlin, scala, mono, ldc, lua, perl, php, R, racket, ruby, tsc, junit4, pytest) and the two
+# (kotlin, scala, mono, ldc, lua, perl, php, R, racket, ruby, tsc, junit4, pytest) and the
 # libraries SandboxFusion's routes offer (javatuples, lodash, Perl's Test::Deep and Data::Compare), all from Debian packages, and a
 # precompiled <bits/stdc++.h> for C++ (halves each C++ compile). Also chromium, the headless
 # browser tests/reports/test_report_html.py opens the HTML report in (not a sandbox toolchain).

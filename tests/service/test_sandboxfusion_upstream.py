@@ -51,7 +51,8 @@ NEEDS_SANDBOXFUSION_RUNTIME = {
 
 
 def test_the_vendored_files_are_unchanged():
-    assert sorted(p.name for p in UPSTREAM.glob("test_*.py")) == sorted(FILES)
+    # (the other languages' files beside them run in their own modules: tests/service/)
+    assert set(FILES) <= {p.name for p in UPSTREAM.glob("test_*.py")}
     for name in FILES:
         digest = hashlib.sha256((UPSTREAM / name).read_bytes()).hexdigest()
         assert digest == SHA256[name], name
@@ -67,7 +68,7 @@ def _run(sandbox: str, tmp_path: Path) -> dict[str, str]:
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", "-c", str(VENDORED / "pytest.ini"),
          "--rootdir", str(VENDORED), "--confcutdir", str(UPSTREAM), "-q",
-         "--junitxml", str(report), str(UPSTREAM)],
+         "--junitxml", str(report), *(str(UPSTREAM / name) for name in FILES)],
         cwd=str(HERE.parent), env=env, capture_output=True, text=True, timeout=3600)
     assert report.exists(), proc.stdout[-4000:] + proc.stderr[-4000:]
     outcomes = {}
