@@ -165,38 +165,53 @@ def _why_skipped(item: Any) -> str:
 
 def verify_package(judge: Any, package: Any, jobs: int, python: str | None = None
                    ) -> dict[str, Any]:
-    from judge.engine.program_verdicts import check_submission
-
     log: list[str] = list(package.notes)
     outcome: dict[str, Any] = {"package": package.identifier, "path": str(package.path),
                                "log": log, "submissions": []}
     if not package.supported:
         outcome["not_verified"] = "; ".join(package.unsupported)
         return outcome
-    items = [s for s in package.submissions if s.judged and s.expected_verdict and s.sources]
+    scored = package.problem.scoring is not None
+    items = [s for s in package.submissions if s.judged and s.sources and (
+        s.expected_verdict or (scored and (s.folder == "partially_accepted"
+                                           or s.expected_score is not None)))]
     skipped = [s for s in package.submissions if s not in items]
     for item in skipped:
         log.append("%s: not judged (%s)" % (item.path, _why_skipped(item)))
     accepted = [s for s in items if s.folder == "accepted"]
     limit = _time_limit(judge, package, accepted, jobs, log, python)
     outcome["time_limit_s"] = limit if limit is not None else package.problem.limits.time_limit_s
-    checks = [check_submission(item.folder, result.tests, item.expected) for item, result in
-              zip(items, _judge_all(judge, package.problem, items, jobs, limit, python))]
-    _with_margin(judge, package, items, checks, jobs, outcome["time_limit_s"], log, python)
-    for item, check in zip(items, checks):
+    results = _judge_all(judge, package.problem, items, jobs, limit, python)
+    checks = [_check(item, result) for item, result in zip(items, results)]
+    _with_margin(judge, package, items, checks, jobs, outcome["time_limit_s"], log, python,
+                 results)
+    for item, check, result in zip(items, checks, results):
         outcome["submissions"].append({"file": str(item.path), "folder": item.folder,
                                        "language": _run_as(item, python), "verdict": check.verdict.value,
                                        "agrees": check.agrees, "message": check.message})
+        if scored:
+            outcome["submissions"][-1].update(score=result.score, max_score=result.max_score,
+                                              groups=result.groups)
     return outcome
 
 
+def _check(item: Any, result: Any) -> Any:
+    """Whether a submission's result agrees with its folder (and, for a scored problem,
+    the score its folder or ``submissions.yaml`` asks)."""
+    from judge.engine.program_verdicts import check_scored_submission, check_submission
+
+    if result.score is None and item.expected_score is None:
+        return check_submission(item.folder, result.tests, item.expected)
+    return check_scored_submission(item.folder, result.tests, result.score, result.max_score,
+                                   item.expected, item.expected_score)
+
+
 def _with_margin(judge: Any, package: Any, items: list[Any], checks: list[Any], jobs: int,
-                 limit: float | None, log: list[str], python: str | None = None) -> None:
+                 limit: float | None, log: list[str], python: str | None = None,
+                 first: list[Any] | None = None) -> None:
     """problemtools' rule: a submission that times out at the time limit and should not
     gets the limit x the format's safety margin; the verdict it gets then stands ("OK with
     extra time"). A time_limit_exceeded submission must time out at the limit itself."""
-    from judge.engine.program_verdicts import check_submission
-
     todo = [i for i, (item, check) in enumerate(zip(items, checks))
             if check.agrees is False and check.verdict.value == "timeout" and limit]
     if not todo:
@@ -204,8 +219,10 @@ def _with_margin(judge: Any, package: Any, items: list[Any], checks: list[Any], 
     high = round(limit * package.tle_margin, 3)
     results = _judge_all(judge, package.problem, [items[i] for i in todo], jobs, high, python)
     for i, result in zip(todo, results):
-        again = check_submission(items[i].folder, result.tests, items[i].expected)
+        again = _check(items[i], result)
         if again.agrees:
+            if first is not None:
+                first[i] = result
             checks[i] = type(again)(again.folder, again.verdict, True, "%s with the safety "
                                     "margin (%g s x %g = %g s; timeout at %g s)" % (
                                         again.message, limit, package.tle_margin, high, limit))

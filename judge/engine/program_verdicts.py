@@ -18,6 +18,7 @@ output does to a validator, it can never turn into a pass or into an excluded ve
 from __future__ import annotations
 
 import base64
+import math
 import re
 import signal
 from dataclasses import dataclass
@@ -51,6 +52,10 @@ class ValidatorRun:
     judge_message: str = ""
     team_message: str = ""
     stderr: str = ""
+    #: a scoring problem's feedback files (None: not written): ``score.txt`` (the test's
+    #: absolute score) or ``score_multiplier.txt`` (a fraction of its maximum)
+    score_file: str | None = None
+    score_multiplier_file: str | None = None
 
 
 def cut(text: str, limit: int = MESSAGE_CHARS) -> str:
@@ -84,11 +89,38 @@ def validator_verdict(run: ValidatorRun, test: str = "") -> ProgramCheck:
         message = "output validator failed: " + failure
         return ProgramCheck(Verdict.WRONG_ANSWER, where + message, where + message)
     if run.exit_code == ACCEPT:
-        return ProgramCheck(Verdict.PASS)
+        return _scored_pass(run, where)
     said = cut(run.judge_message or run.team_message)
     return ProgramCheck(Verdict.WRONG_ANSWER, where + (
         "wrong answer (output validator): " + said if said else
         "wrong answer: rejected by the output validator"))
+
+
+def _scored_pass(run: ValidatorRun, where: str) -> ProgramCheck:
+    """An accepted test with the score its validator wrote (Kattis: ``score.txt`` an
+    absolute score, ``score_multiplier.txt`` a fraction in [0, 1], never both); a file that
+    breaks those rules is the problem's error, and the test keeps its plain pass."""
+    if run.score_file is None and run.score_multiplier_file is None:
+        return ProgramCheck(Verdict.PASS)
+    if run.score_file is not None and run.score_multiplier_file is not None:
+        return ProgramCheck(Verdict.PASS, problem_error=where + "the output validator wrote "
+                            "both score.txt and score_multiplier.txt")
+    name, text = ("score.txt", run.score_file) if run.score_file is not None else \
+        ("score_multiplier.txt", run.score_multiplier_file)
+    words = str(text).split()
+    try:
+        value = float(words[0]) if len(words) == 1 else None
+    except ValueError:
+        value = None
+    top = None if name == "score.txt" else 1.0
+    if value is None or not math.isfinite(value) or value < 0 or \
+            (top is not None and value > top):
+        return ProgramCheck(Verdict.PASS, problem_error=where + "the output validator's %s "
+                            "holds %r, not a number %s" % (name, cut(str(text), 40),
+                                                           "in [0, 1]" if top else ">= 0"))
+    if name == "score.txt":
+        return ProgramCheck(Verdict.PASS, points=value)
+    return ProgramCheck(Verdict.PASS, score=value)
 
 
 # ---- example submissions of a package (``judge verify``) --------------------------------------
@@ -141,6 +173,44 @@ def check_submission(folder: str, tests: list[TestResult],
         " or ".join(v.value for v in allowed), verdict, detail))
 
 
+def _shown_score(value: float | None) -> str:
+    return "unbounded" if value is None else "%g" % round(value, 6)
+
+
+def check_scored_submission(folder: str, tests: list[TestResult], score: float | None,
+                            max_score: float | None,
+                            expected: tuple[str, ...] | None = None,
+                            expected_score: tuple[float, float] | None = None
+                            ) -> SubmissionCheck:
+    """An example submission of a scored problem: ``partially_accepted`` (problemtools) must
+    score more than 0 and less than the maximum, every other folder gets its verdict as
+    in :func:`check_submission`; a score ``submissions.yaml`` gives (low, high) must hold
+    too, whatever the folder."""
+    verdict = overall(tests)
+    if verdict is Verdict.SANDBOX_ERROR or score is None:
+        return check_submission(folder, tests, expected)
+    got = "scored %s of %s" % (_shown_score(score), _shown_score(max_score))
+    if expected_score is not None:
+        low, high = expected_score
+        wanted = _shown_score(low) if low == high else "%s to %s" % (_shown_score(low),
+                                                                      _shown_score(high))
+        if not low - 1e-6 <= score <= high + 1e-6:
+            return SubmissionCheck(folder, verdict, False, "expected a score of %s, %s (%s)"
+                                   % (wanted, got, verdict))
+    if folder == "partially_accepted" and not expected:
+        full = max_score is not None and score >= max_score - 1e-9
+        if score > 1e-9 and not full:
+            return SubmissionCheck(folder, verdict, True, "%s, as expected (%s)" % (
+                got, verdict))
+        if expected_score is not None:
+            return SubmissionCheck(folder, verdict, True, "%s, as submissions.yaml says"
+                                   % got)
+        return SubmissionCheck(folder, verdict, False, "expected a partial score (more than "
+                               "0, less than the maximum), %s" % got)
+    base = check_submission(folder, tests, expected)
+    return SubmissionCheck(folder, verdict, base.agrees, "%s; %s" % (got, base.message))
+
+
 def _signal_number(name: Any) -> int | None:
     try:
         return int(signal.Signals[str(name)])
@@ -158,6 +228,10 @@ def validator_sources(path: Path) -> dict[str, str]:
     return program_sources(path)
 
 
+def _text_or_none(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
 def validator_run(record: dict[str, Any] | None, died: str | None = None) -> ValidatorRun:
     """A validator's run as ``program_verdicts`` reads it."""
     if record is None:
@@ -173,6 +247,8 @@ def validator_run(record: dict[str, Any] | None, died: str | None = None) -> Val
         time_s=float(record.get("wall_s") or 0.0),
         judge_message=str(feedback.get("judgemessage.txt") or ""),
         team_message=str(feedback.get("teammessage.txt") or ""),
+        score_file=_text_or_none(feedback.get("score.txt")),
+        score_multiplier_file=_text_or_none(feedback.get("score_multiplier.txt")),
         stderr=str(record.get("stderr_head") or record.get("message") or status or ""))
 # ---- a run's record -> verdict ------------------------------------------------------------
 

@@ -40,6 +40,7 @@ from judge.errors import InputError, Issue
 from judge.problem.package_files import PackageFiles, program_sources
 from judge.importers.base import Importer
 from judge.importers.kattis_data import DataReader
+from judge.importers.kattis_scoring import read_scoring
 from judge.importers.kattis_files import (YamlFile, as_args, as_number, read_domjudge_ini,
                                           read_statement, read_timelimit, read_yaml)
 from judge.importers.kattis_submissions import (Submission,
@@ -99,6 +100,9 @@ class KattisPackage:
     #: the format's time safety margin (legacy ``time_safety_margin``, 2023-07
     #: ``time_multipliers.time_limit_to_tle``)
     tle_margin: float = 2.0
+    #: the ``problem_format_version`` as the package declares it (``format`` is its family:
+    #: legacy, or 2023-07 for 2023-07 and 2025-09)
+    version: str = "legacy"
 
     @property
     def identifier(self) -> str:
@@ -121,6 +125,9 @@ class _Reader(DataReader):
         self.checker = OutputChecker()
         self.base_flags: list[str] = []
         self.tle_margin = 2.0
+        #: a scoring problem's ``data/`` settings files, read while the data is walked
+        self.scored = False
+        self.configs = {}
 
     # ---- problem.yaml ---------------------------------------------------------------------
 
@@ -420,6 +427,7 @@ def read_package(path: str | Path) -> KattisPackage:
     elif statement.path is not None and statement.path.suffix == ".pdf":
         reader.notes.append("the statement is a PDF only: prompts get no statement text")
     samples: list[Sample] = []
+    reader.scored = "scoring" in types
     tests = reader.tests(fmt, base_flags, interactive, samples)
     submissions = read_submissions(root, reader.notes, reader.files)
     if interactive and not INTERACTIVE_SUPPORTED:
@@ -429,9 +437,13 @@ def read_package(path: str | Path) -> KattisPackage:
     for unsupported in ("multi-pass", "submit-answer"):
         if unsupported in types:
             reader.unsupported.append("%s problems are not supported" % unsupported)
-    if "scoring" in types:
-        reader.notes.append("a scoring problem: judged pass/fail test by test; scores are "
-                            "not computed")
+    scoring = None
+    if "scoring" in types and tests:
+        scored = read_scoring(fmt, reader.configs, tests, config.data.get("grading"))
+        reader.notes += scored.notes
+        reader.unsupported += scored.unsupported
+        reader.issues += scored.issues
+        scoring = scored.root
     pass_fail = "scoring" not in types
     if reader.issues:
         raise InputError(reader.issues)
@@ -443,6 +455,7 @@ def read_package(path: str | Path) -> KattisPackage:
         samples=samples, tests=tests, limits=limits, validator_limits=validator_limits,
         time_rule=rule, checker=checker,
         interactive=interactive, contest=ContestRules(stop_at_first_failure=pass_fail),
+        scoring=scoring,
         languages=_languages(config, reader), source=str(root))
     problem.bind(root, str(root / "problem.yaml"))
     issues = check_program(problem, str(root))
@@ -450,9 +463,11 @@ def read_package(path: str | Path) -> KattisPackage:
         raise InputError(issues)
     reader.notes.append("contest rule: %s" % (
         "stop at the first failing test (its verdict is the candidate's)" if pass_fail else
-        "every test is run"))
+        "a scored problem: every test its groups score is run; the result carries the score "
+        "and each group's"))
     return KattisPackage(root, problem, fmt, types, submissions, reader.notes,
-                         reader.unsupported, reader.tle_margin)
+                         reader.unsupported, reader.tle_margin,
+                         str(config.data.get("problem_format_version", "legacy")))
 
 
 def is_package(path: Path) -> bool:

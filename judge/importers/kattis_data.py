@@ -13,6 +13,7 @@ from pathlib import Path
 from judge.errors import InputError, Issue
 from judge.problem.package_files import MAX_DEPTH, PackageFiles, Refused
 from judge.importers.kattis_files import as_args, read_yaml
+from judge.importers.kattis_scoring import LEGACY_KEYS, NEW_KEYS, GroupConfig
 from judge.problem.program import OutputChecker, ProgramTest, Sample, checker_from_kattis_flags
 
 #: samples longer than this are judged but not inlined into prompts
@@ -44,6 +45,10 @@ class DataReader:
     #: the problem's checker and flags, set before the test data is walked
     checker: OutputChecker
     base_flags: list[str]
+    #: the problem is of type scoring (its groups' scoring keys are read)
+    scored: bool
+    #: each ``data/`` folder's settings file (relative to ``data/`` -> file), for scoring
+    configs: dict[str, GroupConfig]
 
     def group_settings(self, folder: Path, inherited: Group, fmt: str,
                        base_flags: list[str]) -> Group:
@@ -78,12 +83,13 @@ class DataReader:
                 self.issues.append(settings.issue("args must be a list of strings", "args"))
             else:
                 group.args = args
-        grading = [k for k in ("grading", "grader_flags", "accept_score", "reject_score",
-                               "range", "scoring") if k in settings.data]
-        if grading:
-            self.notes.append("%s: %s ignored (tests are judged one by one; group scores "
-                              "are not computed)" % (path.relative_to(self.root),
-                                                     ", ".join(grading)))
+        relative = folder.relative_to(self.root / "data").as_posix()
+        self.configs[relative if relative != "." else ""] = GroupConfig(
+            path, settings.data, settings.lines)
+        grading = [k for k in LEGACY_KEYS + NEW_KEYS if k in settings.data]
+        if grading and not self.scored:
+            self.notes.append("%s: %s ignored (a pass-fail problem: no scores)"
+                              % (path.relative_to(self.root), ", ".join(grading)))
         return group
 
     def tests(self, fmt: str, base_flags: list[str], interactive: bool,
@@ -99,9 +105,15 @@ class DataReader:
         for part in ("sample", "secret"):
             if self.files.is_dir(data / part):
                 self.walk(data / part, root, fmt, base_flags, interactive, tests, samples)
-        if not self.files.is_dir(data / "secret"):
+        secret = any(t.name.startswith("secret/") for t in tests)
+        samples_only = not secret and any(t.sample for t in tests)
+        if samples_only:  # DOMjudge's hello: judged on its samples, and said so
+            self.notes.append("no secret test cases (%s): judged on its %d sample%s" % (
+                "no data/secret folder" if not self.files.is_dir(data / "secret")
+                else "data/secret holds no *.in", len(tests), "" if len(tests) == 1 else "s"))
+        elif not self.files.is_dir(data / "secret"):
             self.issues.append(Issue(str(data / "secret"), "no data/secret folder"))
-        elif not any(t.name.startswith("secret/") for t in tests):
+        elif not secret:
             self.issues.append(Issue(str(data / "secret"), "no secret test cases (*.in)"))
         return tests
 

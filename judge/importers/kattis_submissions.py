@@ -6,14 +6,17 @@ Pure reading, nothing is run.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from judge import languages
 from judge.errors import InputError
 from judge.problem.package_files import MAX_PROGRAM_BYTES, PackageFiles
-from judge.importers.kattis_files import (expected_results, judged, sources_language,
-                                          submission_source, submission_sources)
+from judge.importers.kattis_files import (as_number, expected_results, judged,
+                                          read_yaml, sources_language, submission_source,
+                                          submission_sources)
 
 #: submission folder -> the verdict every submission in it must get (judge vocabulary);
 #: 2023-07's ``rejected`` takes any verdict but a pass (``program_verdicts.FOLDER_VERDICTS``)
@@ -35,6 +38,9 @@ class Submission:
     #: its code files (name -> text), read once, when the package was read, through the
     #: package's safe reader (None: read them now, from ``path``'s folder)
     code: dict[str, str] | None = None
+    #: the score it must get (a scoring problem): (low, high), inclusive, from
+    #: ``submissions.yaml``'s ``score`` (2025-09: a number, or a list of two)
+    expected_score: tuple[float, float] | None = None
 
     @property
     def expected_verdict(self) -> str | None:
@@ -115,6 +121,7 @@ def read_submissions(root: Path, notes: list[str], files: PackageFiles | None = 
             found.append(Submission(entry, verdict.name, language,
                                     marked[0] if marked else None,
                                     includes[language], sources))
+    _expected_scores(root, found, notes, files)
     marked = [s for s in found if s.expected]
     if marked:
         notes.append("%d submission%s carry @EXPECTED_RESULTS@: their comment, not their "
@@ -125,7 +132,8 @@ def read_submissions(root: Path, notes: list[str], files: PackageFiles | None = 
         notes.append("%d Python 2 submission%s (a python2 shebang, or syntax and builtins "
                      "only Python 2 has): listed, not judged, as there is no Python 2 "
                      "runtime here" % (len(py2), "" if len(py2) == 1 else "s"))
-    other = sorted({s.folder for s in found if s.folder not in FOLDER_VERDICTS})
+    other = sorted({s.folder for s in found if s.folder not in FOLDER_VERDICTS
+                    and s.folder != "partially_accepted"})
     if other:
         notes.append("submission folders without one verdict, listed only (unless an "
                      "@EXPECTED_RESULTS@ comment says): %s" % ", ".join(other))
@@ -137,3 +145,72 @@ def read_submissions(root: Path, notes: list[str], files: PackageFiles | None = 
     if not any(s.folder == "accepted" for s in found):
         notes.append("no accepted submission")
     return found
+
+
+# ---- submissions.yaml (2025-09): the score a submission must get ------------------------------
+
+def _braces(pattern: str) -> list[str]:
+    """``a.{py,cpp}`` -> ``a.py``, ``a.cpp`` (brace expansion, as the format allows)."""
+    found = re.search(r"\{([^{}]*)\}", pattern)
+    if not found:
+        return [pattern]
+    out = []
+    for choice in found.group(1).split(","):
+        out += _braces(pattern[:found.start()] + choice + pattern[found.end():])
+    return out
+
+
+def glob_matches(pattern: str, path: str) -> bool:
+    """Whether a ``submissions.yaml`` glob matches ``path`` (relative to ``submissions/``)
+    or a folder above it; ``*`` stays within a name."""
+    parts = path.split("/")
+    heads = ["/".join(parts[:i]) for i in range(1, len(parts) + 1)]
+    for one in _braces(pattern.strip("/")):
+        rx = re.compile("".join("[^/]*" if c == "*" else "[^/]" if c == "?" else re.escape(c)
+                                for c in one) + r"\Z")
+        if any(rx.match(h) for h in heads):
+            return True
+    return False
+
+
+def _score_range(value: Any) -> tuple[float, float] | None:
+    if isinstance(value, list) and len(value) == 2:
+        low, high = as_number(value[0]), as_number(value[1])
+        return (low, high) if low is not None and high is not None and low <= high else None
+    number = as_number(value)
+    return None if number is None else (number, number)
+
+
+def _expected_scores(root: Path, found: list[Submission], notes: list[str],
+                     files: PackageFiles) -> None:
+    """``submissions/submissions.yaml``'s ``score`` for each submission it matches (every
+    match applies: the last one read wins); requirements on test groups are noted, not
+    checked."""
+    path = root / "submissions" / "submissions.yaml"
+    if not files.is_file(path):
+        return
+    try:
+        config = read_yaml(path, files)
+    except InputError as exc:
+        files.note(exc)
+        return
+    per_group = False
+    for pattern, rules in config.data.items():
+        if not isinstance(rules, dict):
+            continue
+        per_group = per_group or any(isinstance(v, dict) for v in rules.values())
+        if "score" not in rules:
+            continue
+        wanted = _score_range(rules["score"])
+        if wanted is None:
+            files.issues.append(config.issue("score must be a number or a list of two "
+                                             "(low, high), got %r" % (rules["score"],),
+                                             str(pattern)))
+            continue
+        for submission in found:
+            relative = submission.path.relative_to(root / "submissions").as_posix()
+            if glob_matches(str(pattern), relative):
+                submission.expected_score = wanted
+    if per_group:
+        notes.append("submissions.yaml: requirements on test groups are not checked (only a "
+                     "submission's verdict and score)")
