@@ -398,6 +398,10 @@ class ProgramProblem(_Strict):
     checker: OutputChecker = OutputChecker()
     #: the output validator talks with the candidate through pipes
     interactive: bool = False
+    #: the validator may ask for another run on an input it writes (``nextpass.in``, Kattis
+    #: ``multi-pass``), up to ``validation_passes`` runs in all
+    multi_pass: bool = False
+    validation_passes: int = Field(default=2, ge=2, le=100)
     contest: ContestRules = ContestRules()
     #: a scored problem: its test groups with points (``judge.problem.scoring``); every
     #: test a group needs is judged and the result carries the score and each group's
@@ -507,6 +511,9 @@ def check_program(problem: ProgramProblem, file: str) -> list[Issue]:
             and not (root / problem.checker.source).exists():
         issues.append(Issue(file, "testlib checker %s not found" % (
             root / problem.checker.source), "checker.source"))
+    if problem.multi_pass and problem.checker.type != "validator":
+        issues.append(Issue(file, "a multi-pass problem needs a validator checker (the "
+                                  "program that asks for the next pass)", "multi_pass"))
     if problem.interactive and problem.checker.type != "validator":
         issues.append(Issue(file, "an interactive problem needs a validator checker (the "
                                   "program the candidate talks with)", "interactive"))

@@ -182,6 +182,9 @@ class Job:
     #: bytes sent after the job's line (a program test's standard input, streamed from its
     #: file: never read whole into the judge's memory); the line says their sizes
     streams: tuple[InputStream, ...] = ()
+    #: an interactive test's relay (``judge.engine.interaction``): told the worker's send
+    #: once the job is sent (``attach``) and given its ``relay`` events; never sent itself
+    relay: Any = None
 
     def to_wire(self, uid: int | None = None, gid: int | None = None) -> dict[str, Any]:
         limits = self.limits

@@ -80,6 +80,8 @@ class WorkerSession:
             self.broken = True
             report.infra_error = "could not send a test's input to the sandbox: %s" % exc
             return report
+        if job.relay is not None:
+            job.relay.attach(self.transport.send)
         started = False
         while True:
             remaining = deadline - time.monotonic()
@@ -114,7 +116,9 @@ class WorkerSession:
                            + self.transport.diagnostics(), blame_candidate=True, job=job)
                 return report
             event = record.get("event")
-            if event == "job":
+            if event == "relay" and job.relay is not None:
+                job.relay.event(record)
+            elif event == "job":
                 started = True
             elif event == "compile":
                 report.compiled = bool(record.get("ok"))

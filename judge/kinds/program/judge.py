@@ -91,10 +91,6 @@ class ProgramJudge(KindJudge):
         folder), compiled together instead of the submission's one file."""
         started = time.monotonic()
         lang = languages.get(submission.language)
-        if problem.interactive:
-            return self._refused(problem, "interactive problems are not judged yet (the "
-                                          "candidate and the validator joined by pipes)",
-                                 started, **meta)
         refused = inputs_refused(problem)
         if refused is not None:
             return self._refused(problem, refused, started, **meta)
@@ -108,6 +104,13 @@ class ProgramJudge(KindJudge):
             sources = {lang.program_file(submission.code): submission.code}
         digest = hashlib.sha256(json.dumps(sources, sort_keys=True).encode(
             "utf-8", "surrogatepass")).hexdigest()[:16]
+        if problem.interactive or problem.multi_pass:  # judge.kinds.program.interactive
+            from judge.kinds.program.interactive import judge_passes
+            result = judge_passes(self, problem, submission, lang, sources, digest, limits,
+                                  time_s, stop, started, **meta)
+            if submission.note:
+                result.note = submission.note
+            return result
         retried = False
         for attempt in range(2):
             report = self._run_chunks(problem, lang, sources, digest, limits, time_s, stop)

@@ -32,8 +32,9 @@ from .files import _chown_below, _make_parents, _remove_tree, _reset_capture
 from .native import _native_env, _within_hard
 from .program_batch import can_series, run_series
 from .records import BUDGET_SPENT, EXITED, SETUP_ERROR, SPOILED
+from .relay import Relay, relay_pipes
 from .supervise import supervise
-from .system import _counters
+from .system import _counters, kill_leftovers
 from .worker import Budget
 
 #: bytes kept of the program's standard error, and of each feedback file
@@ -282,6 +283,32 @@ def _feedback(folder):
     return found
 
 
+def _kept(folder, limit):
+    """Every regular file of a feedback folder (name -> base64), together at most
+    ``limit`` bytes; ``{"": "too large"}`` past it."""
+    kept, total = {}, 0
+    try:
+        names = sorted(os.listdir(folder))[:64]
+    except OSError:
+        return kept
+    for name in names:
+        try:
+            fd = os.open(os.path.join(folder, name), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        except OSError:
+            continue
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                continue
+            data = os.pread(fd, limit - total + 1, 0)
+        finally:
+            os.close(fd)
+        total += len(data)
+        if total > limit:
+            return {"": "too large"}
+        kept[name] = base64.b64encode(data).decode("ascii")
+    return kept
+
+
 def stderr_fields(fd, job, head=STDERR_HEAD):
     """What a run's standard error (the file at ``fd``) adds to its record: its head
     (``head`` bytes: a build may ask for more, ``stderr_bytes``) and tail (a message quotes
@@ -324,8 +351,17 @@ def run_test(worker, job, index, test, limits, build, capture_fd, builddir, work
             os.mkdir(folder, 0o700)
             if uid is not None:
                 os.chown(folder, uid, gid)
-        stdin_fd = _test_stdin(job, spec)
+        relay_fds = relay_pipes() if spec.get("relay") else None
+        stdin_fd = relay_fds[0] if relay_fds else _test_stdin(job, spec)
         out_fd = _private_file("judge-stdout")
+        for name, data in sorted((spec.get("feedback_files") or {}).items() if feedback
+                                 else ()):
+            # what an earlier pass of a multi-pass test left in the feedback folder
+            target = _inside(folder, name)
+            with open(target, "wb") as handle:
+                handle.write(base64.b64decode(data))
+            if uid is not None:
+                os.chown(target, uid, gid)
     except Exception as exc:  # any failure to set the test up is ours
         # (a path too deep or too long, a bad name, a full disk): setup_error, never a
         # verdict of the candidate's, and never an exception that ends the worker's job
@@ -346,18 +382,30 @@ def run_test(worker, job, index, test, limits, build, capture_fd, builddir, work
         os.close(error_read)
         os.close(quiet_read)
         in_worker = build.get("in_worker")
-        _program_child(job, limits, command, env, stdin_fd, out_fd, capture_fd, workdir,
+        if relay_fds:
+            os.close(relay_fds[1])
+            os.close(relay_fds[2])
+        _program_child(job, limits, command, env, stdin_fd,
+                       relay_fds[3] if relay_fds else out_fd, capture_fd, workdir,
                        error_write, os.path.join(builddir, in_worker) if in_worker else None)
         os._exit(4)  # not reached
     os.close(error_write)
     os.close(quiet_write)
     os.close(stdin_fd)
+    relay = None
+    if relay_fds:
+        os.close(relay_fds[3])
+        relay = Relay(worker.channel, pid, relay_fds[1], relay_fds[2])
+        relay.start()
     try:
         outcome, _ = supervise(pid, quiet_read, job, limits, started, me=worker.me)
         failed = os.read(error_read, 400)
     finally:
         os.close(quiet_read)
         os.close(error_read)
+        if relay is not None:
+            kill_leftovers(worker.me)  # nothing it started keeps the pipes open
+            relay.finish()
     try:
         exit_code = outcome.pop("exit_code", None)
         record.update(outcome)
@@ -377,6 +425,10 @@ def run_test(worker, job, index, test, limits, build, capture_fd, builddir, work
         record.update(stderr_fields(capture_fd, job, build.get("stderr_bytes", STDERR_HEAD)))
         if feedback:
             record["feedback"] = _feedback(os.path.join(workdir, feedback))
+            keep = spec.get("feedback_keep")
+            if keep:  # a multi-pass validator's state and next input: whole, bounded
+                record["feedback_kept"] = _kept(os.path.join(workdir, feedback),
+                                                job["output_bytes"])
     finally:
         os.close(out_fd)
     return record

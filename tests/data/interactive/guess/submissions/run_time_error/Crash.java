@@ -1,0 +1,7 @@
+public class Crash {
+    public static void main(String[] args) {
+        System.out.println(500);
+        System.out.flush();
+        throw new RuntimeException("boom");
+    }
+}

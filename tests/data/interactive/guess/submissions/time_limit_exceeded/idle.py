@@ -1,0 +1,3 @@
+# never reads, never writes
+import time
+time.sleep(1000)
