@@ -57,6 +57,10 @@ IMPORTERS.add("evalplus", "judge.importers.evalplus:EvalPlus",
               ("humaneval+", "humanevalplus", "mbpp+", "mbppplus", "evalplus-humaneval",
                "evalplus-mbpp"))
 IMPORTERS.add("kattis", "judge.importers.kattis:KattisImporter", ("icpc", "problemtools"))
+#: test-program benchmarks (judge.importers.test_programs): the benchmark's own tests
+IMPORTERS.add("multipl-e", "judge.importers.test_programs:MultiPLE", ("multiple", "multipl_e"))
+IMPORTERS.add("humaneval-x", "judge.importers.test_programs:HumanEvalX", ("humaneval_x",))
+IMPORTERS.add("mbxp", "judge.importers.test_programs:Mbxp", ("mxeval",))
 
 #: RL and eval datasets (judge.importers.datasets): problems in memory or a suite folder
 IMPORTERS.add("apps", "judge.importers.rl_apps:Apps", ("taco",))

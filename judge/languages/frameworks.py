@@ -209,6 +209,30 @@ FRAMEWORKS = {"pytest": "python", "go_test": "go", "junit": "java", "d_ut": "d",
               "rust_test": "rust"}
 
 
+#: benchmarks' language names -> (the judge's language, the framework that runs its tests)
+BENCHMARK_LANGUAGES: dict[str, dict[str, tuple[str, str | None]]] = {
+    # MultiPL-E's ``language`` (its file extensions; Go's is the test file's name)
+    "multipl-e": {"py": ("python", None), "js": ("js", None), "cpp": ("cpp", None),
+                  "java": ("java", None), "rs": ("rust", None), "go_test.go": ("go", "go_test"),
+                  "ts": ("typescript", None), "sh": ("bash", None), "cs": ("csharp", None),
+                  "d": ("d", "d_ut"), "lua": ("lua", None), "pl": ("perl", None),
+                  "php": ("php", None), "r": ("r", None), "rkt": ("racket", None),
+                  "rb": ("ruby", None), "scala": ("scala", None), "kt": ("kotlin", None)},
+    # HumanEval-X's task-id prefix, lower-cased
+    "humaneval-x": {"python": ("python", None), "cpp": ("cpp", None), "java": ("java", None),
+                    "javascript": ("js", None), "js": ("js", None), "go": ("go", "go_test"),
+                    "rust": ("rust", "rust_test")},
+    # MBXP's ``language``
+    "mbxp": {"python": ("python", None), "java": ("java", None), "javascript": ("js", None),
+             "typescript": ("typescript", None), "cpp": ("cpp", None), "go": ("go", "go_test"),
+             "kotlin": ("kotlin", None), "php": ("php", None), "ruby": ("ruby", None),
+             "scala": ("scala", None), "csharp": ("csharp", None), "perl": ("perl", None)},
+}
+#: the Go packages HumanEval-X's evaluator imports when a generation uses them
+HUMANEVAL_X_GO_IMPORTS = ("math", "strings", "fmt", "strconv", "time", "bytes", "regexp", "sort",
+                          "math/rand", "crypto/md5")
+
+
 # ---- assembling a test program ----------------------------------------------------------------
 
 @dataclass
@@ -337,9 +361,11 @@ def _framework(framework: str, code: str, tests: str, marker: str,
         return Assembly("pytest", {"test_main.py": code + "\n" + tests, "conftest.py": hook},
                         marker=marker)
     if framework == "go_test":
-        guard = ('package main\n\nimport (\n    "fmt"\n    "os"\n    "testing"\n)\n\n'
-                 'func TestMain(m *testing.M) {\n    code := m.Run()\n    if code == 0 {\n'
-                 '        fmt.Println("\\n%s")\n    }\n    os.Exit(code)\n}\n' % marker)
+        package = re.search(r"^\s*package\s+(\w+)", code + "\n" + tests, re.M)
+        guard = ("package %s\n\nimport (\n    \"fmt\"\n    \"os\"\n    \"testing\"\n)\n\n"
+                 "func TestMain(m *testing.M) {\n    code := m.Run()\n    if code == 0 {\n"
+                 "        fmt.Println(\"\\n%s\")\n    }\n    os.Exit(code)\n}\n"
+                 % (package.group(1) if package else "main", marker))
         if "TestMain(" in code + tests:
             return Assembly("go_test", {"main_test.go": code + "\n" + tests},
                             unguarded="the tests define TestMain")
@@ -406,5 +432,5 @@ def test_results(framework: str | None, stdout: str) -> list[tuple[str, bool, st
     return []
 
 
-__all__ = ["Assembly", "DUnittest", "FRAMEWORKS", "GoTest", "JUnit", "PyTest", "RustTest",
+__all__ = ["Assembly", "BENCHMARK_LANGUAGES", "HUMANEVAL_X_GO_IMPORTS", "DUnittest", "FRAMEWORKS", "GoTest", "JUnit", "PyTest", "RustTest",
            "assemble", "public_class", "test_results"]

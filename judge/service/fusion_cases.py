@@ -25,8 +25,8 @@ SCHEME = "sandboxfusion"
 #: SandboxFusion languages the judge does not run: answered with SandboxFusion's error
 #: shape (status SandboxError), as SandboxFusion answers a runner it cannot use (a language
 #: that declares one of these names, a plug-in's, is run)
-UNSUPPORTED = ("python2", "go_test", "php", "csharp", "bash", "typescript", "sql", "cuda",
-               "lua", "R", "perl", "D_ut", "ruby", "scala", "julia", "pytest", "junit",
+UNSUPPORTED = ("python2", "php", "csharp", "bash", "typescript", "sql", "cuda",
+               "lua", "R", "perl", "ruby", "scala", "julia",
                "kotlin_script", "jest", "verilog", "python_gpu", "lean", "swift", "racket",
                "gtest", "react")
 
