@@ -1,0 +1,1 @@
+../accepted/boolfind-test-correct.c

@@ -1,0 +1,6 @@
+import sys
+
+# Guesses uppercase letters which are not allowed.
+
+cntr = len(input())
+print(chr(cntr+ord('A')))
