@@ -41,8 +41,10 @@ from judge.problem.package_files import PackageFiles, program_sources
 from judge.importers.base import Importer
 from judge.importers.kattis_data import DataReader
 from judge.importers.kattis_scoring import read_scoring
-from judge.importers.kattis_files import (YamlFile, as_args, as_number, read_domjudge_ini,
-                                          read_statement, read_timelimit, read_yaml)
+from judge.importers.kattis_scoring import read_scoring
+from judge.importers.kattis_files import (YamlFile, as_args, as_number, package_languages,
+                                          package_name, read_domjudge_ini, read_statement,
+                                          read_timelimit, read_yaml)
 from judge.importers.kattis_submissions import (Submission,
                                                 read_submissions)
 from judge.importers.records import ImportReport, ProblemReport
@@ -103,6 +105,9 @@ class KattisPackage:
     #: the ``problem_format_version`` as the package declares it (``format`` is its family:
     #: legacy, or 2023-07 for 2023-07 and 2025-09)
     version: str = "legacy"
+    #: the ``problem_format_version`` as the package declares it (``format`` is its family:
+    #: legacy, or 2023-07 for 2023-07 and 2025-09)
+    version: str = "legacy"
 
     @property
     def identifier(self) -> str:
@@ -125,6 +130,9 @@ class _Reader(DataReader):
         self.checker = OutputChecker()
         self.base_flags: list[str] = []
         self.tle_margin = 2.0
+        #: a scoring problem's ``data/`` settings files, read while the data is walked
+        self.scored = False
+        self.configs = {}
         #: a scoring problem's ``data/`` settings files, read while the data is walked
         self.scored = False
         self.configs = {}
@@ -348,26 +356,6 @@ class _Reader(DataReader):
                     values[field_name] = max(1, int(value * scale))
         return ProgramLimits(**values)
 
-    # ---- submissions ----------------------------------------------------------------------
-
-
-def _name(config: YamlFile, ini: dict[str, str], statement_name: str | None,
-          identifier: str) -> str:
-    name = config.data.get("name")
-    if isinstance(name, dict):
-        name = name.get("en") or next(iter(name.values()), None)
-    return str(name or ini.get("name") or statement_name or identifier)
-
-
-def _languages(config: YamlFile, reader: _Reader) -> list[str] | None:
-    """2023-07 ``languages``: the language codes a problem may be solved in (None: all)."""
-    value = config.data.get("languages", "all")
-    names = value.split() if isinstance(value, str) else value
-    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
-        reader.notes.append("problem.yaml languages is not a list of names: ignored")
-        return None
-    return None if "all" in names else names
-
 
 def read_package(path: str | Path) -> KattisPackage:
     """One package; raise InputError with every issue (file and line) it has."""
@@ -448,7 +436,8 @@ def read_package(path: str | Path) -> KattisPackage:
     if reader.issues:
         raise InputError(reader.issues)
     problem = ProgramProblem(
-        identifier=root.name, name=_name(config, ini, statement and statement.name, root.name),
+        identifier=root.name, name=package_name(config, ini, statement and statement.name,
+                                            root.name),
         statement=statement.text if statement else "",
         input_format=statement.input_format if statement else None,
         output_format=statement.output_format if statement else None,
@@ -456,7 +445,8 @@ def read_package(path: str | Path) -> KattisPackage:
         time_rule=rule, checker=checker,
         interactive=interactive, contest=ContestRules(stop_at_first_failure=pass_fail),
         scoring=scoring,
-        languages=_languages(config, reader), source=str(root))
+        scoring=scoring,
+        languages=package_languages(config, reader.notes), source=str(root))
     problem.bind(root, str(root / "problem.yaml"))
     issues = check_program(problem, str(root))
     if issues:

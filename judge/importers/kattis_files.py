@@ -521,3 +521,23 @@ def submission_source(path: Path, files: PackageFiles | None = None) -> Path | N
         return None
     code = _code_files(path, files)
     return code[0] if len(code) == 1 else None
+
+
+def package_name(config: YamlFile, ini: dict[str, str], statement_name: str | None,
+                 identifier: str) -> str:
+    """A package's name: problem.yaml's (English if several), DOMjudge's, the statement's,
+    else its id."""
+    name = config.data.get("name")
+    if isinstance(name, dict):
+        name = name.get("en") or next(iter(name.values()), None)
+    return str(name or ini.get("name") or statement_name or identifier)
+
+
+def package_languages(config: YamlFile, notes: list[str]) -> list[str] | None:
+    """2023-07 ``languages``: the language codes a problem may be solved in (None: all)."""
+    value = config.data.get("languages", "all")
+    names = value.split() if isinstance(value, str) else value
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        notes.append("problem.yaml languages is not a list of names: ignored")
+        return None
+    return None if "all" in names else names

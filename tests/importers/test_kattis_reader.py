@@ -204,7 +204,10 @@ def test_contest_semantics_are_recorded(packages):
     assert packages["hello"].problem.contest.stop_at_first_failure
     assert not packages["oddecho"].problem.contest.stop_at_first_failure  # scoring
     assert any("stop at the first failing test" in n for n in packages["hello"].notes)
-    assert any("scores are not computed" in n for n in packages["oddecho"].notes)
+    assert any("a scored problem: every test its groups score is run" in n
+               for n in packages["oddecho"].notes)
+    assert [g.name for g in packages["oddecho"].problem.scoring.walk()] == [
+        "", "sample", "secret", "secret/group1", "secret/group2"]
 
 
 def test_submissions_with_folders_languages_and_verdicts(packages):
