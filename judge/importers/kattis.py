@@ -41,7 +41,6 @@ from judge.problem.package_files import PackageFiles, program_sources
 from judge.importers.base import Importer
 from judge.importers.kattis_data import DataReader
 from judge.importers.kattis_scoring import read_scoring
-from judge.importers.kattis_scoring import read_scoring
 from judge.importers.kattis_files import (YamlFile, as_args, as_number, package_languages,
                                           package_name, read_domjudge_ini, read_statement,
                                           read_timelimit, read_yaml)
@@ -105,9 +104,6 @@ class KattisPackage:
     #: the ``problem_format_version`` as the package declares it (``format`` is its family:
     #: legacy, or 2023-07 for 2023-07 and 2025-09)
     version: str = "legacy"
-    #: the ``problem_format_version`` as the package declares it (``format`` is its family:
-    #: legacy, or 2023-07 for 2023-07 and 2025-09)
-    version: str = "legacy"
 
     @property
     def identifier(self) -> str:
@@ -130,9 +126,6 @@ class _Reader(DataReader):
         self.checker = OutputChecker()
         self.base_flags: list[str] = []
         self.tle_margin = 2.0
-        #: a scoring problem's ``data/`` settings files, read while the data is walked
-        self.scored = False
-        self.configs = {}
         #: a scoring problem's ``data/`` settings files, read while the data is walked
         self.scored = False
         self.configs = {}
@@ -444,7 +437,6 @@ def read_package(path: str | Path) -> KattisPackage:
         samples=samples, tests=tests, limits=limits, validator_limits=validator_limits,
         time_rule=rule, checker=checker,
         interactive=interactive, contest=ContestRules(stop_at_first_failure=pass_fail),
-        scoring=scoring,
         scoring=scoring,
         languages=package_languages(config, reader.notes), source=str(root))
     problem.bind(root, str(root / "problem.yaml"))
