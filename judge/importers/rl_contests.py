@@ -280,14 +280,57 @@ def _time_limit(value: Any) -> float | None:
     return dataset_limit(value, MAX_TIME_LIMIT_S)
 
 
+def _listed_tests(record: dict[str, Any], field: str) -> list[dict[str, Any]]:
+    """``[{"input", "output"}]`` tests (CodeContests+ ``test_cases``, open-r1 codeforces
+    ``official_tests``) as program tests."""
+    block = json_field(record, field, required=False) or []
+    if not isinstance(block, list):
+        raise RecordError("expected a list of {input, output}", field)
+    tests = []
+    for i, case in enumerate(block):
+        where = "%s[%d]" % (field, i)
+        if not isinstance(case, dict) or "input" not in case or "output" not in case:
+            raise RecordError("a test needs input and output", where)
+        tests.append({"name": "test%d" % (i + 1), "stdin": text(case["input"], where + ".input"),
+                      "expected": text(case["output"], where + ".output")})
+    return tests
+
+
+def contest_checker(record: dict[str, Any]) -> OutputChecker:
+    """The checker a contest record names: its testlib checker (CodeContests+ ``checker``,
+    open-r1 codeforces ``generated_checker`` when it is a testlib C++ checker), else the
+    contest datasets' token comparison. A checker in another protocol (open-r1's Python
+    ``checker.py input correct_output solution_output`` printing 1 or 0) is refused: no
+    problem is judged as another kind of problem."""
+    for field in ("checker", "generated_checker"):
+        code = record.get(field)
+        if code is None or (isinstance(code, str) and not code.strip()):
+            continue
+        if not isinstance(code, str):
+            raise RecordError("a checker must be source text, got %s" % type(code).__name__,
+                              field)
+        if "testlib.h" not in code:
+            raise RecordError("the checker is not a testlib C++ checker (open-r1's Python "
+                              "checkers are not supported yet)", field)
+        return OutputChecker(type="testlib", code=code)
+    return CONTEST_CHECKER
+
+
 class CodeContests(DatasetImporter):
-    """DeepMind CodeContests records."""
+    """DeepMind CodeContests records, and the contest records built on the same problems
+    with tests as a list and a checker: CodeContests+ (``test_cases``, ``checker``,
+    ``time_limit`` in milliseconds, ``memory_limit`` in MB) and open-r1 codeforces
+    (``official_tests``, ``generated_checker``, ``time_limit`` in seconds, ``memory_limit``
+    in MB; ``input_mode`` file and interactive problems are refused)."""
 
     label = "CodeContests"
     file_prefix = "cc_"
-    marker_fields = ("public_tests", "private_tests", "generated_tests")
+    marker_fields = ("public_tests", "private_tests", "generated_tests", "test_cases",
+                     "official_tests", "checker", "generated_checker")
 
     def problem(self, record: dict[str, Any], index: int = 0) -> Any:
+        if record.get("test_cases") is not None or record.get("official_tests") is not None:
+            return self._listed(record, index)
         tests: list[dict[str, Any]] = []
         for group in ("public_tests", "private_tests", "generated_tests"):
             block = json_field(record, group, required=False)
@@ -316,6 +359,33 @@ class CodeContests(DatasetImporter):
             memory_mb=memory_mb, languages=_languages(record),
             source=str(record["source"]) if isinstance(record.get("source"), str) else None,
             where="public_tests")
+
+    def _listed(self, record: dict[str, Any], index: int) -> Any:
+        """A CodeContests+ or open-r1 codeforces record."""
+        plus = record.get("test_cases") is not None
+        field = "test_cases" if plus else "official_tests"
+        if not plus:
+            if record.get("input_mode") not in (None, "stdio"):
+                raise RecordError("input_mode %r: a program reading and writing files is not "
+                                  "judged yet" % record.get("input_mode"), "input_mode")
+            if str(record.get("interaction_format") or "").strip():
+                raise RecordError("an interactive problem (interaction_format) is not judged "
+                                  "from a record", "interaction_format")
+        tests = _listed_tests(record, field)
+        checker = contest_checker(record)
+        # CodeContests+ gives milliseconds, open-r1 codeforces seconds; both MB of memory
+        time_limit = dataset_limit(record.get("time_limit"), MAX_TIME_LIMIT_S * (
+            1000 if plus else 1))
+        memory = dataset_limit(record.get("memory_limit"), MAX_MEMORY_MB)
+        statement = "\n\n".join(str(record[k]) for k in ("title", "description", "input_format",
+                                                         "output_format", "note")
+                                if isinstance(record.get(k), str) and record[k].strip())
+        return program_problem(
+            identifier(record, "cc_%d" % index), statement, tests, checker=checker,
+            time_limit_s=time_limit / 1000 if plus and time_limit else time_limit,
+            memory_mb=math.ceil(memory) if memory else None,
+            source=str(record["source"]) if isinstance(record.get("source"), str) else None,
+            where=field)
 
 
 def _languages(record: dict[str, Any]) -> list[str] | None:
