@@ -201,9 +201,10 @@ def _new_group(name: str, config: GroupConfig | None, is_root: bool, read: Scori
     if isinstance(nested, dict):  # the draft's ``scoring: {score, aggregation}``
         data.setdefault("max_score", nested.get("score", nested.get("max_score")))
         data.setdefault("score_aggregation", nested.get("aggregation"))
-        read.notes.append("%s: scoring: {score, aggregation} read as max_score / "
-                          "score_aggregation (the draft's spelling)" % (config.path.name if
-                                                                      config else name))
+        note = ("scoring: {score, aggregation} in test data settings read as max_score / "
+                "score_aggregation (the draft's spelling)")
+        if note not in read.notes:
+            read.notes.append(note)
     elif nested is not None and config is not None:
         read.issues.append(config.issue("scoring must be a mapping", "scoring"))
         return None

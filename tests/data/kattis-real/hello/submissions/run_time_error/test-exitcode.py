@@ -1,0 +1,5 @@
+'''
+@EXPECTED_RESULTS@: RUN-ERROR
+'''
+
+raise Exception("Expected failure")

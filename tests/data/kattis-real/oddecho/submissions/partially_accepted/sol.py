@@ -1,0 +1,11 @@
+#!/usr/bin/env python3
+input()
+A = input()
+B = input()
+C = input()
+D = input()
+E = input()
+print(A)
+print(C)
+print(E)
+
