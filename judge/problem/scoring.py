@@ -125,6 +125,8 @@ def _maxima(group: ScoreGroup, own: dict[int, list[int]], root: bool
 class TestOutcome:
     """What the scoring needs of one judged test."""
 
+    __test__ = False  # not a pytest class
+
     passed: bool
     #: a checker's partial credit in [0, 1] (None: none given)
     fraction: float | None = None
