@@ -60,7 +60,7 @@ IMPORTERS.add("kattis", "judge.importers.kattis:KattisImporter", ("icpc", "probl
 #: test-program benchmarks (judge.importers.test_programs): the benchmark's own tests
 IMPORTERS.add("multipl-e", "judge.importers.test_programs:MultiPLE", ("multiple", "multipl_e"))
 IMPORTERS.add("humaneval-x", "judge.importers.test_programs:HumanEvalX", ("humaneval_x",))
-IMPORTERS.add("mbxp", "judge.importers.test_programs:Mbxp", ("mxeval",))
+IMPORTERS.add("mxeval", "judge.importers.test_programs:Mbxp", ("mbxp-mxeval",))
 
 #: RL and eval datasets (judge.importers.datasets): problems in memory or a suite folder
 IMPORTERS.add("apps", "judge.importers.rl_apps:Apps", ("taco",))

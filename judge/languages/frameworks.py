@@ -204,6 +204,8 @@ class RustTest(_Framework):
         return first_error(output, _RUST_ERROR, build.candidate_file, 0)
 
 
+#: the frameworks whose tests may sit in a file of their own
+SEPARATE_TEST_FILE = ("pytest", "go_test")
 #: a test framework's name -> the language its tests are written in (the registry's names)
 FRAMEWORKS = {"pytest": "python", "go_test": "go", "junit": "java", "d_ut": "d",
               "rust_test": "rust"}
@@ -432,5 +434,5 @@ def test_results(framework: str | None, stdout: str) -> list[tuple[str, bool, st
     return []
 
 
-__all__ = ["Assembly", "BENCHMARK_LANGUAGES", "HUMANEVAL_X_GO_IMPORTS", "DUnittest", "FRAMEWORKS", "GoTest", "JUnit", "PyTest", "RustTest",
+__all__ = ["Assembly", "BENCHMARK_LANGUAGES", "HUMANEVAL_X_GO_IMPORTS", "SEPARATE_TEST_FILE", "DUnittest", "FRAMEWORKS", "GoTest", "JUnit", "PyTest", "RustTest",
            "assemble", "public_class", "test_results"]

@@ -71,6 +71,15 @@ def test_a_broken_solution_fails_with_the_tests_message(engine, language):
 
 def test_multipl_e_go_record_runs_under_go_test(engine):
     record = json.loads((DATA / "test_programs" / "multipl_e_sample.jsonl").read_text())
+    as_stored = KIND.load(multipl_e(record), "<test>")
+    result = KIND.judge(engine, as_stored, KIND.submission(as_stored, _Candidate("return 1\n}\n")))
+    # this commit's file has doc lines without "//": the prompt itself does not compile
+    assert result.verdict is Verdict.COMPILE_ERROR and "expected declaration" in result.message
+    head, _, rest = record["prompt"].partition("// ")
+    doc, _, func = rest.rpartition("\nfunc ")
+    record = dict(record, prompt=head + "\n".join(
+        line if line.startswith("//") else "// " + line for line in ("// " + doc).splitlines())
+        + "\nfunc " + func)
     problem = KIND.load(multipl_e(record), "<test>")
     good = ("    for i := range numbers {\n        for j := i + 1; j < len(numbers); j++ {\n"
             "            d := numbers[i] - numbers[j]\n            if d < 0 { d = -d }\n"

@@ -16,7 +16,7 @@ from judge.errors import InputError, Issue, UnknownName
 from judge.kinds.base import ProblemKind
 from judge.kinds.test_program.judge import TestProgramJudge
 from judge.languages.base import NotExpressible
-from judge.languages.frameworks import FRAMEWORKS
+from judge.languages.frameworks import FRAMEWORKS, SEPARATE_TEST_FILE
 from judge.problem.test_program import TestProgramProblem, cut_at_stop, test_program_from_data
 from judge.prompts.render import RenderedPrompt
 
@@ -36,7 +36,7 @@ def _checked(problem: TestProgramProblem, file: str) -> TestProgramProblem:
         elif not issues and languages.get(problem.language).name != wanted:
             issues.append(Issue(file, "the %s framework runs %s tests, not %s" % (
                 problem.framework, wanted, problem.language), "framework"))
-    if problem.test_file is not None and problem.framework not in ("pytest", "go_test"):
+    if problem.test_file is not None and problem.framework not in SEPARATE_TEST_FILE:
         issues.append(Issue(file, "a separate test file is for pytest and go_test only",
                             "test_file"))
     if issues:
