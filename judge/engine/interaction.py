@@ -15,7 +15,9 @@ replaced: confidential). The interactor's job does not wait for a free core (the
 waits for it), so a pool of one worker cannot hold the two apart.
 
 The verdict follows problemtools' interactive runner (``verdict``): the interactor exiting
-first with "wrong answer" (43) decides the test whatever the candidate does after; else the
+first with "wrong answer" (43) decides the test whatever the candidate does after, and one
+that fails first (crash, another exit code, its limits), or does not end once the candidate
+did (``grace_s``: it hangs, or floods), is a problem error; else the
 candidate's own end (time, memory, crash, output limit) decides; else the interactor's exit
 (42 accepts, 43 rejects); an interactor that crashes, exits otherwise, goes past its limits,
 or does not end after the candidate did (``grace_s``), is a problem error, never the
@@ -273,10 +275,15 @@ def verdict(candidate_end: tuple[Verdict, str] | None, interactor: ValidatorRun,
         return ProgramCheck(Verdict.WRONG_ANSWER, where + (
             "wrong answer (interactor): " + said if said else
             "wrong answer: rejected by the interactor"))
-    if candidate_end is not None:
-        return ProgramCheck(candidate_end[0], where + candidate_end[1])
     failure = "did not end after the candidate did" if killed_interactor else \
         _failure(interactor)
+    # an interactor that never ends (it hangs, or floods a candidate that is gone) is the
+    # problem's: once the candidate ended, a correct one reads the end of its input and exits
+    hung = killed_interactor or interactor.timed_out
+    if candidate_end is not None and (failure is None or (first != INTERACTOR and not hung)):
+        # the candidate's own end came first: its verdict (what the interactor did after,
+        # reading a closed pipe, is not the problem's fault)
+        return ProgramCheck(candidate_end[0], where + candidate_end[1])
     if failure is not None:
         message = "interactor failed: " + failure
         return ProgramCheck(Verdict.WRONG_ANSWER, where + message, where + message)
