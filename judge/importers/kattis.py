@@ -53,9 +53,9 @@ from judge.languages.programs import SCRIPT, program_language
 from judge.problem.program import (ContestRules, OutputChecker, ProgramLimits, ProgramProblem,
                                    Sample, TimeRule, check_program, checker_from_kattis_flags)
 
-#: interactive problems need the candidate and the validator joined by pipes, in sandboxes;
-#: the executor does not do that yet, so they are read, marked and refused
-INTERACTIVE_SUPPORTED = False
+#: interactive problems: the candidate and the validator joined by the judge's relay, each
+#: in a sandbox of its own (judge.engine.interaction)
+INTERACTIVE_SUPPORTED = True
 
 _NEW_FORMATS = ("2023-07-draft", "2023-07", "2025-09", "draft")
 _LEGACY_FORMATS = ("legacy", "legacy-icpc")
@@ -350,6 +350,17 @@ class _Reader(DataReader):
         return ProgramLimits(**values)
 
 
+def _passes(config: Any, reader: Any) -> int:
+    """``limits.validation_passes`` of a multi-pass problem (default 2; at least 2)."""
+    limits = config.data.get("limits")
+    value = limits.get("validation_passes", 2) if isinstance(limits, dict) else 2
+    if type(value) is not int or not 2 <= value <= 100:
+        reader.issues.append(config.issue("limits.validation_passes must be an integer from "
+                                          "2 to 100", "limits.validation_passes"))
+        return 2
+    return value
+
+
 def read_package(path: str | Path) -> KattisPackage:
     """One package; raise InputError with every issue (file and line) it has."""
     root = Path(path).resolve()
@@ -369,6 +380,8 @@ def read_package(path: str | Path) -> KattisPackage:
                     "package" % (key, ini[key]))
     types, custom = reader.types_of(config, fmt)
     interactive = "interactive" in types
+    multi_pass = "multi-pass" in types
+    passes = _passes(config, reader) if multi_pass else 2
     base_flags = as_args(config.data.get("validator_flags"))
     if base_flags is None:
         reader.issues.append(config.issue("validator_flags must be a string", "validator_flags"))
@@ -377,7 +390,7 @@ def read_package(path: str | Path) -> KattisPackage:
         reader.notes.append("validator_flags in a 2023-07 problem.yaml (the format moved them "
                             "to test_group.yaml): applied anyway")
     checker = OutputChecker()
-    if custom or interactive:
+    if custom or interactive or multi_pass:
         said = len(reader.issues)
         found = reader.validator()
         if found is None:
@@ -415,7 +428,7 @@ def read_package(path: str | Path) -> KattisPackage:
         reader.unsupported.append("interactive problem: the candidate and the output "
                                   "validator must talk through pipes, which the judge's "
                                   "sandboxes do not provide yet")
-    for unsupported in ("multi-pass", "submit-answer"):
+    for unsupported in ("submit-answer",):
         if unsupported in types:
             reader.unsupported.append("%s problems are not supported" % unsupported)
     scoring = None
@@ -436,7 +449,8 @@ def read_package(path: str | Path) -> KattisPackage:
         output_format=statement.output_format if statement else None,
         samples=samples, tests=tests, limits=limits, validator_limits=validator_limits,
         time_rule=rule, checker=checker,
-        interactive=interactive, contest=ContestRules(stop_at_first_failure=pass_fail),
+        interactive=interactive, multi_pass=multi_pass,
+        validation_passes=passes, contest=ContestRules(stop_at_first_failure=pass_fail),
         scoring=scoring,
         languages=package_languages(config, reader.notes), source=str(root))
     problem.bind(root, str(root / "problem.yaml"))
