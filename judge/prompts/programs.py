@@ -27,6 +27,8 @@ def render_program_prompt(problem: Any, language: str | None = None) -> Rendered
                   "explanation": (s.explanation or "").strip()} for s in problem.samples],
         time="%g s" % limit if limit else "a few seconds",
         memory=problem.limits.memory_mb or 1024,
+        interactive=bool(getattr(problem, "interactive", False)),
+        multi_pass=bool(getattr(problem, "multi_pass", False)),
         title=languages.get(languages.runs_as(problem, lang.name)).title,
         fence=lang.name if lang.name in lang.fence_tags else (lang.fence_tags or (lang.name,))[0])
     return RenderedPrompt(problem.identifier, PROMPT_ID, False, "", body)

@@ -185,3 +185,16 @@ def test_published_interactive_and_multi_pass_packages(judge, package):
     assert not _disagree(outcome)
     folders = {s["folder"] for s in outcome["submissions"]}
     assert {"accepted", "wrong_answer", "time_limit_exceeded"} <= folders
+
+
+@pytest.mark.pure
+def test_the_prompt_of_an_interactive_problem_states_the_protocol_and_no_hidden_data():
+    from judge.prompts.programs import render_program_prompt
+
+    problem = read_package(HERE / "guess").problem
+    body = render_program_prompt(problem, "python").prompt
+    assert "Guess it in at most 10 guesses" in body      # the protocol, from the statement
+    assert "interactive" in body and "Flush" in body
+    assert "< 500" in body                               # the sample interaction
+    assert "437" not in body                             # a secret test's number
+    assert "reads the input from standard input and writes the\nanswer" not in body
