@@ -241,18 +241,23 @@ def _signaled(record: Mapping[str, Any], index: int, job: Job,
 
 
 def _runtime_out_of_memory(record: Mapping[str, Any], job: Job) -> Classified | None:
+    return runtime_out_of_memory(record, job.limits.memory_mb)
+
+
+def runtime_out_of_memory(record: Mapping[str, Any], memory_mb: int) -> Classified | None:
     """memory_limit for a runtime that died out of memory, measured: it held at least its
-    share of the limit when it died, and said why; None otherwise."""
+    share of the limit when it died, and said why; None otherwise (a function's test or a
+    whole program's run: the JVM's OutOfMemoryError, V8's heap limit...)."""
     said = record.get("stderr_head")  # the head of what it printed (8 KiB)
     if not isinstance(said, str):
         return None
     peak = number(record.get("maxrss_bytes"))
-    if peak < RUNTIME_HEAP_SHARE * job.limits.memory_mb * (1 << 20):
+    if peak < RUNTIME_HEAP_SHARE * memory_mb * (1 << 20):
         return None
     if not any(marker in said for marker in languages.oom_markers()):
         return None
     return (Verdict.MEMORY_LIMIT, "ran out of memory (%d MiB of the %d MiB limit)"
-            % (peak // (1 << 20), job.limits.memory_mb))
+            % (peak // (1 << 20), memory_mb))
 
 
 def _said(record: Mapping[str, Any]) -> str:

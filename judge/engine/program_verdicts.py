@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from judge.engine.classify import signal_verdict
+from judge.engine.classify import runtime_out_of_memory, signal_verdict
 from judge.engine.checkers.base import ProgramCheck
 from judge.problem.package_files import program_sources
 from judge.engine.verdicts import TestResult, Verdict, overall
@@ -292,7 +292,8 @@ def run_verdict(record: dict[str, Any], limits: Limits, time_s: float, report: J
         return Verdict.TIMEOUT, "over the time limit (%.2f s %s)" % (time_s, which)
     if status == records.SIGNALED:
         name = str(record.get("signal"))[:40]
-        decided = signal_verdict(record, limits.output_kb, time_s, report.oom_killed)
+        decided = signal_verdict(record, limits.output_kb, time_s, report.oom_killed) or \
+            runtime_out_of_memory(record, limits.memory_mb)
         if decided is not None:
             return decided
         return Verdict.RUNTIME_ERROR, "killed by %s%s" % (name, _stderr(record))
@@ -303,7 +304,9 @@ def run_verdict(record: dict[str, Any], limits: Limits, time_s: float, report: J
         code = record.get("exit_code")
         if code == 0:
             return None
-        return Verdict.RUNTIME_ERROR, "exit code %s%s" % (code, _stderr(record))
+        # a runtime that died out of memory, measured (the JVM's OutOfMemoryError, V8's heap)
+        return runtime_out_of_memory(record, limits.memory_mb) or (
+            Verdict.RUNTIME_ERROR, "exit code %s%s" % (code, _stderr(record)))
     return Verdict.RUNTIME_ERROR, "%s%s" % (cut(str(record.get("message") or status), 200),
                                             _stderr(record))
 
