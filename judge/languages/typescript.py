@@ -8,7 +8,8 @@ Types are not checked (``transpileModule``, as ``tsx``, ``ts-node --transpile-on
 esbuild run TypeScript): a syntax error is a compile error with its line, a type error is
 not (Node's own declarations, ``@types/node``, are not installed to check ``process`` or
 ``require`` against). The heap is capped below the memory limit as for JavaScript: running
-out of it is "JavaScript heap out of memory" (memory_limit)."""
+out of it is "JavaScript heap out of memory" (memory_limit). On SandboxFusion's routes a
+program may import the modules SandboxFusion's image has (lodash), as JavaScript may."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from typing import Any
 
 from judge.languages.base import (Build, Language, NotExpressible, first_error, main_source,
                                   source_files)
+from judge.languages.js import LIBRARY_PATH
 from judge.problem.types import TypeSpec
 
 NODE = "/usr/bin/node"
@@ -60,6 +62,7 @@ class TypeScript(Language):
     source_extensions = ("ts", "mts", "cts")
     tools = (("node", (NODE, "--version")), ("tsc", ("/usr/bin/tsc", "--version")))
     names_in = {"kattis": ("typescript",), "sandboxfusion": ("typescript", "ts")}
+    build_flags_in = {"sandboxfusion": {"libraries": True}}
     oom_markers = ("JavaScript heap out of memory",)
     startup_s = 0.3
     nproc = 64
@@ -75,12 +78,15 @@ class TypeScript(Language):
     def check_expressible(self, problem: Any) -> None:
         raise NotExpressible(_ONLY)
 
-    def program_build(self, sources: dict[str, str], memory_mb: int) -> Build:
+    def program_build(self, sources: dict[str, str], memory_mb: int,
+                      libraries: bool = False) -> Build:
+        """``libraries``: the modules SandboxFusion's image lets a program import (lodash,
+        from Debian's node-lodash), for its routes only, as JavaScript has them."""
         files = source_files(sources, ".ts", ".mts", ".cts")
         main = main_source(sources, ".ts", ".mts", ".cts")
         heap = max(64, memory_mb - 96)
         compiled = [re.sub(r"\.[cm]?ts$", ".js", f) for f in files]
-        return Build(files=dict(sources),
+        return Build(files=dict(sources), env={"NODE_PATH": LIBRARY_PATH} if libraries else {},
                      compile=[[NODE, "-e", TRANSPILE, *files]],
                      run=[NODE, "--enable-source-maps", "--max-old-space-size=%d" % heap,
                           "--stack-size=4000", "{build}/" + re.sub(r"\.[cm]?ts$", ".js", main)],
