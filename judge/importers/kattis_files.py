@@ -26,9 +26,9 @@ from judge.problem.package_files import (MAX_SMALL_BYTES, MAX_TEXT_BYTES, MAX_YA
 #: takes it
 OTHER_LANGUAGES = {
     ".py2": "python2",
-    ".kt": "kotlin", ".cs": "csharp", ".scala": "scala", ".hs": "haskell", ".rb": "ruby",
+    ".hs": "haskell", ".rb": "ruby",
     ".php": "php", ".ml": "ocaml", ".lisp": "lisp", ".pas": "pascal", ".f90": "fortran",
-    ".swift": "swift", ".ts": "typescript", ".lua": "lua", ".pl": "prolog", ".m": "objectivec",
+    ".swift": "swift", ".lua": "lua", ".pl": "prolog", ".m": "objectivec",
 }
 #: Kattis's Python 3: a file of it is Python 2 when its shebang or its syntax says so
 PYTHON3 = "python3"
