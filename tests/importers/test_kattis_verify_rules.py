@@ -35,7 +35,7 @@ def _package(root: Path) -> Path:
                                      'b; std::scanf("%ld %ld", &a, &b); '
                                      'std::printf("%ld\\n", sum(a, b)); }\n',
         "accepted/old.py": "a, b = map(int, raw_input().split())\nprint a + b\n",
-        "accepted/sum.kt": "fun main() { println(readLine()!!.split(' ').sumOf { it.toInt() }) }\n",
+        "accepted/sum.hs": "main = interact $ show . sum . map read . words\n",
         "time_limit_exceeded/forever.py": "while True:\n    pass\n",
         "mixed/marked.c": "/* @EXPECTED_RESULTS@: WRONG-ANSWER, TIMELIMIT */\n"
                           "#include <stdio.h>\nint main(void) { puts(\"4\"); return 0; }\n",
@@ -60,7 +60,7 @@ def test_verify_applies_the_safety_margin_comments_folders_and_includes(tmp_path
     assert "safety margin (1 s x 3 = 3 s" in got["slow.py"]["message"]
     log = "\n".join(outcome["log"])
     assert "old.py: not judged (Python 2: no Python 2 runtime here)" in log
-    assert "sum.kt: not judged (kotlin: a language the judge does not run)" in log
+    assert "sum.hs: not judged (haskell: a language the judge does not run)" in log
     assert "rerun at 3 s" in log
 
 
