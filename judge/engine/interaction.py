@@ -116,7 +116,11 @@ class Relay:
         elif op == "eof":
             self.tell(other, "eof")
         elif op == "closed":
-            self.tell(other, "close")
+            # the interactor's output is never cut (problemtools keeps that pipe open: an
+            # interactor writing to a candidate that is gone must not die of SIGPIPE); what
+            # it writes is dropped by the candidate's worker
+            if name == INTERACTOR:
+                self.tell(other, "close")
         elif op == "exit":
             with self._lock:
                 if name not in self.order:
