@@ -26,9 +26,8 @@ from judge.problem.package_files import (MAX_SMALL_BYTES, MAX_TEXT_BYTES, MAX_YA
 #: takes it
 OTHER_LANGUAGES = {
     ".py2": "python2",
-    ".hs": "haskell", ".rb": "ruby",
-    ".php": "php", ".ml": "ocaml", ".lisp": "lisp", ".pas": "pascal", ".f90": "fortran",
-    ".swift": "swift", ".lua": "lua", ".pl": "prolog", ".m": "objectivec",
+    ".hs": "haskell", ".ml": "ocaml", ".lisp": "lisp", ".pas": "pascal", ".f90": "fortran",
+    ".swift": "swift", ".m": "objectivec",
 }
 #: Kattis's Python 3: a file of it is Python 2 when its shebang or its syntax says so
 PYTHON3 = "python3"

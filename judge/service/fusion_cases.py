@@ -25,9 +25,8 @@ SCHEME = "sandboxfusion"
 #: SandboxFusion languages the judge does not run: answered with SandboxFusion's error
 #: shape (status SandboxError), as SandboxFusion answers a runner it cannot use (a language
 #: that declares one of these names, a plug-in's, is run)
-UNSUPPORTED = ("python2", "php", "bash", "sql", "cuda",
-               "lua", "R", "perl", "ruby", "julia",
-               "jest", "verilog", "python_gpu", "lean", "swift", "racket",
+UNSUPPORTED = ("python2", "sql", "cuda", "julia",
+               "jest", "verilog", "python_gpu", "lean", "swift",
                "gtest", "react")
 
 

@@ -2,16 +2,16 @@
 Docker (the ``polyglot`` image), through the public API (``judge.Judge``): hello and a stdin
 echo under a 256 MB limit (``run_program``), and a program problem judged end to end per
 language: an honest sum passes; a syntax error is compile_error with its line; an error is
-runtime_error with its message; a sleep and a busy loop are timeout; a memory bomb is
-memory_limit; an output flood is output_limit; a fork bomb is stopped (timeout, runtime_error
+runtime_error with its message; a sleep and a busy loop are timeout; endless recursion is
+the runtime's stack error (runtime_error) or memory_limit; a memory bomb is memory_limit; an output flood is output_limit; a fork bomb is stopped (timeout, runtime_error
 or memory_limit) and the sandbox still judges afterwards; a program looking for the expected
 answer (the test's files, the judge's, /tmp, the folder above) finds nothing; a result record
 forged on every descriptor is only output (wrong_answer). Function problems are refused with
 a clear message (``not_expressible``).
 
 Every language's cases run as one batch per sandbox (two at a time); the module's process
-half takes about a minute on two cores, the Docker half about as long once the image is
-built."""
+half took 1.5 to 5 minutes on the shared two-core machine, the Docker half 5 to 11 minutes
+(the image built; most of it is the sleeps, loops and bombs running to their limits)."""
 
 from __future__ import annotations
 
@@ -94,6 +94,23 @@ LOOP = {
     "racket": '#lang racket\n(let loop ([i 0]) (loop (add1 i)))\n',
     "ruby": 'i = 0\nloop { i += 1 }\n',
 }
+
+#: recursion without end: the interpreter's stack error, or its memory
+DEEP = {
+    "bash": 'f() { f; }\nf\n',
+    "lua": 'local function f(n) return 1 + f(n + 1) end\nprint(f(1))\n',
+    "perl": 'sub f { return 1 + f($_[0] + 1); }\nprint f(1);\n',
+    "php": '<?php\nfunction f($n) { return 1 + f($n + 1); }\necho f(1);\n',
+    "r": 'f <- function(n) 1 + f(n + 1)\nprint(f(1))\n',
+    "racket": '#lang racket\n(define (f n) (+ 1 (f (+ n 1))))\n(displayln (f 1))\n',
+    "ruby": 'def f(n) = 1 + f(n + 1)\nputs f(1)\n',
+}
+#: how each runtime ends it: a stack error of its own (Lua, R, Ruby), or its stack grows in
+#: memory until the limit (Perl, PHP, Racket), or too slowly for the time limit (Bash)
+DEEP_EXPECTED = {"bash": {Verdict.TIMEOUT, Verdict.MEMORY_LIMIT}, "lua": {Verdict.RUNTIME_ERROR},
+                 "perl": {Verdict.MEMORY_LIMIT}, "php": {Verdict.MEMORY_LIMIT},
+                 "r": {Verdict.RUNTIME_ERROR}, "racket": {Verdict.MEMORY_LIMIT},
+                 "ruby": {Verdict.RUNTIME_ERROR}}
 
 #: memory held in growing pieces (never one allocation the runtime could refuse)
 BOMB = {
@@ -196,13 +213,15 @@ FORGE = {k: v.replace("LINE", FORGE_LINE if k in ("bash", "lua", "php", "r", "ru
                       else FORGE_LINE.replace('"', '\\"')) for k, v in FORGE.items()}
 
 CASES = {"sum": SUM, "syntax": SYNTAX, "runtime": RUNTIME, "sleep": SLEEP, "loop": LOOP,
-         "bomb": BOMB, "flood": FLOOD, "fork": FORK, "snoop": SNOOP, "forge": FORGE}
+         "deep": DEEP, "bomb": BOMB, "flood": FLOOD, "fork": FORK, "snoop": SNOOP, "forge": FORGE}
 #: each case's verdicts (several where the runtime decides how a fork bomb ends)
 EXPECTED = {"sum": {Verdict.PASS}, "syntax": {Verdict.COMPILE_ERROR},
             "runtime": {Verdict.RUNTIME_ERROR}, "sleep": {Verdict.TIMEOUT},
             "loop": {Verdict.TIMEOUT}, "bomb": {Verdict.MEMORY_LIMIT},
             "flood": {Verdict.OUTPUT_LIMIT},
-            "fork": {Verdict.TIMEOUT, Verdict.RUNTIME_ERROR, Verdict.MEMORY_LIMIT},
+            # (or output_limit: the runtime's "cannot fork" complaints fill standard error)
+            "fork": {Verdict.TIMEOUT, Verdict.RUNTIME_ERROR, Verdict.MEMORY_LIMIT,
+                     Verdict.OUTPUT_LIMIT},
             "snoop": {Verdict.WRONG_ANSWER}, "forge": {Verdict.WRONG_ANSWER}}
 
 
@@ -268,13 +287,16 @@ def test_every_case_gets_its_verdict(judged, language):
     wrong = {}
     for case in CASES:
         result = judged["results"][(language, case)]
-        if result.verdict not in EXPECTED[case]:
+        expected = DEEP_EXPECTED[language] if case == "deep" else EXPECTED[case]
+        if result.verdict not in expected:
             wrong[case] = (result.verdict.value, result.message)
         else:
             assert result.sandbox == judged["name"]
     assert wrong == {}
     results = {case: judged["results"][(language, case)] for case in CASES}
     assert "(line 2)" in results["syntax"].message, results["syntax"].message
+    if language in ("lua", "r", "ruby"):  # the interpreter's own words
+        assert "stack" in results["deep"].message or "nested" in results["deep"].message
     said = results["runtime"].message
     assert ("exit code 3" if language == "bash" else "boom") in said, said
     assert "'nothing'" in results["snoop"].message, results["snoop"].message
