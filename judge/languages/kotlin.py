@@ -40,6 +40,48 @@ _STATIC_MAIN = re.compile(r"^\s*(?:(?:public|internal|private|data|final)\s+)*"
                           r"@JvmStatic\s+(?:public\s+)?fun\s+main\s*\(", re.M | re.S)
 _ONLY = "Kotlin judges whole programs only (program problems)"
 LAUNCHER_FILE = "JudgeScriptLauncher.kt"
+#: Kotlin 1.4-1.6 standard library functions models write every day and Debian's kotlinc 1.3
+#: lacks, as a package the candidate's file star-imports (on its first line, so its lines
+#: stay its own): a candidate's own function of the same name wins over a star import, so
+#: one that defines ``readln`` itself compiles as before. Behaviour as the newer stdlib's.
+COMPAT_PACKAGE = "judge.kotlin.compat"
+COMPAT_FILE = "JudgeKotlinCompat.kt"
+COMPAT_SOURCE = """@file:JvmName("JudgeKotlinCompat")
+package judge.kotlin.compat
+
+fun readln(): String = readLine() ?: throw RuntimeException("EOF has already been reached")
+fun readlnOrNull(): String? = readLine()
+inline fun <T> Iterable<T>.sumOf(selector: (T) -> Int): Int {
+    var sum = 0
+    for (element in this) sum += selector(element)
+    return sum
+}
+inline fun <T> Array<out T>.sumOf(selector: (T) -> Int): Int {
+    var sum = 0
+    for (element in this) sum += selector(element)
+    return sum
+}
+fun String.lowercase(): String = this.toLowerCase(java.util.Locale.ROOT)
+fun String.uppercase(): String = this.toUpperCase(java.util.Locale.ROOT)
+fun Char.lowercaseChar(): Char = Character.toLowerCase(this)
+fun Char.uppercaseChar(): Char = Character.toUpperCase(this)
+fun Char.lowercase(): String = this.toString().toLowerCase(java.util.Locale.ROOT)
+fun Char.uppercase(): String = this.toString().toUpperCase(java.util.Locale.ROOT)
+val Char.code: Int get() = this.toInt()
+fun Char.digitToInt(): Int {
+    val digit = Character.digit(this, 10)
+    if (digit < 0) throw IllegalArgumentException("Char $this is not a decimal digit")
+    return digit
+}
+fun <T : Comparable<T>> Iterable<T>.maxOrNull(): T? = this.max()
+fun <T : Comparable<T>> Iterable<T>.minOrNull(): T? = this.min()
+fun IntArray.maxOrNull(): Int? = this.max()
+fun IntArray.minOrNull(): Int? = this.min()
+fun LongArray.maxOrNull(): Long? = this.max()
+fun LongArray.minOrNull(): Long? = this.min()
+"""
+_FILE_ANNOTATION = re.compile(r"^\s*@file:", re.M)
+_PACKAGE_HEADER = re.compile(r"^(\s*package\s+[\w.]+)", re.M)
 LAUNCHER_CLASS = "JudgeScriptLauncherKt"
 
 
@@ -71,6 +113,18 @@ def main_class(code: str, file: str) -> str:
         if holder:
             return _qualified(code, holder.group(1))
     return _qualified(code, _file_class(file))
+
+
+def with_compat(code: str) -> str | None:
+    """The candidate's code star-importing :data:`COMPAT_PACKAGE` on a line it already has
+    (after its ``package`` header, else before its first line); None where that cannot be
+    done without moving its lines (a shebang, file annotations)."""
+    if code.startswith("#!") or _FILE_ANNOTATION.search(code):
+        return None
+    header = _PACKAGE_HEADER.search(code)
+    if header:
+        return code[:header.end()] + "; import %s.*" % COMPAT_PACKAGE + code[header.end():]
+    return "import %s.*; " % COMPAT_PACKAGE + code
 
 
 def _script_class(file: str) -> str:
@@ -115,6 +169,14 @@ class Kotlin(Language):
             built[main + "s"] = built.pop(main)
             files = sorted(f + "s" if f == main else f for f in files)
             main += "s"
+        original = dict(built)
+        for name in files:
+            shimmed = with_compat(built[name])
+            if shimmed is not None:
+                built[name] = shimmed
+                if COMPAT_FILE not in built:
+                    built[COMPAT_FILE] = COMPAT_SOURCE
+                    files = files + [COMPAT_FILE]
         heap = max(64, memory_mb - self.memory_headroom_mb)
         classpath = "{build}/out:%s/kotlin-stdlib.jar" % KOTLIN_LIB
         if main.endswith(".kts"):
@@ -124,7 +186,7 @@ class Kotlin(Language):
             classpath += ":%s/kotlin-script-runtime.jar" % KOTLIN_LIB
             entry = LAUNCHER_CLASS
         else:
-            entry = main_class(built[main], main)
+            entry = main_class(original[main], main)
         return Build(files=built,
                      compile=[[KOTLINC, "-nowarn", "-d", "out", *files]],
                      run=jvm_run(heap, classpath, entry), artifacts=["out"],
@@ -149,5 +211,5 @@ def jvm_version(command: list[str], name: str) -> str:
     return lines[0][:200] if lines else "%s (unknown version)" % name
 
 
-__all__ = ["COMPILER_JAVA_OPTS", "JVM_HEADROOM_MB", "Kotlin", "jvm_run", "jvm_version",
-           "main_class"]
+__all__ = ["COMPAT_PACKAGE", "COMPAT_SOURCE", "COMPILER_JAVA_OPTS", "JVM_HEADROOM_MB", "Kotlin", "jvm_run", "jvm_version",
+           "main_class", "with_compat"]

@@ -93,7 +93,7 @@ class TestProgramJudge(KindJudge):
                         base.max_problem_memory_mb) + lang.memory_headroom_mb
         limits = replace(base, memory_mb=memory_mb, output_kb=output_kb,
                          value_kb=max(base.value_kb, output_kb + 64),
-                         nproc=max(base.nproc, lang.nproc))
+                         nproc=max(base.nproc, lang.nproc), nofile=max(base.nofile, lang.nofile))
         time_s += lang.startup_s
         built = _Flagged(lang, assembly.build_flags) if assembly.build_flags else lang
         digest = hashlib.sha256(json.dumps(sources, sort_keys=True).encode(
