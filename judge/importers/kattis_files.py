@@ -28,6 +28,8 @@ OTHER_LANGUAGES = {
     ".py2": "python2",
     ".hs": "haskell", ".ml": "ocaml", ".lisp": "lisp", ".pas": "pascal", ".f90": "fortran",
     ".swift": "swift", ".m": "objectivec",
+    # Kattis's Prolog (problemtools' languages.yaml): a package's .pl is never Perl
+    ".pl": "prolog",
 }
 #: Kattis's Python 3: a file of it is Python 2 when its shebang or its syntax says so
 PYTHON3 = "python3"
@@ -449,7 +451,7 @@ def sources_language(sources: dict[str, str]) -> str | None:
     python3 = languages.named_in("kattis", PYTHON3)
     for name, text in sorted(sources.items()):
         suffix = _suffix(name)
-        lang = languages.for_extension(suffix)
+        lang = None if suffix in OTHER_LANGUAGES else languages.for_extension(suffix)
         if lang is python3:  # Python 3 unless its shebang says python2
             text = text[: 1 << 20]
             first = text.split("\n", 1)[0]
