@@ -66,6 +66,9 @@ class RunSpec:
     stderr_bytes: int | None = None
     budget: bool = False
     likely_blocked: bool | None = None
+    #: files (relative to the run's work directory) each run's record brings back when the
+    #: run left them (SandboxFusion's ``fetch_files``): :attr:`ProgramRun.files`
+    fetch: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -96,7 +99,9 @@ class ProgramRun:
     measured); ``waited_s``: time it waited for a CPU; ``starved``: stopped by the wall
     clock's hard cap while its own time was within the limit (the machine's load, not the
     program); ``verdict``/``message``: the judge's verdict of how it ended (None and "" when
-    it exited 0: its output decides)."""
+    it exited 0: its output decides); ``files``: what it left of :attr:`RunSpec.fetch`
+    (name -> bytes; a name it did not leave as a regular file in its work directory is
+    absent; ``fetch_refused``: why none came back, e.g. together past the output limit)."""
 
     status: str
     exit_code: int | None = None
@@ -109,6 +114,8 @@ class ProgramRun:
     starved: bool = False
     verdict: Verdict | None = None
     message: str = ""
+    files: Mapping[str, bytes] = field(default_factory=dict)
+    fetch_refused: str = ""
 
 
 @dataclass(frozen=True)
@@ -175,6 +182,10 @@ def _run_outcome(record: dict[str, Any], limits: Limits, time_s: float,
                  report: JobReport) -> ProgramRun:
     ended = run_verdict(record, limits, time_s, report)
     status = str(record.get("status"))
+    fetched = record.get("fetched") if isinstance(record.get("fetched"), dict) else {}
+    refused = "the files together are larger than the output limit" if "" in fetched else ""
+    files = {} if refused else {str(name): base64.b64decode(str(data))
+                                for name, data in fetched.items()}
     exited = status == records.EXITED and record.get("exit_code") is not None
     return ProgramRun(
         status=status, exit_code=int(record["exit_code"]) if exited else None,
@@ -182,7 +193,8 @@ def _run_outcome(record: dict[str, Any], limits: Limits, time_s: float,
         stdout=program_output(record), stderr=str(record.get("stderr_head") or ""),
         wall_s=_float(record.get("wall_s")), cpu_s=_float(record.get("cpu_s")),
         waited_s=float(record.get("waited_s") or 0.0), starved=_starved(record),
-        verdict=ended[0] if ended else None, message=ended[1] if ended else "")
+        verdict=ended[0] if ended else None, message=ended[1] if ended else "",
+        files=files, fetch_refused=refused)
 
 
 def run_program(engine: Any, lang: Any, code: str, inputs: Sequence[bytes],
@@ -193,8 +205,8 @@ def run_program(engine: Any, lang: Any, code: str, inputs: Sequence[bytes],
     built = _Flagged(lang, spec.build_flags, spec.compile_step)
     limits = _limits(engine.limits, lang, spec)
     time_s = spec.wall_s + lang.startup_s
-    specs = [{"stdin": base64.b64encode(data).decode("ascii"), "argv": [], "files": dict(files)}
-             for data in inputs]
+    specs = [{"stdin": base64.b64encode(data).decode("ascii"), "argv": [], "files": dict(files),
+              **({"fetch": list(spec.fetch)} if spec.fetch else {})} for data in inputs]
     budget_s = limits.budget([time_s] * len(inputs)) if spec.budget else None
     sources = {lang.program_file(code): code}
     blocked = spec.likely_blocked if spec.likely_blocked is not None \

@@ -25,8 +25,9 @@ What each SandboxFusion field does here is in docs/service.md ("SandboxFusion co
 
 from __future__ import annotations
 
+import base64
 import signal
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from judge import languages
@@ -227,9 +228,12 @@ def responses(outcome: ProgramRuns, count: int, facts: JudgeFacts) -> list[RunCo
         # ignored) is Failed, with its return code as it was and the verdict in message
         ok = verdict is None and run.status is CommandRunStatus.Finished and \
             run.return_code == 0
+        ran = outcome.runs[index] if index < len(outcome.runs) else None
+        files = {name: base64.b64encode(data).decode("ascii")
+                 for name, data in (ran.files.items() if ran is not None else ())}
         out.append(RunCodeResponse(status=RunStatus.Success if ok else RunStatus.Failed,
                                    message=message, compile_result=compiled,
-                                   run_result=run, judge=mine))
+                                   run_result=run, judge=mine, files=files))
     return out
 
 
@@ -244,10 +248,12 @@ class FusionRunner:
         self.ceilings = ceilings or Ceilings.of(judge.limits)
 
     def _job(self, lang: Any, code: str, inputs: list[bytes], files: dict[str, str],
-             applied: Applied, budget: bool) -> tuple[ProgramRuns, RunSpec, Applied]:
+             applied: Applied, budget: bool, fetch: tuple[str, ...] = ()
+             ) -> tuple[ProgramRuns, RunSpec, Applied]:
         """One program compiled once and run once per input (the API's one call): what
-        happened, and the spec and limits it ran under."""
-        spec = run_spec(lang, applied, budget)
+        happened, and the spec and limits it ran under (``fetch``: the files each run's
+        response brings back)."""
+        spec = replace(run_spec(lang, applied, budget), fetch=tuple(fetch))
         return self.judge.run_program(lang, code, inputs, spec, files=files), spec, applied
 
     def _responses(self, lang: Any, outcome: ProgramRuns, count: int, spec: Any,
@@ -258,13 +264,15 @@ class FusionRunner:
 
     def run_many(self, language: str, code: str, inputs: list[bytes],
                  files: dict[str, str | None], applied: Applied,
-                 budget: bool = False) -> list[RunCodeResponse]:
-        """One program, compiled once, run once per input (in one sandbox job)."""
+                 budget: bool = False, fetch: tuple[str, ...] = ()) -> list[RunCodeResponse]:
+        """One program, compiled once, run once per input (in one sandbox job); ``fetch``:
+        the files (relative to its work directory) each response brings back."""
         lang = languages.get(language)
         facts = JudgeFacts(language=lang.name, run_timeout=applied.run_timeout,
                            memory_limit_MB=applied.memory_mb,
                            compile_timeout=applied.compile_timeout, clamped=applied.clamped)
-        outcome, _, _ = self._job(lang, code, inputs, _decode_files(files), applied, budget)
+        outcome, _, _ = self._job(lang, code, inputs, _decode_files(files), applied, budget,
+                                  fetch)
         return responses(outcome, len(inputs), facts)
 
     def run_code(self, request: RunCodeRequest) -> RunCodeResponse:
@@ -279,7 +287,8 @@ class FusionRunner:
         except ValueError as exc:
             return RunCodeResponse(status=RunStatus.SandboxError, message=str(exc))
         stdin = input_bytes(request.stdin or "", "stdin")
-        return self.run_many(language, request.code, [stdin], files, applied)[0]
+        return self.run_many(language, request.code, [stdin], files, applied,
+                             fetch=tuple(request.fetch_files))[0]
 
     # ---- evaluation: one completion against its test cases ------------------------------
 

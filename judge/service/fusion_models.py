@@ -130,8 +130,10 @@ class RunCodeRequest(_Open):
                           "(javascript), go, rust")
     files: dict[str, Optional[str]] = Field({}, description="path -> base64 content, "
                                             "written into the program's work directory")
-    fetch_files: list[str] = Field([], description="not supported: always answered with "
-                                   "no files")
+    fetch_files: list[str] = Field([], description="files (relative to the program's work "
+                                   "directory) whose content comes back in the response's "
+                                   "files (base64), when the run left them; a path outside "
+                                   "the work directory is never read")
 
     @field_validator("code")
     @classmethod
@@ -143,6 +145,16 @@ class RunCodeRequest(_Open):
     def _stdin(cls, value: Optional[str]) -> Optional[str]:
         if value is not None:
             input_bytes(value, "stdin")
+        return value
+
+    @field_validator("fetch_files")
+    @classmethod
+    def _fetch_files(cls, value: list[str]) -> list[str]:
+        if len(value) > MAX_FILES:
+            raise ValueError("at most %d files" % MAX_FILES)
+        for name in value:
+            if len(name) > 4096:
+                raise ValueError("fetch_files: a path of %d characters" % len(name))
         return value
 
     @field_validator("files")

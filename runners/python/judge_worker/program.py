@@ -309,6 +309,54 @@ def _kept(folder, limit):
     return kept
 
 
+def _open_beneath(base, name):
+    """A regular file ``name`` (relative) under ``base`` opened for reading, every component
+    without following a link (a program's link to a folder or file of the worker's never
+    leads out); None when there is none."""
+    parts = [p for p in name.split("/") if p not in ("", ".")]
+    if not parts or ".." in parts or name.startswith("/"):
+        return None
+    fds = []
+    try:
+        fd = os.open(base, os.O_RDONLY | os.O_DIRECTORY)
+        fds.append(fd)
+        for part in parts[:-1]:
+            fd = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
+            fds.append(fd)
+        found = os.open(parts[-1], os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=fd)
+    except OSError:
+        return None
+    finally:
+        for fd in fds:
+            os.close(fd)
+    if not stat.S_ISREG(os.fstat(found).st_mode):
+        os.close(found)
+        return None
+    return found
+
+
+def _fetched(workdir, names, limit):
+    """The files a run left that the job asked back (relative name -> base64; at most 64,
+    together at most ``limit`` bytes: past it, ``{"": "too large"}``); a name that is not
+    there, not a regular file, or outside the work directory is left out."""
+    fetched, total = {}, 0
+    for name in list(names)[:64]:
+        if not isinstance(name, str) or len(name) > 4096:
+            continue
+        fd = _open_beneath(workdir, name)
+        if fd is None:
+            continue
+        try:
+            data = os.pread(fd, limit - total + 1, 0)
+        finally:
+            os.close(fd)
+        total += len(data)
+        if total > limit:
+            return {"": "too large"}
+        fetched[name] = base64.b64encode(data).decode("ascii")
+    return fetched
+
+
 def stderr_fields(fd, job, head=STDERR_HEAD):
     """What a run's standard error (the file at ``fd``) adds to its record: its head
     (``head`` bytes: a build may ask for more, ``stderr_bytes``) and tail (a message quotes
@@ -423,6 +471,8 @@ def run_test(worker, job, index, test, limits, build, capture_fd, builddir, work
         record["stdout"] = base64.b64encode(
             os.pread(out_fd, min(size, job["output_bytes"]), 0)).decode("ascii")
         record.update(stderr_fields(capture_fd, job, build.get("stderr_bytes", STDERR_HEAD)))
+        if spec.get("fetch"):  # files the run left, asked back (SandboxFusion's fetch_files)
+            record["fetched"] = _fetched(workdir, spec["fetch"], job["output_bytes"])
         if feedback:
             record["feedback"] = _feedback(os.path.join(workdir, feedback))
             keep = spec.get("feedback_keep")
