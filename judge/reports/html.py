@@ -23,7 +23,7 @@ from typing import Any
 import jinja2
 
 import judge
-from judge.reports import charts
+from judge.reports import charts, scores
 from judge.reports.runs import Run
 from judge.reports.tables import (INTERVALS, Summary, coverage_line, extraction_line,
                                   missing_line, model_of, natural_key, printable)
@@ -78,6 +78,14 @@ def _test_detail(test: dict[str, Any]) -> dict[str, Any]:
             "expected": _clip(expected), "got": _clip(got)}
 
 
+def _points(score: Any, maximum: Any) -> str | None:
+    """A scored result's points as the page shows them (``50/100``); None when unscored."""
+    if scores.score_of({"score": score}) is None:
+        return None
+    top = scores.score_of({"score": maximum})
+    return "%s/%s" % (scores.number(float(score)), scores.number(top))
+
+
 def _tests(row: dict[str, Any]) -> list[dict[str, Any]]:
     """A row's test records (a malformed ``tests`` field is no tests, never a crash)."""
     tests = row.get("tests")
@@ -90,6 +98,7 @@ def _candidate_detail(row: dict[str, Any]) -> dict[str, Any]:
             "verdict": str(row.get("verdict")), "time_s": _seconds(row.get("time_s")),
             "passed": row.get("passed"), "total": row.get("total"),
             "message": _clip(row.get("message")), "note": _clip(row.get("note")),
+            "score": _points(row.get("score"), row.get("max_score")),
             "tests": [_test_detail(t) for t in tests[:TESTS_PER_CANDIDATE]],
             "more_tests": max(0, len(tests) - TESTS_PER_CANDIDATE)}
 
@@ -143,8 +152,20 @@ def _matrix(columns: list[tuple[str, Run, str]]) -> tuple[list[dict[str, Any]],
                 cells[str(row.get("problem_id"))][j].append(row)
 
     def rate(rows: list[dict[str, Any]]) -> float | None:
+        """The cell's pass rate; a scored problem's mean score (fraction of its maximum)."""
         judged = [r for r in rows if r.get("verdict") != "sandbox_error"]
+        scored = scores.problem_scores(judged) if judged else None
+        if scored is not None and scored["fractions"] is not None:
+            return sum(scored["fractions"]) / len(scored["fractions"])
         return sum(r.get("verdict") == "pass" for r in judged) / len(judged) if judged else None
+
+    def points(rows: list[dict[str, Any]]) -> str | None:
+        """A scored cell's mean points of its maximum (``73.33/100``); None if unscored."""
+        scored = scores.problem_scores([r for r in rows if r.get("verdict") != "sandbox_error"])
+        if scored is None:
+            return None
+        return "%s/%s" % (scores.number(sum(scored["points"]) / len(scored["points"])),
+                          scores.number(scored["max_score"]))
 
     def badness(problem: str) -> tuple[Any, ...]:
         rates = [x for x in (rate(rows) for rows in cells[problem].values()) if x is not None]
@@ -162,7 +183,7 @@ def _matrix(columns: list[tuple[str, Run, str]]) -> tuple[list[dict[str, Any]],
             row_cells.append({
                 "rate": value, "n": len(rows), "anchor": anchor,
                 "passed": sum(r.get("verdict") == "pass" for r in rows),
-                "top": top[0][0] if top else None,
+                "top": top[0][0] if top else None, "points": points(rows),
                 "background": "#eee" if value is None else "hsl(%d, 65%%, %d%%)" % (
                     round(120 * value), 82 if 0 < value < 1 else 78)})
             if failing:
@@ -218,6 +239,7 @@ def render_html(runs: list[Run], summary: Summary,
     matrix, failures = _matrix(columns)
     run_names, metadata, unrecorded = _metadata_rows(runs)
     several_samples = any(len(m["passk"]) > 1 for m in models)
+    scored = summary.scored
     context = {
         "title": "judge report: %s" % ", ".join(run.label for run in runs),
         "generated": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
@@ -238,6 +260,13 @@ def render_html(runs: list[Run], summary: Summary,
         "columns": [label for label, _, _ in columns],
         "matrix": matrix, "failures": failures,
         "comparisons": comparisons or [],
+        # scored problems (judge.reports.scores): nothing of this shows for pass-fail suites
+        "scored": scored, "score_at_k": scores.SCORE_AT_K,
+        "score_columns": [k for k in sorted({int(key[len("score@"):]) for m in models
+                                             for key in m if key.startswith("score@")
+                                             and not key.endswith("_stderr")})][:6],
+        "scored_problems": [row for row in summary.by_problem if "points" in row],
+        "number": scores.number,
         "verdict_color": charts.verdict_color,
     }
     # the output boundary: a lone surrogate from the results (an id, a file name) escaped

@@ -21,6 +21,7 @@ from tabulate import tabulate
 from judge import jsonl
 from judge.errors import Issue, json_location
 from judge.engine.verdicts import Verdict
+from judge.reports import scores
 from judge.reports.stats import binomial_se, clustered_se, mean_se, wilson
 from judge.scoring.passk import ks_for, pass_at_k
 
@@ -59,6 +60,11 @@ class Summary:
     #: too deeply, shown as missing (see ``read_results``)
     missing: int = 0
 
+    @property
+    def scored(self) -> bool:
+        """Some problem is scored (its rows carry a score; see :mod:`judge.reports.scores`)."""
+        return any("scored_problems" in row for row in self.by_model)
+
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {}
         if self.runs:
@@ -69,6 +75,8 @@ class Summary:
                                   "suite_problems": self.suite_problems},
                      "verdicts": self.verdicts, "intervals": INTERVALS,
                      "by_model": self.by_model, "by_problem": self.by_problem})
+        if self.scored:
+            data["score_at_k"] = scores.SCORE_AT_K
         if self.missing:
             data["missing_values"] = {"count": self.missing, "note": missing_line(self)}
         return data
@@ -119,6 +127,7 @@ def summarize(rows: Iterable[dict[str, Any]], run: str | None = None,
             **tag, "problem_id": problem, "model": model, "candidates": len(items),
             "passed": passed, **_rate(passed, len(items)),
             "top_failure": failures.most_common(1)[0][0] if failures else "-",
+            **scores.problem_row(items),  # nothing for a pass-fail problem
         })
     return summary
 
@@ -168,6 +177,10 @@ def _model_row(model: str, items: list[dict[str, Any]]) -> dict[str, Any]:
             values = [pass_at_k(n, c, k) for n, c in pairs]
             row["pass@%d" % k] = round(sum(values) / len(values), 4)
             row["pass@%d_stderr" % k] = round(mean_se(values), 4)
+    by_problem: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for item in items:
+        by_problem[str(item.get("problem_id"))].append(item)
+    row.update(scores.model_row(by_problem))  # nothing when no problem is scored
     return row
 
 
@@ -178,10 +191,16 @@ def _cells(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         row = dict(row)
         if isinstance(row.get("ci95"), list):
             row["ci95"] = "%.4f-%.4f" % tuple(row["ci95"])
-        for key in [k for k in row if k.startswith("pass@") and k.endswith("_stderr")]:
+        for key in [k for k in row if k.startswith(("pass@", "score")) and
+                    k.endswith("_stderr")]:
             value = row.pop(key)
             rate = key[: -len("_stderr")]
             row[rate] = "%.4f ±%.4f" % (row[rate], value)
+        if "points" in row:  # a scored problem (or model): its points of the most
+            top = row.pop("max_score", row.pop("max_points", None))
+            row["points"] = "%s/%s" % (scores.number(row["points"]), scores.number(top))
+        if isinstance(row.get("groups"), list):
+            row["groups"] = scores.groups_text(row["groups"])
         out.append(row)
     return out
 
@@ -231,7 +250,8 @@ def _render(summary: Summary, fmt: str) -> str:
     # nothing judged: no extraction count (0 of 0 says nothing), but the coverage still tells
     # how many of the suite's problems had no candidate
     lines = [line] + ([extraction_line(summary)] if summary.candidates else []) \
-        + [coverage_line(summary)] + ([missing_line(summary)] if summary.missing else [])
+        + [coverage_line(summary)] + ([missing_line(summary)] if summary.missing else []) \
+        + (["scores: " + scores.SCORE_AT_K] if summary.scored else [])
     line = ("\n\n" if fmt == "markdown" else "\n").join(lines)
     if fmt == "html":
         import html

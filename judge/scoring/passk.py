@@ -36,3 +36,25 @@ def mean_pass_at_k(counts: list[tuple[int, int]], k: int) -> float:
     """Average over problems of pass@k, from (n, c) per problem."""
     values = [pass_at_k(n, c, k) for n, c in counts]
     return sum(values) / len(values) if values else 0.0
+
+
+def max_at_k(values: list[float], k: int) -> float:
+    """The expected maximum of ``k`` of ``values`` drawn without replacement: the unbiased
+    estimate, from ``n = len(values)`` samples, of the expected best of ``k`` samples
+    (score@k; pass@k when every value is 0 or 1).
+
+    Sorted ascending ``v_1 <= ... <= v_n``, a k-subset's maximum is ``v_i`` for the
+    ``C(i-1, k-1)`` subsets of ``v_i`` and ``k-1`` values below it (ties change no value),
+    so the mean over the ``C(n, k)`` subsets is ``sum_i v_i C(i-1, k-1) / C(n, k)``. Its
+    expectation over n independent samples is the expected maximum of k of them (a
+    U-statistic with kernel ``max``). The weights are computed from the top,
+    ``w_n = k / n`` and ``w_{i-1} = w_i (i - k) / (i - 1)``: no binomial is formed."""
+    n = len(values)
+    if not 1 <= k <= n:
+        raise ValueError("need 1 <= k <= n, got n=%d k=%d" % (n, k))
+    ordered = sorted(values)
+    total, weight = 0.0, k / n
+    for i in range(n, k - 1, -1):  # i = n, n-1, ..., k (1-based ranks)
+        total += weight * ordered[i - 1]
+        weight = weight * (i - k) / (i - 1) if i > 1 else 0.0
+    return total
