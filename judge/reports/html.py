@@ -4,7 +4,9 @@ of ``default-src 'none'`` says so to the browser), readable from ``file://``.
 Sections: run metadata; pass rate per model with 95 % intervals; verdicts per model (stacked
 bars); pass@k curves; the problem x model matrix, worst problems first, each failing cell
 linking to its failing candidates and tests (message, expected vs got, time); time per test
-by verdict; and, with several runs, the comparisons with the first.
+by verdict; and, with several runs, the comparisons with the first. Where a problem is scored
+(``judge.reports.scores``): score columns per model, a scores-per-problem table, points in its
+matrix cells; a pass-fail suite's page is unchanged.
 
 Everything that comes from a results file (ids, model names, messages, outputs) is candidate
 or user data: it reaches the page only through jinja2's autoescaping, never marked safe.
