@@ -29,7 +29,9 @@ declare -A EXTRA=( [/usr/bin/kotlinc]=kotlin [/usr/bin/scalac]=scala [/usr/bin/m
                    [/usr/share/java/javatuples.jar]=libjavatuples-java
                    [/usr/share/nodejs/lodash/package.json]=node-lodash
                    [/usr/share/perl5/Test/Deep.pm]=libtest-deep-perl
-                   [/usr/share/perl5/Data/Compare.pm]=libdata-compare-perl )
+                   [/usr/share/perl5/Data/Compare.pm]=libdata-compare-perl
+                   [/usr/share/java/junit-platform-console-standalone.jar]=junit5
+                   [/usr/share/gocode/src/github.com/stretchr/testify/assert/assertions.go]=golang-github-stretchr-testify-dev )
 install_missing() {  # install_missing ARRAY-NAME [APT OPTIONS...]
     local -n table="$1"; shift
     local missing=() tool
@@ -64,6 +66,19 @@ if [ -x /usr/bin/g++ ] && [ "$(id -u)" = 0 ]; then
             && mv "$PCH_DIR/bits/stdc++.h.gch.tmp" "$PCH_DIR/bits/stdc++.h.gch"
         chmod -R a+rX "$PCH_DIR"
     fi
+fi
+
+# go test (judge/languages/frameworks.py GoTest): testify and its dependencies installed
+# precompiled into Debian's GOPATH, so a test compiles only its own package
+if [ -x /usr/bin/go ] && [ -d /usr/share/gocode/src/github.com/stretchr/testify ] && [ "$(id -u)" = 0 ] \
+        && [ ! -d /usr/share/gocode/pkg/linux_amd64/github.com/stretchr/testify ]; then
+    say "precompiling testify into /usr/share/gocode/pkg"
+    gocache=$(mktemp -d)
+    ( export GO111MODULE=off GOPATH=/usr/share/gocode GOCACHE="$gocache"
+      go install $(go list -deps -f '{{if not .Standard}}{{.ImportPath}}{{end}}' \
+                   github.com/stretchr/testify/...) ) || say "precompiling testify failed"
+    rm -rf "$gocache"
+    chmod -R a+rX /usr/share/gocode/pkg 2>/dev/null
 fi
 
 status=0

@@ -90,7 +90,8 @@ def mbxp(record: dict[str, Any]) -> dict[str, Any]:
     task = _text(record, "task_id")
     language, framework = _language("mbxp", _text(record, "language").lower())
     return {"kind": "test_program", "identifier": task.replace("/", "_"), "language": language,
-            "framework": framework, "prompt": _text(record, "prompt"), "tests": _text(record, "test"),
+            "framework": framework, "prompt": _text(record, "prompt"),
+            "tests": _text(record, "test"),
             "reference": _text(record, "canonical_solution", False) or None,
             "tags": ["mbxp"], "source": "mbxp"}
 
