@@ -149,7 +149,9 @@ def test_names_in_other_schemes():
     # SandboxFusion's names, as judge.service.fusion maps them today
     assert named("sandboxfusion") == {
         "python": "python", "python3": "python", "cpp": "cpp", "c": "c", "java": "java",
-        "nodejs": "js", "javascript": "js", "js": "js", "go": "go", "rust": "rust"}
+        "nodejs": "js", "javascript": "js", "js": "js", "go": "go", "rust": "rust",
+        # a test framework of the native pool (judge/languages/frameworks.py)
+        "go_test": "go_test"}
     assert named("codecontests") == {1: "python", 2: "cpp", 3: "python", 4: "java",
                                      "PYTHON": "python", "PYTHON3": "python", "CPP": "cpp",
                                      "JAVA": "java"}
