@@ -1,14 +1,15 @@
 """SandboxFusion's own runner tests, unchanged, against the judge's SandboxFusion routes.
 
 tests/sandboxfusion/upstream/ holds SandboxFusion's runner tests for the languages the judge
-runs (python, cpp, go, java, nodejs, rust), byte for byte from its repository (commit
+runs (python, cpp, go, java, nodejs, rust, and the test frameworks pytest, go_test, junit,
+D_ut, jest), byte for byte from its repository (commit
 469de08; tests/sandboxfusion/NOTICE). They import ``sandbox.server.server.app`` and
 SandboxFusion's models; tests/sandboxfusion/shim/ provides those names over the judge (the
 app ``judge.service.app.create_app`` builds, with the server's defaults, and the models of
 ``judge.service.fusion_models``). Each sandbox runs them in a pytest of their own, the shim
-first on ``sys.path``, and every test must pass, except the three that need what SandboxFusion
-ships beside its runners and the judge does not: they must fail (so the list stays true) and
-docs/service.md says why."""
+first on ``sys.path``, and every test must pass, except those that need what SandboxFusion
+ships beside its runners and the judge does not (and jest's, a language the judge refuses):
+they must fail (so the list stays true) and docs/service.md says why."""
 
 from __future__ import annotations
 
@@ -27,7 +28,8 @@ HERE = TESTS
 VENDORED = HERE / "sandboxfusion"
 UPSTREAM = VENDORED / "upstream"
 FILES = ("test_python.py", "test_cpp.py", "test_go.py", "test_java.py", "test_nodejs.py",
-         "test_rust.py")
+         "test_rust.py", "test_pytest.py", "test_go_test.py", "test_junit.py", "test_d_ut.py",
+         "test_jest.py")
 #: SHA-256 of each vendored file as it is at SandboxFusion's commit 469de08 (unchanged)
 SHA256 = {
     "test_python.py":
@@ -42,11 +44,25 @@ SHA256 = {
         "92faddb8ad78765ec2887c5119be7881414f3f02adccd940c7591853d6e56f50",
     "test_rust.py":
         "f7c6f06c203b9e4ca56b8932d16a1de8d8ec092ac9e9824ae6d5eb27813ddff7",
+    # the test-framework languages (judge/languages/frameworks.py)
+    "test_pytest.py":
+        "65a1e5c69d97a7d06e20d20029c6e23b7c2e89c0f9433c89fccb1d1f4eff6f95",
+    "test_go_test.py":
+        "b50ba4f520074ea818d539cfc216a9ebd2e7313b73350afa86ad78ba9e6d2289",
+    "test_junit.py":
+        "78a5ef47eb7a42e1b6335bf57b68d089e343769ff18f915facfcbfa4d27b02fd",
+    "test_d_ut.py":
+        "e4f7a6183c388296cff8436ae749d1178d7403d46adf67c0c0a839a985af857d",
+    "test_jest.py":
+        "6a3a2dd68c74ee210b29c101e1d57e3991cf2095b0f0cc2f2069d4da6541fa7f",
 }
 #: tests that need what SandboxFusion allows beside its runners (docs/service.md, "What
 #: differs from SandboxFusion"): a file the program writes outside its work directory (/mnt/b)
 NEEDS_SANDBOXFUSION_RUNTIME = {
     "test_python.py::test_python_fetch_files",  # writes and fetches /mnt/b
+    # jest (and ts-jest) is not packaged in Debian bookworm: the judge refuses the language
+    "test_jest.py::test_jest_pass",
+    "test_jest.py::test_jest_fail",
 }
 
 
@@ -95,7 +111,7 @@ def test_sandboxfusions_own_runner_tests_pass(sandbox, tmp_path):
                                                                     "skipped")))
                         for f in FILES)
     print("SandboxFusion runner tests (%s sandbox): %s" % (sandbox, summary))
-    assert len(outcomes) == 34, outcomes
+    assert len(outcomes) == 47, outcomes  # 34, and 13 of the test-framework languages
     wrong = {name: outcome for name, outcome in outcomes.items()
              if outcome != ("failed" if name in NEEDS_SANDBOXFUSION_RUNTIME else "passed")}
     assert wrong == {}, summary
