@@ -191,13 +191,12 @@ def test_statements_and_samples(packages):
     assert "lower" in guess.output_format  # the Interaction section
 
 
-def test_interactive_problems_are_read_marked_and_refused(packages):
+def test_interactive_problems_are_read_marked_and_imported(packages):
     guess = packages["guess"]
     assert guess.problem.interactive and guess.problem.checker.type == "validator"
-    assert not INTERACTIVE_SUPPORTED
-    assert not guess.supported
-    assert "interactive problem" in guess.unsupported[0] and "pipes" in guess.unsupported[0]
-    assert all(p.supported for n, p in packages.items() if n != "guess")
+    assert INTERACTIVE_SUPPORTED
+    assert guess.supported and not guess.unsupported
+    assert all(p.supported for p in packages.values())
 
 
 def test_contest_semantics_are_recorded(packages):
@@ -440,7 +439,7 @@ def test_interactive_package_without_answer_files_is_read(tmp_path):
     package = read_package(root)
     assert package.problem.interactive and package.problem.tests[0].expected_output() is None
     assert any("empty answer" in note for note in package.notes)
-    assert not package.supported
+    assert package.supported  # an interactor needs no answer file
 
 
 def test_the_default_validator_ignores_a_present_validator_folder(tmp_path):
@@ -517,18 +516,15 @@ def test_languages_and_unknown_keys(tmp_path):
     assert read_package(_package(tmp_path, {}, "plain")).problem.languages is None
 
 
-def test_the_importer_writes_supported_packages_and_refuses_the_others(tmp_path):
+def test_the_importer_writes_every_supported_package(tmp_path):
     out = tmp_path / "suite"
     seen = []
     report = KattisImporter().import_suite("kattis", DATA, out, seen.append)
     written = {Path(p.file).stem for p in report.written}
-    assert written == set(PACKAGES) - {"guess"} and sorted(seen) == sorted(written)
-    refused = [p for p in report.problems if p.file is None]
-    assert [p.task_id for p in refused] == ["guess"]
-    assert refused[0].error.startswith("not imported: interactive problem")
-    assert len(report.issues) == 1 and "guess" in str(report.issues[0])
+    assert written == set(PACKAGES) and sorted(seen) == sorted(written)
+    assert [p for p in report.problems if p.file is None] == [] and not report.issues
     summary = report.to_json()
-    assert summary["totals"]["problems"] == len(PACKAGES) - 1
+    assert summary["totals"]["problems"] == len(PACKAGES)
     hello = next(p for p in summary["problems"] if p["task_id"] == "hello")
     assert hello["expected"] == 2 and any("from .timelimit" in n for n in hello["notes"])
     assert load_program(out / "different.json").checker.type == "validator"
@@ -558,13 +554,13 @@ def test_domjudge_statements_at_the_package_root(tmp_path):
     assert both.problem.statement == "folder text"
 
 
-def test_multi_pass_packages_are_read_and_refused(tmp_path):
+def test_multi_pass_packages_are_read_and_imported(tmp_path):
     root = _package(tmp_path, {"problem.yaml": ("name: Hangman\nvalidation: custom multi-pass\n"
                                                 "validator_flags: --secret\n"),
                                "output_validator/validator.py": ""})
     package = read_package(root)
-    assert package.types == ["multi-pass"] and not package.supported
-    assert "multi-pass problems are not supported" in package.unsupported
+    assert package.types == ["multi-pass"] and package.supported
+    assert package.problem.multi_pass and package.problem.validation_passes == 2
     assert package.problem.checker.validator_flags == ["--secret"]
     assert package.problem.checker.validator == "output_validator"  # the folder is the program
 
