@@ -30,6 +30,11 @@ from typing import Any
 
 from judge.languages.base import Build, Language, NotExpressible, first_error, main_source, \
     source_files
+from judge.languages.d import D
+from judge.languages.go import Go
+from judge.languages.java import Java
+from judge.languages.python import Python
+from judge.languages.rust import Rust
 from judge.sandbox.records import SYNTAX_CHECK
 
 # ---- the frameworks (languages of the registry) -----------------------------------------------
@@ -51,7 +56,8 @@ _RUST_ERROR = re.compile(r"^(?P<file>[^:\n]+\.rs):(?P<line>\d+):\d+: error(?:\[\
 
 
 class _Framework(Language):
-    """A test framework: whole programs only (no function problems), run by the framework."""
+    """A test framework: whole programs only (no function problems), run by the framework.
+    Its runtime's facts (processes, how running out of memory reads) are its language's."""
 
     worker_native = True
     #: the language its test code is written in (prompts, fences)
@@ -72,6 +78,7 @@ class PyTest(_Framework):
     pool = "polyglot"
     tools = (("pytest", ("/usr/bin/python3", "-m", "pytest", "--version")),)
     names_in = {"sandboxfusion": ("pytest",)}
+    allocation_errors, oom_markers = Python.allocation_errors, Python.oom_markers
     build_flags_in = {"sandboxfusion": {"syntax_check": False}}
 
     def program_file(self, code: str) -> str:
@@ -128,6 +135,7 @@ class GoTest(_Framework):
     startup_s = 0.5
     tools = (("go", ("/usr/bin/go", "version")),)
     names_in = {"sandboxfusion": ("go_test",)}
+    nproc, oom_markers = Go.nproc, Go.oom_markers
 
     def program_file(self, code: str) -> str:
         return "main_test.go"
@@ -178,6 +186,7 @@ class JUnit(_Framework):
     memory_headroom_mb = 256
     tools = (("junit", ("/usr/bin/java", "-jar", JUNIT_STANDALONE, "--version")),)
     names_in = {"sandboxfusion": ("junit",)}
+    nproc, allocation_errors, oom_markers = Java.nproc, Java.allocation_errors, Java.oom_markers
 
     def program_file(self, code: str) -> str:
         return "%s.java" % (public_class(code) or "Main")
@@ -209,6 +218,7 @@ class DUnittest(_Framework):
     pool = "polyglot"
     tools = (("ldc2", ("/usr/bin/ldc2", "--version")),)
     names_in = {"sandboxfusion": ("D_ut", "d_ut")}
+    nproc, allocation_errors, oom_markers = D.nproc, D.allocation_errors, D.oom_markers
 
     def program_build(self, sources: dict[str, str], memory_mb: int) -> Build:
         files = source_files(sources, ".d")
@@ -227,6 +237,7 @@ class RustTest(_Framework):
     name, title, extension, language = "rust_test", "Rust (#[test])", "rs", "rust"
     fence_tags = ("rust", "rs")
     tools = (("rustc", ("/usr/bin/rustc", "--version")),)
+    nproc, oom_markers = Rust.nproc, Rust.oom_markers
 
     def program_build(self, sources: dict[str, str], memory_mb: int) -> Build:
         main = main_source(sources, ".rs")
