@@ -12,14 +12,11 @@ the polyglot image and on the host), Racket's rackunit (in Debian's racket)."""
 from __future__ import annotations
 
 import hashlib
-import os
-import subprocess
-import sys
-import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
 from tests.paths import TESTS
+from tests.service.fusion_upstream import run_upstream
 
 VENDORED = TESTS / "sandboxfusion"
 UPSTREAM = VENDORED / "upstream"
@@ -47,23 +44,7 @@ def test_the_vendored_files_are_unchanged():
 
 def _run(sandbox: str, tmp_path: Path) -> dict[str, str]:
     """The files in a pytest of their own: {"file::test": outcome}."""
-    report = tmp_path / ("upstream-scripting-%s.xml" % sandbox)
-    env = dict(os.environ, JUDGE_FUSION_SANDBOX=sandbox, JUDGE_FUSION_JOBS="2",
-               PYTHONPATH=os.pathsep.join([str(VENDORED / "shim"),
-                                           *filter(None, [os.environ.get("PYTHONPATH")])]))
-    proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "-c", str(VENDORED / "pytest.ini"),
-         "--rootdir", str(VENDORED), "--confcutdir", str(UPSTREAM), "-q",
-         "--junitxml", str(report), *(str(UPSTREAM / name) for name in FILES)],
-        cwd=str(TESTS.parent), env=env, capture_output=True, text=True)
-    assert report.exists(), proc.stdout[-4000:] + proc.stderr[-4000:]
-    outcomes = {}
-    for case in ET.parse(report).getroot().iter("testcase"):
-        name = "%s.py::%s" % (case.get("classname", "").rsplit(".", 1)[-1], case.get("name"))
-        failed = case.find("failure") is not None or case.find("error") is not None
-        outcomes[name] = "skipped" if case.find("skipped") is not None else (
-            "failed" if failed else "passed")
-    return outcomes
+    return run_upstream(sandbox, FILES, tmp_path / ("upstream-scripting-%s.xml" % sandbox))
 
 
 @pytest.mark.parametrize("sandbox", ["process", pytest.param("docker", marks=pytest.mark.docker)])
