@@ -17,7 +17,7 @@ waits for it), so a pool of one worker cannot hold the two apart.
 The verdict follows problemtools' interactive runner (``verdict``): the interactor exiting
 first with "wrong answer" (43) decides the test whatever the candidate does after, and one
 that fails first (crash, another exit code, its limits), or does not end once the candidate
-did (``grace_s``: it hangs, or floods), is a problem error; else the
+did (idle for ``grace_s``: it hangs, or floods), is a problem error; else the
 candidate's own end (time, memory, crash, output limit) decides; else the interactor's exit
 (42 accepts, 43 rejects); an interactor that crashes, exits otherwise, goes past its limits,
 or does not end after the candidate did (``grace_s``), is a problem error, never the
@@ -39,6 +39,9 @@ from judge.sandbox.base import Job, JobReport, Sandbox
 from judge.sandbox.pool import PooledSandbox
 
 CANDIDATE, INTERACTOR = "candidate", "interactor"
+#: bytes an interactor may write, once the candidate ended, that still count as its
+#: progress (answers to queries the candidate sent before it ended; more is a flood)
+GRACE_WRITTEN_BYTES = 1 << 20
 
 
 @dataclass
@@ -63,6 +66,8 @@ class Relay:
         self.killed_interactor = False
         self.killed_candidate = False
         self._timer: threading.Timer | None = None
+        self._over = False
+        self._written_after = 0             # bytes the interactor wrote once the timer ran
         self._lock = threading.Lock()
 
     def for_side(self, name: str) -> "_Hook":
@@ -111,8 +116,12 @@ class Relay:
                 self.tell(side, "ack")
             else:
                 self.tell(other, "data", b64=str(record.get("b64") or ""))
+            if name == INTERACTOR:
+                self._progress(len(str(record.get("b64") or "")) * 3 // 4)
         elif op == "ack":
             self.tell(other, "ack")
+            if name == INTERACTOR:
+                self._progress()
         elif op == "eof":
             self.tell(other, "eof")
         elif op == "closed":
@@ -138,19 +147,34 @@ class Relay:
                 self._kill_later()
 
     def _kill_later(self) -> None:
-        """The candidate ended: the interactor has ``grace_s`` to end too."""
-        def kill() -> None:
-            with self.sides[INTERACTOR].lock:
-                alive = not self.sides[INTERACTOR].ended
-            if alive:
-                self.killed_interactor = True
-                self.tell(self.sides[INTERACTOR], "kill")
-
+        """The candidate ended: the interactor has ``grace_s`` to end too, counted again each
+        time it reads more of what the candidate wrote or writes (an interactor still
+        answering a flood of queries the candidate sent before it ended is busy, not hung;
+        writing more than ``GRACE_WRITTEN_BYTES`` floods: that earns no more time)."""
         with self._lock:
-            if self._timer is None:
-                self._timer = threading.Timer(self.grace_s, kill)
-                self._timer.daemon = True
-                self._timer.start()
+            if self._timer is None and not self._over:
+                self._start_timer()
+
+    def _start_timer(self) -> None:
+        self._timer = threading.Timer(self.grace_s, self._kill_interactor)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def _progress(self, written: int = 0) -> None:
+        with self._lock:
+            if self._timer is None or self._over:
+                return
+            self._written_after += written
+            if self._written_after <= GRACE_WRITTEN_BYTES:
+                self._timer.cancel()
+                self._start_timer()
+
+    def _kill_interactor(self) -> None:
+        with self.sides[INTERACTOR].lock:
+            alive = not self.sides[INTERACTOR].ended
+        if alive:
+            self.killed_interactor = True
+            self.tell(self.sides[INTERACTOR], "kill")
 
     def job_over(self, name: str) -> None:
         """A side's job returned (its worker answers no more): the other is stopped if it
@@ -172,6 +196,7 @@ class Relay:
 
     def close(self) -> None:
         with self._lock:
+            self._over = True
             if self._timer is not None:
                 self._timer.cancel()
 

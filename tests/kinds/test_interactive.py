@@ -136,6 +136,33 @@ def test_an_interactor_that_misbehaves_is_a_problem_error(judge, tmp_path, how):
     assert result.problem_errors and "interactor failed" in result.problem_errors[0]
 
 
+# answers each query slowly (a jury that simulates a slow operation, as DOMjudge's boolfind
+# does): what a flooding candidate sent before it was stopped takes it longer than the grace
+SLOW_INTERACTOR = """import sys, time
+for line in sys.stdin:
+    time.sleep(0.05)
+    print("ok", flush=True)
+sys.exit(43)
+"""
+QUERY_THEN_SPIN = "import sys\nfor _ in range(120):\n    print('READ 0')\n" \
+                  "sys.stdout.flush()\nwhile True:\n    pass\n"
+
+
+def test_an_interactor_still_answering_a_candidate_that_timed_out_is_not_blamed(judge, tmp_path):
+    """The candidate sent 120 queries and spun past its time limit; the interactor needs
+    6 s to answer them, longer than its grace after the candidate's end (3 s), but it is
+    busy, not hung: the candidate's timeout, no problem error."""
+    root = _copy(tmp_path, ("interactor.py", SLOW_INTERACTOR), keep=("accepted/guess.py",))
+    problem = read_package(root).problem
+    from judge.candidates.submission import Submission
+
+    result = judge.judge(problem, Submission(code=QUERY_THEN_SPIN, function="",
+                                             language="python"))
+    first = result.tests[0]
+    assert first.verdict is Verdict.TIMEOUT, (first.verdict, first.message)
+    assert not result.problem_errors
+
+
 MULTI_PASS_VALIDATOR = """import os, sys
 feedback = sys.argv[3]
 given = open(sys.argv[1]).read().split()
