@@ -11,6 +11,14 @@ time budget (``timeout``) and the CPU their tests used; and the CPU floor on J c
 that CPU divided by J: no run of this judge on this machine can be shorter).
 
     .venv/bin/python benchmarks/cpu_breakdown.py [--corpora gpt-3.5,failures,hangs] [--every 4] [--rounds 1]
+
+A corpus may be ``NAME=PATH`` (say, one ``benchmarks/humaneval_corpora.py`` wrote:
+``--corpora gpt-4=/tmp/humaneval-gpt-4-samples.jsonl.gz``). ``--split`` also judges each
+corpus once inside this process (the API, the process sandbox, default options) and reads
+``/proc`` before the sandbox closes, to split the CPU by process: the judge's own, each
+worker's own (its job handling, supervision, forks), the test children the workers reaped,
+and the check helpers; the candidates' own test time (the records' ``cpu_s``) is printed
+beside it.
 """
 
 from __future__ import annotations
@@ -88,12 +96,82 @@ def one_run(corpus: dict[str, Any], suite: Path, jobs: int, workdir: Path) -> di
                          for v in sorted({r["verdict"] for r in results})}}
 
 
+def _proc_cpu() -> dict[int, tuple[str, list[float]]]:
+    """Each live child of this process: (command line, [user, system, reaped children's
+    user, system] CPU seconds)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    found: dict[int, tuple[str, list[float]]] = {}
+    me = os.getpid()
+    for tid in os.listdir("/proc/%d/task" % me):
+        try:
+            with open("/proc/%d/task/%s/children" % (me, tid)) as handle:
+                pids = [int(p) for p in handle.read().split()]
+        except OSError:
+            continue
+        for pid in pids:
+            try:
+                with open("/proc/%d/stat" % pid) as handle:
+                    stat = handle.read()
+                with open("/proc/%d/cmdline" % pid, "rb") as handle:
+                    command = handle.read().replace(b"\0", b" ").decode(errors="replace")
+            except OSError:
+                continue
+            fields = stat.rsplit(")", 1)[1].split()
+            found[pid] = (command, [int(x) / tick for x in fields[11:15]])
+    return found
+
+
+def split_run(corpus: dict[str, Any], suite: Path, jobs: int) -> dict[str, Any]:
+    """The CPU of one in-process run, split by process (see the module's docstring)."""
+    import resource
+
+    from judge.api import Judge
+    from judge.candidates.extract import read_solutions
+    from judge.kinds.loader import load_suite
+    from judge.running.batch import with_problems
+    from judge.sandbox import open_sandbox
+
+    loaded = load_suite(suite)
+    with open_sandbox("process", jobs, "warm", notice=lambda m: None) as sandbox:
+        with Judge(sandbox, jobs) as judge:
+            before, own0 = _proc_cpu(), resource.getrusage(resource.RUSAGE_SELF)
+            reaped0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+            outcome = judge.run(with_problems(loaded, read_solutions(corpus["file"]),
+                                              str(corpus["file"])), source=str(corpus["file"]))
+            after, own1 = _proc_cpu(), resource.getrusage(resource.RUSAGE_SELF)
+            reaped1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    split = {"workers_own_s": 0.0, "test_children_s": 0.0, "helpers_s": 0.0}
+    for pid, (command, now) in after.items():
+        was = before.get(pid, (command, [0.0] * 4))[1]
+        used = [a - b for a, b in zip(now, was)]
+        if "judge_worker" in command:
+            split["workers_own_s"] += used[0] + used[1]
+            split["test_children_s"] += used[2] + used[3]
+        else:
+            split["helpers_s"] += sum(used)
+    results = outcome.results
+    distinct = [r for r in results if r.get("duplicate_of") is None]
+    judged = max(1, len(distinct))
+    split = {k: round(v, 2) for k, v in split.items()}
+    split["judge_own_s"] = round(own1.ru_utime + own1.ru_stime - own0.ru_utime - own0.ru_stime, 2)
+    split["ended_children_s"] = round(reaped1.ru_utime + reaped1.ru_stime
+                                      - reaped0.ru_utime - reaped0.ru_stime, 2)
+    total = sum(split.values())
+    tests_cpu = sum(t.get("time_s") or 0.0 for r in distinct for t in r.get("tests", []))
+    return {**split, "total_s": round(total, 2), "distinct": len(distinct),
+            "ms_per_distinct": round(1000 * total / judged, 2),
+            "candidates_test_cpu_s": round(tests_cpu, 2),
+            "timeouts": sum(r["verdict"] == "timeout" for r in distinct)}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--corpora", default="gpt-3.5,failures,hangs")
     parser.add_argument("--every", type=int, default=4)
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--split", action="store_true",
+                        help="also split the CPU by process, in this process (see above)")
     parser.add_argument("--json-out", type=Path)
     args = parser.parse_args(argv)
     runs: dict[str, list[dict[str, Any]]] = {}
@@ -106,6 +184,11 @@ def main(argv: list[str] | None = None) -> int:
                 runs.setdefault(corpus["name"], []).append(run)
                 print("%s round %d: %s" % (corpus["name"], round_index + 1, json.dumps(run)),
                       flush=True)
+                if args.split:
+                    split = split_run(corpus, suite, args.jobs)
+                    runs[corpus["name"]][-1]["split"] = split
+                    print("%s round %d, by process: %s" % (corpus["name"], round_index + 1,
+                                                           json.dumps(split)), flush=True)
     if args.json_out:
         args.json_out.write_text(json.dumps(runs, indent=1) + "\n", encoding="utf-8")
     return 0
