@@ -6,7 +6,13 @@ Every endpoint that judges or runs code goes through one :class:`FairScheduler`:
   (judging + waiting, counted in candidates, a batch counts each of its items); a client
   holds at most ``client_cap`` of them. Past either, the request is refused whole with
   :class:`QueueFull` (the service answers 429 with ``Retry-After``: the estimated time for the
-  queue ahead of it to drain), so nothing is half-judged and nothing is lost.
+  queue ahead of it to drain), so nothing is half-judged and nothing is lost. A request
+  refused for want of room **reserves** it: the room that frees up goes to the refused
+  requests in the order they were first refused (a client's retry claims its reservation),
+  never to a later or smaller request that happens to arrive when one slot is free; so a
+  batch of several candidates is not starved by a stream of single calls. A reservation
+  lapses when its client does not come back in time (``RESERVE_GRACE_S`` after the
+  ``Retry-After`` it was given).
 - **fairness**: admitted candidates wait in one queue per client and are dispatched round
   robin between clients, ``workers`` at a time: a client that sent 500 candidates does not
   delay another client's one candidate by 500 judgings, only by at most one per other
@@ -30,6 +36,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+import time
 from collections import OrderedDict, deque
 from concurrent.futures import Executor
 from typing import Any, Callable
@@ -40,6 +47,8 @@ from judge.languages import BLOCKING
 
 #: how often waiting calls look again for a core a sleeping job lends
 LEND_POLL_S = 0.05
+#: seconds a refused request's reservation outlives the ``Retry-After`` it was given
+RESERVE_GRACE_S = 10.0
 
 
 def likely_blocks(code: str, language: str | None) -> bool:
@@ -66,8 +75,12 @@ class FairScheduler:
 
     def __init__(self, pool: Executor, workers: int, capacity: int,
                  client_cap: int | None = None, cores: int | None = None,
-                 lendable: Callable[[], bool] | None = None) -> None:
+                 lendable: Callable[[], bool] | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.pool = pool
+        self.clock = clock
+        #: refused requests' room, oldest first: client -> [candidates, lapses at]
+        self._reserved: OrderedDict[str, list[float]] = OrderedDict()
         self.workers = max(1, workers)
         #: dispatch slots for calls that likely block: the slots beyond the cores
         self.blocking_cap = max(1, self.workers - cores) if cores and cores < self.workers \
@@ -92,17 +105,48 @@ class FairScheduler:
     # ---- admission ---------------------------------------------------------------------
 
     def admit(self, client: str, count: int) -> None:
-        """Admit ``count`` candidates of ``client`` or raise :class:`QueueFull`."""
+        """Admit ``count`` candidates of ``client`` or raise :class:`QueueFull` (and reserve
+        the room: see the module doc)."""
         held = self._held.get(client, 0)
-        if self.admitted + count > self.capacity:
-            raise QueueFull("the queue is full (%d candidates admitted, capacity %d); retry "
-                            "later" % (self.admitted, self.capacity), self._retry(count))
-        if held + count > self.client_cap:
+        over_cap = held + count > self.client_cap
+        now = self.clock()
+        for name in [name for name, (_, lapses) in self._reserved.items() if lapses <= now]:
+            del self._reserved[name]
+        ahead = 0  # the room reserved by requests refused before this client's
+        for name, (reserved, _) in self._reserved.items():
+            if name == client:
+                break
+            ahead += int(reserved)
+        if self.admitted + ahead + count > self.capacity:
+            retry = self._retry(count + ahead)
+            mine = self._reserved.get(client)
+            if over_cap:  # its own share is full: nothing to reserve
+                pass
+            elif mine is None:
+                self._reserved[client] = [count, now + retry + RESERVE_GRACE_S]
+            else:
+                mine[0] = max(mine[0], count)
+                mine[1] = now + retry + RESERVE_GRACE_S
+            raise QueueFull("the queue is full (%d candidates admitted, capacity %d, %d "
+                            "reserved by requests refused before); retry later" % (
+                                self.admitted, self.capacity, ahead), retry)
+        if over_cap:
             raise QueueFull("this client already has %d candidates admitted (at most %d per "
                             "client); retry later" % (held, self.client_cap),
                             self._retry(held + count - self.client_cap))
+        mine = self._reserved.get(client)
+        if mine is not None:
+            if count >= mine[0]:
+                del self._reserved[client]
+            else:
+                mine[0] -= count
         self.admitted += count
         self._held[client] = held + count
+
+    @property
+    def reserved(self) -> int:
+        """Candidates' room held for refused requests that have not come back yet."""
+        return sum(int(count) for count, _ in self._reserved.values())
 
     def release(self, client: str, count: int) -> None:
         self.admitted -= count
