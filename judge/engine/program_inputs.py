@@ -84,6 +84,20 @@ def _test_spec(test: ProgramTest, streams: list[InputStream]) -> dict[str, Any]:
     elif test.stdin_file is not None:
         spec["stdin_stream"] = _file_stream(test.input_path() or Path(test.stdin_file),
                                             streams)
+    io = test._io
+    if io is not None and io.input_file:  # the input as a file too (its own stream)
+        if test.stdin is not None:
+            data = test.stdin.encode("utf-8")
+            streams.append(InputStream(len(data), data=data))
+            spec["file_streams"][io.input_file] = len(streams) - 1
+        elif test.stdin_file is not None:
+            spec["file_streams"][io.input_file] = _file_stream(
+                test.input_path() or Path(test.stdin_file), streams)
+        else:
+            streams.append(InputStream(0, data=b""))
+            spec["file_streams"][io.input_file] = len(streams) - 1
+    if io is not None and io.output_file:
+        spec["output_file"] = io.output_file
     return spec
 
 

@@ -217,8 +217,10 @@ def program_problem(ident: str, statement: str, tests: list[dict[str, Any]], *,
                     checker: OutputChecker, time_limit_s: float | None = None,
                     memory_mb: int | None = None, languages: list[str] | None = None,
                     source: str | None = None, tags: list[str] | None = None,
-                    where: str = "tests") -> ProgramProblem:
-    """A program problem from ``{"name", "stdin", "expected", "sample"}`` tests, in memory."""
+                    where: str = "tests", io: dict[str, str] | None = None
+                    ) -> ProgramProblem:
+    """A program problem from ``{"name", "stdin", "expected", "sample"}`` tests, in memory
+    (``io``: its input and output files, ``{"input_file", "output_file"}``)."""
     if not tests:
         raise RecordError("no tests: the judge could not give a verdict", where)
     data: dict[str, Any] = {
@@ -235,6 +237,8 @@ def program_problem(ident: str, statement: str, tests: list[dict[str, Any]], *,
         data["source"] = source
     if tags:
         data["tags"] = tags
+    if io:
+        data["io"] = io
     try:
         return program_from_data(data, "<%s>" % ident, Path("."))
     except InputError as exc:

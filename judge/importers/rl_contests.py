@@ -25,6 +25,7 @@ import base64
 import binascii
 import io
 import math
+import re
 import pickle
 import pickletools
 import zlib
@@ -364,10 +365,15 @@ class CodeContests(DatasetImporter):
         """A CodeContests+ or open-r1 codeforces record."""
         plus = record.get("test_cases") is not None
         field = "test_cases" if plus else "official_tests"
+        file_io = None
         if not plus:
-            if record.get("input_mode") not in (None, "stdio"):
-                raise RecordError("input_mode %r: a program reading and writing files is not "
-                                  "judged yet" % record.get("input_mode"), "input_mode")
+            mode = record.get("input_mode")
+            if mode == "file":  # Codeforces' file problems: input.txt and output.txt
+                file_io = {"input_file": _file_name(record, "input_file", "input.txt"),
+                      "output_file": _file_name(record, "output_file", "output.txt")}
+            elif mode not in (None, "stdio"):
+                raise RecordError("input_mode %r: expected \"stdio\" or \"file\"" % (mode,),
+                                  "input_mode")
             if str(record.get("interaction_format") or "").strip():
                 raise RecordError("an interactive problem (interaction_format) is not judged "
                                   "from a record", "interaction_format")
@@ -385,7 +391,18 @@ class CodeContests(DatasetImporter):
             time_limit_s=time_limit / 1000 if plus and time_limit else time_limit,
             memory_mb=math.ceil(memory) if memory else None,
             source=str(record["source"]) if isinstance(record.get("source"), str) else None,
-            where=field)
+            where=field, io=file_io)
+
+
+def _file_name(record: dict[str, Any], key: str, default: str) -> str:
+    """A file name a record gives (``input_file``/``output_file``), else the default;
+    a name with a path or odd characters is refused, located."""
+    name = record.get(key)
+    if name is None or name == "":
+        return default
+    if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}", name):
+        raise RecordError("%s must be a plain file name, got %r" % (key, name), key)
+    return name
 
 
 def _languages(record: dict[str, Any]) -> list[str] | None:

@@ -41,6 +41,7 @@ from pydantic import (BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
                       field_validator)
 
 from judge.errors import InputError, Issue
+from judge.problem.program_io import FileIO
 from judge.problem.limits import (MAX_TIME_FACTOR, MAX_TIME_LIMIT_S, MAX_TIME_RESOLUTION_S,
                                   MemoryLimit, OutputLimit, TimeLimit)
 from judge.problem.model import _schema_issues, read_json_file
@@ -328,6 +329,8 @@ class ProgramTest(_Strict):
     sample: bool = False
 
     _root: Path = PrivateAttr(default=Path("."))
+    #: the problem's file input/output, set when the problem binds its tests
+    _io: "FileIO | None" = PrivateAttr(default=None)
 
     def path(self, name: str | None) -> Path | None:
         """A file or folder of this test, resolved against the problem's root."""
@@ -403,6 +406,8 @@ class ProgramProblem(_Strict):
     multi_pass: bool = False
     validation_passes: int = Field(default=2, ge=2, le=100)
     contest: ContestRules = ContestRules()
+    #: input and output through files instead of the standard streams (None: the streams)
+    io: FileIO | None = None
     #: a scored problem: its test groups with points (``judge.problem.scoring``); every
     #: test a group needs is judged and the result carries the score and each group's
     scoring: ScoreGroup | None = None
@@ -435,12 +440,17 @@ class ProgramProblem(_Strict):
         checker = checker or self.checker
         return None if checker.validator is None else self._root / checker.validator
 
+    def model_post_init(self, context: Any) -> None:
+        for test in self.tests:  # what a test's run needs of the problem (built any way)
+            test._io = self.io
+
     def bind(self, root: Path, file: str = "<memory>") -> ProgramProblem:
         """Resolve relative paths against ``root`` (the problem file's folder)."""
         self._root = root
         self._source_file = file
         for test in self.tests:
             test._root = root
+            test._io = self.io
         return self
 
     # ---- what a reward rule looks at (the same methods as a function problem's) ----------
@@ -517,6 +527,9 @@ def check_program(problem: ProgramProblem, file: str) -> list[Issue]:
     if problem.interactive and problem.checker.type != "validator":
         issues.append(Issue(file, "an interactive problem needs a validator checker (the "
                                   "program the candidate talks with)", "interactive"))
+    if problem.io is not None and (problem.interactive or problem.multi_pass):
+        issues.append(Issue(file, "file input/output (io) is for programs that run once on "
+                                  "a test, not interactive or multi-pass ones", "io"))
     if not problem.tests:
         issues.append(Issue(file, "no tests: the judge could not give a verdict", "tests"))
     names: dict[str, int] = {}

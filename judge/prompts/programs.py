@@ -29,6 +29,8 @@ def render_program_prompt(problem: Any, language: str | None = None) -> Rendered
         memory=problem.limits.memory_mb or 1024,
         interactive=bool(getattr(problem, "interactive", False)),
         multi_pass=bool(getattr(problem, "multi_pass", False)),
+        input_file=getattr(getattr(problem, "io", None), "input_file", None),
+        output_file=getattr(getattr(problem, "io", None), "output_file", None),
         title=languages.get(languages.runs_as(problem, lang.name)).title,
         fence=lang.name if lang.name in lang.fence_tags else (lang.fence_tags or (lang.name,))[0])
     return RenderedPrompt(problem.identifier, PROMPT_ID, False, "", body)

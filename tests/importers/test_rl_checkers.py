@@ -66,7 +66,7 @@ def test_open_r1_codeforces_records():
     # printing 1 or 0): not testlib, refused rather than judged as something else
     python = "import sys\nprint(1)\n"
     read = _reader().from_records([dict(R1, generated_checker=python),
-                                   dict(R1, input_mode="file"),
+                                   dict(R1, input_mode="pigeon"),
                                    dict(R1, interaction_format="Ask at most 20 queries."),
                                    dict(PLUS, checker=42)])
     assert not read.problems

@@ -471,6 +471,22 @@ def run_test(worker, job, index, test, limits, build, capture_fd, builddir, work
         record["stdout"] = base64.b64encode(
             os.pread(out_fd, min(size, job["output_bytes"]), 0)).decode("ascii")
         record.update(stderr_fields(capture_fd, job, build.get("stderr_bytes", STDERR_HEAD)))
+        output_file = spec.get("output_file")
+        if isinstance(output_file, str) and output_file:
+            # the answer is a file the program writes (input.txt/output.txt problems): what
+            # it left there is judged, at most the output limit (its size was capped too)
+            record["console_bytes"] = size
+            fd = _open_beneath(workdir, output_file)
+            data = b""
+            if fd is None:
+                record["output_file_missing"] = output_file
+            else:
+                try:
+                    data = os.pread(fd, job["output_bytes"], 0)
+                finally:
+                    os.close(fd)
+            record["stdout_bytes"] = len(data)
+            record["stdout"] = base64.b64encode(data).decode("ascii")
         if spec.get("fetch"):  # files the run left, asked back (SandboxFusion's fetch_files)
             record["fetched"] = _fetched(workdir, spec["fetch"], job["output_bytes"])
         if feedback:

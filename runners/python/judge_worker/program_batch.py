@@ -60,7 +60,7 @@ def can_series(job, build):
     for test in job["tests"]:
         spec = test.get("args") if isinstance(test.get("args"), dict) else {}
         if spec.get("files") or spec.get("file_streams") or spec.get("argv") or \
-                spec.get("feedback"):
+                spec.get("feedback") or spec.get("output_file"):
             return False
     return True
 
