@@ -42,6 +42,7 @@ from judge.errors import InputError, Issue, JudgeError, ServiceError
 from judge.engine.verdicts import CandidateResult, Verdict
 from judge.importers import IMPORTERS
 from judge.importers.datasets import CALL_COMPARISON, RecordError
+from judge.importers.rl_asserts import AssertCases, cached_assert_cases, expand, fold
 from judge.reward_policies import RewardPolicy, policy as make_policy
 from judge.sandbox import admission
 from judge.integrations.common import NotJudged
@@ -181,6 +182,12 @@ class Scorer:
         """The problem of a dataset record (and the language it names), cached by the
         record's test fields; InputError when the record cannot be read."""
         kind = IMPORTERS.canonical(kind) if kind else detect_format(record)
+        if kind == "verl":  # verl's assert_case ground truth (KodCode): one run per case
+            truth = (record.get("reward_model") or {}).get("ground_truth") \
+                if isinstance(record.get("reward_model"), dict) else None
+            cases = self._assert_cases(truth, str(record.get("problem_id") or "verl"), index)
+            if cases is not None:
+                return cases, "python"
         importer = IMPORTERS.get(kind)
         fields = {k: record.get(k) for k in importer.marker_fields + _LIMIT_FIELDS
                   if k in record}
@@ -208,6 +215,14 @@ class Scorer:
             while len(self._problems) > _CACHE_SIZE:
                 self._problems.popitem(last=False)
         return problem, language
+
+    def _assert_cases(self, truth: Any, name: str, index: int) -> AssertCases | None:
+        """An ``assert_case`` ground truth's cases (remembered), None for another shape."""
+        try:
+            return cached_assert_cases(truth, name)
+        except RecordError as exc:
+            raise InputError([Issue("<verl record %d>" % index, str(exc), exc.field)]
+                             ) from None
 
     def ground_truth_problem(self, ground_truth: Any, name: str = "verl") -> Any:
         """The problem of verl's ``reward_model.ground_truth`` (cached)."""
@@ -268,7 +283,14 @@ class Scorer:
     def results(self, items: list[tuple[Any, str, dict[str, Any]]]) -> list[CandidateResult]:
         """Judge (problem, code, meta) items; an infrastructure failure is NotJudged. With a
         deadline, a candidate not judged in time gets a ``sandbox_error`` result saying so
-        (so every policy calls it "not judged")."""
+        (so every policy calls it "not judged"). Assert cases are judged case by case and
+        folded back (judge.importers.rl_asserts)."""
+        if any(isinstance(p, AssertCases) for p, _, _ in items):
+            flat, spans = expand(items)
+            return fold(items, spans, self._results(flat))
+        return self._results(items)
+
+    def _results(self, items: list[tuple[Any, str, dict[str, Any]]]) -> list[CandidateResult]:
         try:
             if self.deadline_s is not None:
                 return self._by_deadline(items)
@@ -316,8 +338,15 @@ class Scorer:
     async def aresults(self, items: list[tuple[Any, str, dict[str, Any]]]
                        ) -> list[CandidateResult]:
         """:meth:`results` for asyncio callers (the event loop never blocks on a run)."""
+        if any(isinstance(p, AssertCases) for p, _, _ in items):
+            flat, spans = expand(items)
+            return fold(items, spans, await self._aresults(flat))
+        return await self._aresults(items)
+
+    async def _aresults(self, items: list[tuple[Any, str, dict[str, Any]]]
+                        ) -> list[CandidateResult]:
         if self.deadline_s is not None:  # the same deadline rule, off the event loop
-            return await asyncio.to_thread(self.results, items)
+            return await asyncio.to_thread(self._results, items)
         try:
             if self.url is not None:
                 client = self._remote()
