@@ -191,7 +191,8 @@ def with_completion_prefix(code: str, prefix: str, name: str) -> tuple[str, str]
 # ---- solutions files ---------------------------------------------------------------------------
 
 _ALIASES = {"problem_id": ("problem_id", "task_id"),
-            "solution": ("solution", "completion", "code"),
+            # ``generation``: HumanEval-X's samples (codegeex/benchmark/evaluate_humaneval_x.py)
+            "solution": ("solution", "completion", "code", "generation"),
             "sample": ("sample", "run")}
 
 
@@ -275,6 +276,9 @@ def read_sample_dir(path: str | Path) -> Iterator[tuple[Candidate | None, Issue 
     sample number is the file's). Folders and files in natural order; a file that is not
     UTF-8 text is reported and skipped."""
     root = Path(path)
+    if not any(p.is_dir() for p in root.iterdir()) and any(_completions_files(root)):
+        yield from read_completions_dir(root)
+        return
     tasks = sorted((p for p in root.iterdir() if p.is_dir()),
                    key=lambda p: [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", p.name)])
     for folder in tasks:
@@ -288,3 +292,46 @@ def read_sample_dir(path: str | Path) -> Iterator[tuple[Candidate | None, Issue 
                 continue
             number = int(file.stem) if file.stem.isdigit() else None
             yield Candidate(task_id, text, sample=number), None
+
+
+def _completions_files(root: Path) -> list[Path]:
+    return sorted(p for p in root.iterdir() if p.is_file() and (
+        p.name.endswith(".json.gz") or p.name.endswith(".json"))
+        and not p.name.endswith((".results.json.gz", ".results.json")))
+
+
+#: the largest MultiPL-E completions file read (gzip-decompressed)
+MAX_COMPLETIONS_BYTES = 64 * 1024 * 1024
+
+
+def read_completions_dir(path: str | Path) -> Iterator[tuple[Candidate | None, Issue | None]]:
+    """MultiPL-E's completions folder (``multipl_e/completions.py``): one ``<name>.json.gz``
+    (or ``.json``) per problem, a JSON object ``{"name", "language", "prompt", "tests",
+    "completions": [...], "stop_tokens", ...}``; the evaluator's ``*.results.json.gz`` beside
+    them are skipped. Each completion is a candidate of ``name`` (sample = its index), judged
+    as MultiPL-E's evaluator does: cut at the problem's stop tokens, after the prompt. A file
+    that cannot be read is reported and skipped."""
+    import gzip
+    import json
+
+    for file in _completions_files(Path(path)):
+        try:
+            with (gzip.open(file, "rb") if file.name.endswith(".gz") else open(file, "rb")) as f:
+                raw = f.read(MAX_COMPLETIONS_BYTES + 1)
+            if len(raw) > MAX_COMPLETIONS_BYTES:
+                raise ValueError("larger than %d bytes" % MAX_COMPLETIONS_BYTES)
+            record = json.loads(raw.decode("utf-8"))
+        except (OSError, EOFError, ValueError) as exc:
+            yield None, Issue(str(file), "cannot read the completions file: %s" % exc)
+            continue
+        name = record.get("name") if isinstance(record, dict) else None
+        completions = record.get("completions") if isinstance(record, dict) else None
+        if not isinstance(name, str) or not name or not isinstance(completions, list):
+            yield None, Issue(str(file), "not a MultiPL-E completions file (an object with "
+                              "'name' and a 'completions' list)")
+            continue
+        for number, text in enumerate(completions):
+            if not isinstance(text, str):
+                yield None, Issue(str(file), "completion %d is not a string" % number)
+                continue
+            yield Candidate(escape_surrogates(name), text, sample=number), None

@@ -78,7 +78,8 @@ def humaneval_x(record: dict[str, Any]) -> dict[str, Any]:
     elif language == "rust":
         # cargo's crates (rand, regex, md5) are not here: their use lines are left out
         setup = "fn main(){}\n" + _RUST_CRATES.sub("", _text(record, "declaration"))
-    return {"kind": "test_program", "identifier": task.replace("/", "_"), "language": language,
+    # the task id as it is (``CPP/0``): HumanEval-X's samples name it so
+    return {"kind": "test_program", "identifier": task, "language": language,
             "framework": framework, "prompt": prompt, "setup": setup, "tests": tests,
             "imports_if_used": imports, "reference": _text(record, "canonical_solution", False)
             or None, "tags": ["humaneval-x"], "source": "humaneval-x"}
@@ -89,7 +90,7 @@ def mbxp(record: dict[str, Any]) -> dict[str, Any]:
     ``canonical_solution``)."""
     task = _text(record, "task_id")
     language, framework = _language("mbxp", _text(record, "language").lower())
-    return {"kind": "test_program", "identifier": task.replace("/", "_"), "language": language,
+    return {"kind": "test_program", "identifier": task, "language": language,
             "framework": framework, "prompt": _text(record, "prompt"),
             "tests": _text(record, "test"),
             "reference": _text(record, "canonical_solution", False) or None,
@@ -157,11 +158,4 @@ class Mbxp(_TestPrograms):
     convert = staticmethod(mbxp)
 
 
-def cut_samples(completions: list[str], stops: list[str]) -> list[str]:
-    """A MultiPL-E completions file's ``completions``, each cut at the first stop token."""
-    from judge.problem.test_program import cut_at_stop
-
-    return [cut_at_stop(c, stops) for c in completions]
-
-
-__all__ = ["HumanEvalX", "Mbxp", "MultiPLE", "cut_samples", "humaneval_x", "mbxp", "multipl_e"]
+__all__ = ["HumanEvalX", "Mbxp", "MultiPLE", "humaneval_x", "mbxp", "multipl_e"]
