@@ -142,5 +142,6 @@ def test_the_first_failure_is_the_one_a_process_per_test_gives(sandbox, tmp_path
 def test_all_tests_reruns_each_failure_alone(sandbox, tmp_path):
     code = READ + "print(a + b if a % 3 else a - b)\n"
     result, jobs = _judge(sandbox, tmp_path, code, all_tests=True)
-    assert result.passed == 7 and jobs == [10, 1, 1, 1]
+    # each failure rerun alone: one process per test, the three in one job (all tests run)
+    assert result.passed == 7 and jobs == [10, 3]
     assert [t.verdict for t in result.tests].count(Verdict.WRONG_ANSWER) == 3

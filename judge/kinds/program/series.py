@@ -69,6 +69,8 @@ def confirm(judge: Any, problem: ProgramProblem, chunk: list[int], report: JobRe
     returns the report (its record positions are those of ``indices``)."""
     if report.infra_error or not report.compiled:
         return report
+    if not stop:
+        return _confirm_together(problem, chunk, report, run, limits, time_s)
     for position in sorted(report.records):
         record = report.records[position]
         if not record.get("series") or \
@@ -104,6 +106,31 @@ def confirm(judge: Any, problem: ProgramProblem, chunk: list[int], report: JobRe
             report.died_during = rest[min(tail.died_during, len(rest) - 1)]
             report.died_reason = tail.died_reason
         return report
+    return report
+
+
+def _confirm_together(problem: ProgramProblem, chunk: list[int], report: JobReport, run: Any,
+                      limits: Limits, time_s: float) -> JobReport:
+    """Without the contest rule every record that does not stand is rerun, whatever the
+    others do: all of them in one job of one process per test (each run as alone as in a job
+    of its own: a fresh process and work directory), not a job each."""
+    pending = [p for p in sorted(report.records) if report.records[p].get("series") and
+               not stands(problem, chunk[p], report.records[p], limits, time_s, report)]
+    if not pending:
+        return report
+    again = run([chunk[p] for p in pending], False)
+    if again.infra_error or not again.compiled:
+        report.infra_error = again.infra_error or "the program did not compile again"
+        return report
+    report.oom_killed = report.oom_killed or again.oom_killed
+    for offset, position in enumerate(pending):
+        alone = again.records.get(offset)
+        if alone is None:  # the worker died under this rerun (or before it)
+            report.died_during = position
+            report.died_reason = again.died_reason
+            report.records = {p: r for p, r in report.records.items() if p < position}
+            return report
+        report.records[position] = dict(alone, index=position, confirmed=True)
     return report
 
 
