@@ -334,8 +334,18 @@ def _close_before_last_brace(text: str, statement: str) -> str | None:
     return cut[:-1] + statement + "\n}\n"
 
 
+#: MultiPL-E's Lua tests end ``os.exit(lu.LuaUnit.run())``: the epilogue would never run
+_LUA_EXIT = re.compile(r"\nos\.exit\((?P<status>[^\n]+)\)[ \t]*;?\s*$")
+
+
 def _script(language: str, code: str, tests: str, marker: str) -> Assembly:
     program = code + "\n" + tests
+    last = _LUA_EXIT.search("\n" + tests) if language == "lua" else None
+    if last is not None:  # the marker when the exit status is a success, then that exit
+        tests = ("\n" + tests)[:last.start()].lstrip("\n") + (
+            "\nlocal judge_status = %s\nif judge_status == 0 or judge_status == true then "
+            "io.write(\"\\n%s\\n\") io.stdout:flush() end\nos.exit(judge_status)\n"
+            % (last.group("status"), marker))
     if language in _EPILOGUE:
         between = _JS_ASSERT if language in ("js", "typescript") else ""
         if language == "php" and tests.rstrip().endswith("?>"):

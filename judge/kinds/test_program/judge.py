@@ -43,6 +43,7 @@ _RAISED = re.compile(r"^(?:Exception in thread \S+ )?(?:[\w.$]*(?:Error|Exceptio
                      r"(?::.*)?|thread '.*' panicked at .*|panic: .*|Error: .*)$")
 _FAILED = re.compile(r".*(?:Assertion .*failed|assertion failed|Error Trace:|Not equal|"
                      r"--- FAIL: |FAILED |expected|Expected).*", re.I)
+_HEADER = re.compile(r"^(?:failed tests:?|failures?:?|=+ ?failures ?=+)$", re.I)
 _ASSERT_LINE = re.compile(r"^\s*(?:assert\b|console\.assert\b|assert_eq!|assert!).*")
 
 
@@ -55,6 +56,8 @@ def failure_message(stdout: str, stderr: str, code: int | None) -> str:
                  and "JUDGE-TESTS-DONE" not in line]
         raised = [line for line in lines if _RAISED.match(line)]
         failed = [line for line in lines if _FAILED.match(line)]
+        # a framework's header ("Failed tests:", LuaUnit's) after the line with the values
+        failed.sort(key=lambda line: _HEADER.match(line) is not None)
         if "Traceback (most recent call last)" in text and raised:
             source = [line for line in lines if _ASSERT_LINE.match(line)]
             said = raised[-1] + (" in: %s" % source[-1] if source else "")
