@@ -1,4 +1,4 @@
-"""TypeScript on Node.js: whole programs only (program problems). The TypeScript compiler
+"""TypeScript on Node.js: whole programs and function problems. The TypeScript compiler
 (Debian's ``node-typescript``, ``tsc`` 4.8) transpiles the program once to CommonJS
 JavaScript (ES2020, ``esModuleInterop``: ``import util from 'util'`` works as it does under
 ``tsx``, SandboxFusion's runner), with an inline source map, and Node runs it with source
@@ -9,7 +9,15 @@ esbuild run TypeScript): a syntax error is a compile error with its line, a type
 not (Node's own declarations, ``@types/node``, are not installed to check ``process`` or
 ``require`` against). The heap is capped below the memory limit as for JavaScript: running
 out of it is "JavaScript heap out of memory" (memory_limit). On SandboxFusion's routes a
-program may import the modules SandboxFusion's image has (lodash), as JavaScript may."""
+program may import the modules SandboxFusion's image has (lodash), as JavaScript may.
+
+Function problems: the candidate's ``solution.ts`` is transpiled the same way to
+``solution.js`` and run by JavaScript's harness (runners/js/harness.js.j2: the same values,
+BigInts past ``Number.MAX_SAFE_INTEGER``, records on fd 3), whose error lines go back to the
+``.ts`` lines through the compiled file's source map (runners/ts/line_of.js). Prompts show TS
+types (``number``, ``string``, ``T[]``, ``[A, B]``, ``Record<string, V>``, ``Map<K, V>``,
+``Set<T>``, ``T | null``); sets and maps keyed by arrays are refused (TypeScript compares such
+keys by identity, so a candidate could never look one up)."""
 
 from __future__ import annotations
 
@@ -18,10 +26,12 @@ import re
 import subprocess
 from typing import Any
 
-from judge.languages.base import (Build, Language, NotExpressible, first_error, main_source,
-                                  source_files)
-from judge.languages.js import LIBRARY_PATH
+from judge.languages.base import (Build, Language, NotExpressible, descriptor, first_error,
+                                  main_source, snake_to_camel, source_files)
+from judge.languages.js import LIBRARY_PATH, JavaScript
 from judge.problem.types import TypeSpec
+from judge.resources import runner_dir
+from judge.sandbox.harness import template_environment
 
 NODE = "/usr/bin/node"
 TYPESCRIPT = "/usr/share/nodejs/typescript"
@@ -50,7 +60,8 @@ process.exit(failed ? 1 : 0);
 """ % TYPESCRIPT
 _ERROR = re.compile(r"^(?P<file>[^\s(]+\.[cm]?ts)\((?P<line>\d+),\d+\): error (?P<message>.*)$",
                     re.M)
-_ONLY = "TypeScript judges whole programs only (program problems)"
+#: the kinds whose values TypeScript compares by identity: never a Set's element or a Map's key
+_BY_IDENTITY = ("list", "sequence", "tuple", "set", "dict")
 
 
 class TypeScript(Language):
@@ -72,11 +83,75 @@ class TypeScript(Language):
         return re.search(r"(\bfunction\s*\*?\s*%s\s*[(<]|\b(const|let|var)\s+%s\s*[:=])" % (n, n),
                          code) is not None
 
-    def type_name(self, spec: TypeSpec, top: bool = True) -> str:
-        raise NotExpressible(_ONLY)
+    candidate_file = "solution.ts"
 
-    def check_expressible(self, problem: Any) -> None:
-        raise NotExpressible(_ONLY)
+    def conventional_name(self, name: str) -> str:
+        return snake_to_camel(name)
+
+    def type_name(self, spec: TypeSpec, top: bool = True) -> str:
+        kind = spec.kind
+        simple = {"int": "number", "float": "number", "str": "string", "bool": "boolean",
+                  "none": "null", "any": "any"}
+        if kind in simple:
+            return simple[kind]
+        if kind in ("list", "sequence") or (kind == "tuple" and spec.variadic):
+            inner = self.type_name(spec.args[0], False)
+            return "%s[]" % inner if re.fullmatch(r"[\w<>, \[\]]+", inner) else "(%s)[]" % inner
+        if kind == "tuple":
+            return "[%s]" % ", ".join(self.type_name(a, False) for a in spec.args)
+        if kind == "set":
+            self._by_value(spec.args[0], "Set", spec)
+            return "Set<%s>" % self.type_name(spec.args[0], False)
+        if kind == "dict":
+            key, value = spec.args
+            if key.kind == "str":
+                return "Record<string, %s>" % self.type_name(value, False)
+            self._by_value(key, "Map", spec)
+            return "Map<%s, %s>" % (self.type_name(key, False), self.type_name(value, False))
+        if kind == "optional":
+            return "%s | null" % self.type_name(spec.args[0], False)
+        if kind == "union":
+            return " | ".join(dict.fromkeys(self.type_name(a, False) for a in spec.args))
+        raise NotExpressible("type %s has no TypeScript counterpart here" % spec)
+
+    @staticmethod
+    def _by_value(spec: TypeSpec, container: str, whole: TypeSpec) -> None:
+        if spec.kind in _BY_IDENTITY or (spec.kind == "optional"
+                                         and spec.args[0].kind in _BY_IDENTITY):
+            raise NotExpressible("type %s: a TypeScript %s compares %s keys by identity"
+                                 % (whole, container, spec))
+
+    def signature(self, function, names, params, returns):
+        return "function %s(%s): %s" % (
+            function, ", ".join("%s: %s" % (n, self.type_name(s)) for n, s in zip(names, params)),
+            self.return_type_name(returns))
+
+    def stub(self, function, names, params, returns, doc):
+        lines = ["/**"] + [(" * " + line).rstrip() for line in doc.strip().splitlines()] + [" */"]
+        return "%s\n%s {\n" % ("\n".join(lines), self.signature(function, names, params, returns))
+
+    def literal(self, value: Any, spec: TypeSpec) -> str:
+        return JavaScript.literal(self, value, spec)  # the same literals
+
+    def build(self, code: str, function: str, params: list[TypeSpec], returns: TypeSpec,
+              memory_mb: int) -> Build:
+        """``solution.ts`` transpiled to ``solution.js`` (the compile step: syntax errors with
+        the candidate's lines), then JavaScript's harness, given how to map a line of
+        ``solution.js`` back to ``solution.ts``."""
+        compiled = "solution.js"
+        line_of = (runner_dir("ts") / "line_of.js").read_text(encoding="utf-8").strip()
+        harness = template_environment(str(runner_dir("js"))).get_template(
+            "harness.js.j2").render(functions=self.function_names(function),
+                                    params=[descriptor(p) for p in params],
+                                    returns=descriptor(returns), candidate_file=compiled,
+                                    line_of=line_of)
+        heap = max(64, memory_mb - 96)
+        return Build(files={self.candidate_file: code, "harness.js": harness},
+                     compile=[[NODE, "-e", TRANSPILE, self.candidate_file]],
+                     run=[NODE, "--max-old-space-size=%d" % heap, "--stack-size=4000",
+                          "{build}/harness.js", "{args}"],
+                     artifacts=[self.candidate_file, compiled, "harness.js"],
+                     candidate_file=self.candidate_file)
 
     def program_build(self, sources: dict[str, str], memory_mb: int,
                       libraries: bool = False) -> Build:
