@@ -338,6 +338,14 @@ def _close_before_last_brace(text: str, statement: str) -> str | None:
 _LUA_EXIT = re.compile(r"\nos\.exit\((?P<status>[^\n]+)\)[ \t]*;?\s*$")
 
 
+#: MultiPL-E's Ruby tests are a Test::Unit case, run at exit (after an epilogue would print)
+_RUBY_TEST_UNIT = re.compile(r"^\s*require\s+['\"]test/unit['\"]", re.M)
+_RUBY_RUN = ("\nTest::Unit::AutoRunner.need_auto_run = false\n"
+             "judge_passed = Test::Unit::AutoRunner.run\n"
+             "if judge_passed == true then $stdout.write(\"\\n%s\\n\"); $stdout.flush end\n"
+             "exit(judge_passed == true ? 0 : 1)\n")
+
+
 def _script(language: str, code: str, tests: str, marker: str) -> Assembly:
     program = code + "\n" + tests
     last = _LUA_EXIT.search("\n" + tests) if language == "lua" else None
@@ -346,6 +354,10 @@ def _script(language: str, code: str, tests: str, marker: str) -> Assembly:
             "\nlocal judge_status = %s\nif judge_status == 0 or judge_status == true then "
             "io.write(\"\\n%s\\n\") io.stdout:flush() end\nos.exit(judge_status)\n"
             % (last.group("status"), marker))
+    if language == "ruby" and _RUBY_TEST_UNIT.search(tests):
+        # Test::Unit runs its tests at exit, after any epilogue: run them here, then the marker
+        text = code + "\n" + tests + _RUBY_RUN % marker
+        return Assembly(language, {"__main__": text}, marker=marker)
     if language in _EPILOGUE:
         between = _JS_ASSERT if language in ("js", "typescript") else ""
         if language == "php" and tests.rstrip().endswith("?>"):

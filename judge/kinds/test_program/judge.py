@@ -43,6 +43,7 @@ _RAISED = re.compile(r"^(?:Exception in thread \S+ )?(?:[\w.$]*(?:Error|Exceptio
                      r"(?::.*)?|thread '.*' panicked at .*|panic: .*|Error: .*)$")
 _FAILED = re.compile(r".*(?:Assertion .*failed|assertion failed|Error Trace:|Not equal|"
                      r"--- FAIL: |FAILED |expected|Expected).*", re.I)
+_VALUES = re.compile(r"expected|but was|actual", re.I)
 _HEADER = re.compile(r"^(?:failed tests:?|failures?:?|=+ ?failures ?=+)$", re.I)
 _ASSERT_LINE = re.compile(r"^\s*(?:assert\b|console\.assert\b|assert_eq!|assert!).*")
 
@@ -63,6 +64,9 @@ def failure_message(stdout: str, stderr: str, code: int | None) -> str:
             said = raised[-1] + (" in: %s" % source[-1] if source else "")
         elif raised:
             said = raised[0]
+            values = [line for line in failed if _VALUES.search(line) and line != said]
+            if values:  # Test::Unit's "Failure: test_x(...)" and its "<1> expected but was <2>"
+                said += " (%s)" % values[0]
         elif failed:
             said = failed[0]
         else:
