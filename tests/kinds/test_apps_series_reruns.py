@@ -98,3 +98,15 @@ def test_failures_after_a_changed_interpreter_are_judged_alone(sandbox):
 def test_a_right_program_runs_in_one_job(sandbox):
     result, jobs = _judge(sandbox, READ + "print(a + b)\n")
     assert result.verdict is Verdict.PASS and jobs == [10]
+
+
+def test_a_test_stopped_in_a_series_reports_its_own_cpu_time(sandbox):
+    # test 0 computes for about 0.6 s and passes; test 1 loops: its time is its own second,
+    # not the child's whole 1.6 s
+    code = READ + ("import time\nif a == 0:\n    end = time.process_time() + 0.6\n"
+                   "    while time.process_time() < end:\n        pass\n"
+                   "if a == 1:\n    while True:\n        pass\nprint(a + b)\n")
+    result, jobs = _judge(sandbox, code)
+    assert [t.verdict for t in result.tests][:3] == [Verdict.PASS, Verdict.TIMEOUT,
+                                                     Verdict.PASS]
+    assert 1.0 <= result.tests[1].time_s < 1.45, result.tests[1].time_s

@@ -226,6 +226,9 @@ def _records(worker, job, group, outcome, raw, outputs, errors, taken, capture_f
                           status=EXITED, exit_code=exit_code, own=False)
         if position < len(phase_cpu):
             record["cpu_s"] = phase_cpu[position]
+        elif phase_cpu and "cpu_s" in record:
+            # the child's CPU less its earlier tests': this test's own (not theirs too)
+            record["cpu_s"] = round(max(0.0, record["cpu_s"] - sum(phase_cpu[:position])), 6)
         taken[position] = _take(outputs[position], job), _program.stderr_fields(
             errors[position], job)
         _output(record, taken[position], job)
