@@ -346,6 +346,21 @@ _RUBY_RUN = ("\nTest::Unit::AutoRunner.need_auto_run = false\n"
              "exit(judge_passed == true ? 0 : 1)\n")
 
 
+_RACKUNIT = re.compile(r"\(require\s+rackunit\)")
+_RACKUNIT_FATAL = ("\n(require (only-in rackunit current-check-handler))\n"
+                   "(let ([judge-default (current-check-handler)])\n"
+                   "  (current-check-handler (lambda (e) (judge-default e) (exit 1))))\n")
+#: the tests' entry point of a class-based language (MultiPL-E's Scala and C#)
+_MAIN_METHOD = {"scala": re.compile(r"\bdef\s+main\s*\(\s*args\s*:\s*Array\[String\]\s*\)"),
+                "csharp": re.compile(r"\bpublic\s+static\s+void\s+Main\s*\(\s*string\s*\[\s*\]"
+                                     r"\s*args\s*\)")}
+_MAIN_ENTRY = {"scala": "def main(args: Array[String]): Unit = { judgeTestsMain(args); "
+                        "println(\"\\n%s\") }\n    ",
+               "csharp": "public static void Main(string[] args) { JudgeTestsMain(args); "
+                         "System.Console.WriteLine(\"\\n%s\"); System.Console.Out.Flush(); }\n"
+                         "    "}
+
+
 def _script(language: str, code: str, tests: str, marker: str) -> Assembly:
     program = code + "\n" + tests
     last = _LUA_EXIT.search("\n" + tests) if language == "lua" else None
@@ -358,6 +373,10 @@ def _script(language: str, code: str, tests: str, marker: str) -> Assembly:
         # Test::Unit runs its tests at exit, after any epilogue: run them here, then the marker
         text = code + "\n" + tests + _RUBY_RUN % marker
         return Assembly(language, {"__main__": text}, marker=marker)
+    if language == "racket" and _RACKUNIT.search(tests):
+        # rackunit's failed check only prints (exit 0): it must end the run (MultiPL-E's
+        # evaluator fails any run that wrote to stderr)
+        code = code + _RACKUNIT_FATAL
     if language in _EPILOGUE:
         between = _JS_ASSERT if language in ("js", "typescript") else ""
         if language == "php" and tests.rstrip().endswith("?>"):
@@ -391,6 +410,21 @@ def _script(language: str, code: str, tests: str, marker: str) -> Assembly:
         body = _KOTLIN_MAIN.sub("fun judgeTestsMain()", tests, count=1)
         entry = '\nfun main() { judgeTestsMain(); println("\\n%s") }\n' % marker
         return Assembly(language, {"__main__": code + "\n" + body + entry}, marker=marker)
+    if language in ("scala", "csharp"):
+        # MultiPL-E's: the tests' main is a method of the prompt's class (object Problem,
+        # class Problem); it becomes judgeTestsMain, and a main beside it prints the marker
+        found = _MAIN_METHOD[language].findall(tests)
+        if len(found) != 1 or _MAIN_METHOD[language].search(code):
+            return Assembly(language, {"__main__": program}, {"debug": True}
+                            if language == "csharp" else {},
+                            unguarded="no one main in the tests")
+        entry = _MAIN_ENTRY[language] % marker
+        body = _MAIN_METHOD[language].sub(lambda m: entry + m.group(0).replace(
+            "Main(" if language == "csharp" else "main(", "JudgeTestsMain(" if
+            language == "csharp" else "judgeTestsMain("), tests, count=1)
+        # C#: Debug.Assert must fail (DEBUG defined, a failed assert ends the program)
+        return Assembly(language, {"__main__": code + "\n" + body},
+                        {"debug": True} if language == "csharp" else {}, marker=marker)
     return Assembly(language, {"__main__": program},
                     unguarded="%s scripts are judged by their exit status only" % language)
 
