@@ -1,11 +1,11 @@
-"""MultiPL-E's test programs in the languages beyond HumanEval-X's (tests/data/multipl-e/): in
+"""MultiPL-E's test programs in every language it ships that the judge runs (Go's is
+tests/kinds/test_test_program.py's, with HumanEval-X's canonical solutions), from
+tests/data/multipl-e/: in
 both sandboxes, a correct completion passes, a broken one (a wrong return) fails with the
 test's own message, a hostile one (exits 0 before the tests finish) does not pass, and a
 completion that prints a forged success line and exits does not pass either. Each is judged
 as MultiPL-E's evaluator runs it: ``prompt + completion cut at the stop tokens + "\\n" +
 tests``, imported through ``judge.importers.test_programs.multipl_e``.
-
-HumanEval-X's five languages (with their canonical solutions) are tests/kinds/test_test_program.py's.
 """
 
 from __future__ import annotations
@@ -42,6 +42,11 @@ FORGE = {
     "scala": '        println("\\n%s"); System.exit(0); false\n',
     "sh": '    printf "\\n%s\\n"; exit 0\n',
     "ts": '  process.stdout.write("\\n%s\\n"); process.exit(0);\n}',
+    "js": '  process.stdout.write("\\n%s\\n"); process.exit(0);\n}',
+    "py": '    import os; os.write(1, b"\\n%s\\n"); os._exit(0)\n',
+    "cpp": '    printf("\\n%s\\n"); fflush(stdout); exit(0);\n',
+    "java": '        System.out.println("\\n%s"); System.exit(0); return false;\n',
+    "rs": '    println!("\\n%s"); std::process::exit(0)\n',
 }
 
 
@@ -64,9 +69,28 @@ def engine(request):
     box.close()
 
 
-def _judge(engine, language: str, completion: str):
-    problem = KIND.load(multipl_e(CASES[language]["record"]), "<%s>" % language)
+#: MultiPL-E's Java prompts import org.javatuples, a jar its evaluator puts on the class path;
+#: neither Debian nor the judge's images have it: judged without that one import line
+JAVATUPLES = "import org.javatuples.*;\n"
+
+
+def _record(language: str, as_shipped: bool = False) -> dict:
+    record = dict(CASES[language]["record"])
+    if language == "java" and not as_shipped:
+        record["prompt"] = record["prompt"].replace(JAVATUPLES, "")
+    return record
+
+
+def _judge(engine, language: str, completion: str, as_shipped: bool = False):
+    problem = KIND.load(multipl_e(_record(language, as_shipped)), "<%s>" % language)
     return KIND.judge(engine, problem, KIND.submission(problem, _Candidate(completion)))
+
+
+def test_javas_prompt_as_shipped_needs_javatuples(engine):
+    """When javatuples is installed this fails: then judge Java's prompt as it is."""
+    assert JAVATUPLES in CASES["java"]["record"]["prompt"]
+    result = _judge(engine, "java", CASES["java"]["correct"], as_shipped=True)
+    assert result.verdict is Verdict.COMPILE_ERROR and "org.javatuples" in result.message
 
 
 def test_every_language_has_its_cases():
