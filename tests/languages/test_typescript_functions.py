@@ -115,8 +115,8 @@ CASES = {
               "  for (const dir of [path.dirname(process.argv[1]), process.cwd(), path.dirname(process.argv[2] || '.'), '/tmp']) {\n"
               "    try { for (const f of fs.readdirSync(dir)) { try { seen.push(fs.readFileSync(path.join(dir, f), 'utf8')); } catch (e) {} } } catch (e) {}\n"
               "  }\n"
-              "  const hit = seen.find((t) => t.includes('expected'));\n"
-              "  return hit ? JSON.parse(hit).expected_output[0] : [0];\n}\n",
+              "  for (const t of seen) { try { const v = JSON.parse(t).expected_output; if (v) return v[0]; } catch (e) {} }\n"
+              "  return [0];\n}\n",
               "wrong_answer", []),
     # a type error (string assigned a number) with the right values: types are not checked
     "type_error": (ROW % "  const unused: string = 5;\n"
@@ -181,12 +181,12 @@ def test_prompt_shows_the_typescript_signature():
     suite = load_suite("problems")
     problems = {p.identifier: p for p in suite.problems}
     for name, signature in [
-            ("basics_pascal_row", "function pascalRow(rowIndex: number): number[]"),
+            ("basics_pascal_row", "function pascalRow(row_index: number): number[]"),
             ("types_label_lookup",
-             "function labelLookup(labelMap: Map<number, string>, codes: number[]): "
+             "function labelLookup(label_map: Map<number, string>, codes: number[]): "
              "(string | null)[]"),
             ("types_invert_mapping",
-             "function invertMapping(nameToId: Record<string, number>): Map<number, string>"),
+             "function invertMapping(name_to_id: Record<string, number>): Map<number, string>"),
             ("types_min_max_mean",
              "function minMaxMean(values: number[]): [number, number, number]")]:
         problem = problems[name]
