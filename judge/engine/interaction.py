@@ -68,6 +68,7 @@ class Relay:
         self._timer: threading.Timer | None = None
         self._over = False
         self._written_after = 0             # bytes the interactor wrote once the timer ran
+        self._close_candidate = False       # the interactor closed its input, still runs
         self._lock = threading.Lock()
 
     def for_side(self, name: str) -> "_Hook":
@@ -123,28 +124,45 @@ class Relay:
             if name == INTERACTOR:
                 self._progress()
         elif op == "eof":
+            # a worker sends the end of a program's output only once the program ended
+            # (its ``exit`` can come after, when the worker stopped it): it ended by now
+            self._ended_first(name)
             self.tell(other, "eof")
         elif op == "closed":
             # the interactor's output is never cut (problemtools keeps that pipe open: an
             # interactor writing to a candidate that is gone must not die of SIGPIPE); what
-            # it writes is dropped by the candidate's worker
+            # it writes is dropped by the candidate's worker. The candidate's output is cut
+            # once the interactor is known to have ended (it closed its input by exiting,
+            # usually): a candidate that dies of the SIGPIPE before the judge knows the
+            # interactor ended would otherwise count as ending first
             if name == INTERACTOR:
-                self.tell(other, "close")
+                with self._lock:
+                    known = INTERACTOR in self.order
+                    self._close_candidate = not known
+                if known:
+                    self.tell(other, "close")
         elif op == "exit":
-            with self._lock:
-                if name not in self.order:
-                    self.order.append(name)
+            self._ended_first(name)
         elif op == "ended":
             with side.lock:
                 if side.started and not side.ended:
                     self._write(side, {"relay": "done"})
                 side.ended = True
-            with self._lock:
-                if name not in self.order:
-                    self.order.append(name)
+            self._ended_first(name)
             self.tell(other, "eof")
             if name == CANDIDATE:
                 self._kill_later()
+
+    def _ended_first(self, name: str) -> None:
+        """``name``'s program ended: it takes its place in the order of ends, and the
+        candidate's output is cut if the interactor closed its input before it ended."""
+        with self._lock:
+            if name not in self.order:
+                self.order.append(name)
+            cut_now = name == INTERACTOR and self._close_candidate
+            self._close_candidate = False
+        if cut_now:
+            self.tell(self.sides[CANDIDATE], "close")
 
     def _kill_later(self) -> None:
         """The candidate ended: the interactor has ``grace_s`` to end too, counted again each
@@ -291,21 +309,42 @@ class Outcome:
     interactor: ValidatorRun
 
 
+@dataclass(frozen=True)
+class Reading:
+    """What an interactor's own end says, in its protocol: ``rejected`` (a wrong answer,
+    which decides the test when the interactor ended first), ``failure`` (why it is no
+    judgement: a problem error, unless the candidate's end decides), else ``check`` (its
+    judgement: a pass, or a partial score). Messages without the test's name."""
+
+    failure: str | None = None
+    rejected: str | None = None
+    check: ProgramCheck | None = None
+
+
+def kattis_reading(interactor: ValidatorRun) -> Reading:
+    """The Kattis protocol: 42 accepts, 43 rejects (``judgemessage.txt`` says why)."""
+    rejected = None
+    if interactor.exit_code == 43 and not (interactor.signal or interactor.timed_out):
+        said = cut(interactor.judge_message or interactor.team_message)
+        rejected = "wrong answer (interactor): " + said if said else \
+            "wrong answer: rejected by the interactor"
+    return Reading(failure=_failure(interactor), rejected=rejected,
+                   check=ProgramCheck(Verdict.PASS))
+
+
 def verdict(candidate_end: tuple[Verdict, str] | None, interactor: ValidatorRun,
-            first: str | None, killed_interactor: bool, test: str = "") -> ProgramCheck:
+            first: str | None, killed_interactor: bool, test: str = "",
+            read: Callable[[ValidatorRun], Reading] = kattis_reading) -> ProgramCheck:
     """problemtools' rules (see the module doc). ``candidate_end``: how the candidate's run
     ended when not by a normal exit (``program_verdicts.run_verdict``); ``first``: whose
     program ended first; ``killed_interactor``: the judge stopped it (the candidate had
-    ended ``grace_s`` before, or never started)."""
+    ended ``grace_s`` before, or never started); ``read``: the interactor's protocol (Kattis
+    exit codes, or testlib's)."""
     where = "test %s: " % test if test else ""
-    said = cut(interactor.judge_message or interactor.team_message)
-    rejected = interactor.exit_code == 43 and not (interactor.signal or interactor.timed_out)
-    if rejected and first == INTERACTOR:
-        return ProgramCheck(Verdict.WRONG_ANSWER, where + (
-            "wrong answer (interactor): " + said if said else
-            "wrong answer: rejected by the interactor"))
-    failure = "did not end after the candidate did" if killed_interactor else \
-        _failure(interactor)
+    reading = read(interactor)
+    if reading.rejected is not None and first == INTERACTOR:
+        return ProgramCheck(Verdict.WRONG_ANSWER, where + reading.rejected)
+    failure = "did not end after the candidate did" if killed_interactor else reading.failure
     # an interactor that never ends (it hangs, or floods a candidate that is gone) is the
     # problem's: once the candidate ended, a correct one reads the end of its input and exits
     hung = killed_interactor or interactor.timed_out
@@ -316,11 +355,10 @@ def verdict(candidate_end: tuple[Verdict, str] | None, interactor: ValidatorRun,
     if failure is not None:
         message = "interactor failed: " + failure
         return ProgramCheck(Verdict.WRONG_ANSWER, where + message, where + message)
-    if interactor.exit_code == 42:
-        return ProgramCheck(Verdict.PASS)
-    return ProgramCheck(Verdict.WRONG_ANSWER, where + (
-        "wrong answer (interactor): " + said if said else
-        "wrong answer: rejected by the interactor"))
+    if reading.rejected is not None:
+        return ProgramCheck(Verdict.WRONG_ANSWER, where + reading.rejected)
+    check = reading.check or ProgramCheck(Verdict.PASS)
+    return replace(check, message=where + check.message if check.message else None)
 
 
 def interactor_run(report: JobReport) -> ValidatorRun:
@@ -345,5 +383,5 @@ def kept_files(report: JobReport) -> dict[str, bytes] | None:
     return out
 
 
-__all__ = ["CANDIDATE", "INTERACTOR", "Relay", "interact", "interactor_run", "kept_files",
-           "run_unadmitted", "verdict"]
+__all__ = ["CANDIDATE", "INTERACTOR", "Reading", "Relay", "interact", "interactor_run",
+           "kattis_reading", "kept_files", "run_unadmitted", "verdict"]

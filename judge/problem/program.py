@@ -129,6 +129,16 @@ class OutputChecker(_Strict):
     #: the points a testlib checker's ``quitp`` gives a fully correct output: a test's score
     #: is points / max_points (default 1: ``quitp(0.5)`` is half the test)
     max_points: float | None = Field(default=None, gt=0, le=1e6, allow_inf_nan=False)
+    #: an interactive problem's testlib interactor (judge.engine.checkers.testlib_interactor):
+    #: its C++ source, a file or a folder relative to the problem file's folder
+    #: (``interactor``), or its text (``interactor_code``); run as ``interactor input tout
+    #: answer``; the checker (``source``/``code``), when given, then reads ``tout``
+    interactor: str | None = None
+    interactor_code: str | None = Field(default=None, min_length=1, max_length=1 << 20)
+
+    @property
+    def has_interactor(self) -> bool:
+        return self.interactor is not None or self.interactor_code is not None
 
     @property
     def absolute_tolerance(self) -> float | None:
@@ -170,14 +180,22 @@ class OutputChecker(_Strict):
         if self.type != "validator" and validator_fields:
             found.append(Issue(file, "%s only apply to a validator checker, not %r" % (
                 ", ".join(validator_fields), self.type), where))
-        testlib_fields = [name for name in ("source", "code", "max_points")
+        testlib_fields = [name for name in ("source", "code", "max_points", "interactor",
+                                            "interactor_code")
                           if getattr(self, name) is not None]
         if self.type != "testlib" and testlib_fields:
             found.append(Issue(file, "%s only apply to a testlib checker, not %r" % (
                 ", ".join(testlib_fields), self.type), where))
-        if self.type == "testlib" and (self.source is None) == (self.code is None):
+        if self.type == "testlib" and self.source is not None and self.code is not None:
+            found.append(Issue(file, "a testlib checker's C++ source is a file (source) or "
+                                     "its text (code), one of them, not both", where))
+        if self.type == "testlib" and self.source is None and self.code is None \
+                and not self.has_interactor:
             found.append(Issue(file, "a testlib checker needs its C++ source: a file "
                                      "(source) or its text (code), one of them", where))
+        if self.interactor is not None and self.interactor_code is not None:
+            found.append(Issue(file, "a testlib interactor is a file (interactor) or its text "
+                                     "(interactor_code), not both", where))
         if self.type == "validator" and self.validator is None:
             found.append(Issue(file, "a validator checker needs the validator's path",
                                where + ".validator" if where else "validator"))
@@ -521,12 +539,22 @@ def check_program(problem: ProgramProblem, file: str) -> list[Issue]:
             and not (root / problem.checker.source).exists():
         issues.append(Issue(file, "testlib checker %s not found" % (
             root / problem.checker.source), "checker.source"))
+    if problem.checker.interactor is not None and \
+            not (root / problem.checker.interactor).exists():
+        issues.append(Issue(file, "testlib interactor %s not found" % (
+            root / problem.checker.interactor), "checker.interactor"))
     if problem.multi_pass and problem.checker.type != "validator":
         issues.append(Issue(file, "a multi-pass problem needs a validator checker (the "
                                   "program that asks for the next pass)", "multi_pass"))
-    if problem.interactive and problem.checker.type != "validator":
-        issues.append(Issue(file, "an interactive problem needs a validator checker (the "
-                                  "program the candidate talks with)", "interactive"))
+    testlib_interactive = problem.checker.type == "testlib" and problem.checker.has_interactor
+    if problem.interactive and problem.checker.type != "validator" and \
+            not testlib_interactive:
+        issues.append(Issue(file, "an interactive problem needs a validator checker, or a "
+                                  "testlib checker with its interactor (the program the "
+                                  "candidate talks with)", "interactive"))
+    if problem.checker.has_interactor and not problem.interactive:
+        issues.append(Issue(file, "a testlib interactor is for interactive problems "
+                                  "(\"interactive\": true)", "checker.interactor"))
     if problem.io is not None and (problem.interactive or problem.multi_pass):
         issues.append(Issue(file, "file input/output (io) is for programs that run once on "
                                   "a test, not interactive or multi-pass ones", "io"))

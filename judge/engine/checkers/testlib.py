@@ -115,10 +115,20 @@ def checker_sources(problem: Any, options: Any) -> dict[str, str]:
     """The checker's files (name -> text): its source (a file, a folder, or its text), the
     problem's testlib.h beside it if there is one, else the installed one. ValueError (an
     InputError for a refused file) saying why when there is none."""
-    if options.code is not None:
-        sources = {SOURCE_NAME: options.code}
+    return testlib_sources(problem, options.source, options.code, SOURCE_NAME)
+
+
+def testlib_sources(problem: Any, source: str | None, code: str | None,
+                    name: str) -> dict[str, str]:
+    """A testlib program's files (a checker's, an interactor's): ``code`` as the file
+    ``name``, else the file or folder ``source`` (relative to the problem), with testlib.h
+    (see :func:`checker_sources`)."""
+    if code is not None:
+        sources = {name: code}
     else:
-        path = problem.root / options.source
+        if source is None:
+            raise ValueError("no source given")
+        path = problem.root / source
         sources = validator_sources(path)
         beside = path.parent / HEADER
         if path.is_file() and beside.is_file():
@@ -140,17 +150,19 @@ class _Outcome:
     score: float | None = None
 
 
-def outcome(exit_code: int, said: str, max_points: float = 1.0) -> _Outcome:
+def outcome(exit_code: int, said: str, max_points: float = 1.0,
+            who: str = "testlib checker") -> _Outcome:
     """What a testlib checker's exit code and message (its standard error) make of a test.
-    ``failure``: the checker failed (a problem error)."""
+    ``failure``: the checker failed (a problem error). ``who`` names the program in the
+    messages (a testlib interactor exits with the same codes)."""
     said = cut(said, MESSAGE_CHARS)
     if exit_code != POINTS:
         said = _SAID.sub("", said, count=1)
     if exit_code == OK:
         return _Outcome(Verdict.PASS, "")
     if exit_code in _WRONG:
-        return _Outcome(Verdict.WRONG_ANSWER, "%s (testlib checker)%s" % (
-            _WRONG[exit_code], ": " + said if said else ""))
+        return _Outcome(Verdict.WRONG_ANSWER, "%s (%s)%s" % (
+            _WRONG[exit_code], who, ": " + said if said else ""))
     if exit_code == FAIL:
         return _Outcome(Verdict.WRONG_ANSWER, "", "FAIL%s" % (": " + said if said else ""))
     if exit_code == POINTS or exit_code >= PC_BASE:
@@ -170,12 +182,27 @@ def outcome(exit_code: int, said: str, max_points: float = 1.0) -> _Outcome:
         if score >= 1.0:
             return _Outcome(Verdict.PASS, "", score=1.0)
         return _Outcome(Verdict.WRONG_ANSWER, "partially correct: score %.6g (%g of %g "
-                        "points, testlib checker)%s" % (score, points, max_points,
-                                                        ": " + said if said else ""),
+                        "points, %s)%s" % (score, points, max_points, who,
+                                           ": " + said if said else ""),
                         score=score)
     return _Outcome(Verdict.WRONG_ANSWER, "", "exit code %d (testlib's are 0 ok, 1 wa, 2 pe, "
                     "3 fail, 7 points, 16+n partially correct)%s" % (
                         exit_code, ": " + said if said else ""))
+
+
+def run_failure(run: Any) -> str | None:
+    """Why a testlib program's run (a ``ValidatorRun``) ended with no exit code to read."""
+    if run.timed_out:
+        return "timed out after %.1f s" % run.time_s
+    if run.memory_exceeded:
+        return "went over its memory limit"
+    if run.output_exceeded:
+        return "wrote more than its output limit"
+    if run.signal is not None:
+        return "killed by signal %d" % run.signal
+    if run.exit_code is None:
+        return "did not run: %s" % cut(run.stderr, 200)
+    return None
 
 
 def _checked(record: dict[str, Any] | None, died: str | None, test: str,
@@ -183,17 +210,7 @@ def _checked(record: dict[str, Any] | None, died: str | None, test: str,
     """A test's verdict from its checker's run."""
     run = validator_run(record, died)
     where = "test %s: " % test
-    failure = None
-    if run.timed_out:
-        failure = "timed out after %.1f s" % run.time_s
-    elif run.memory_exceeded:
-        failure = "went over its memory limit"
-    elif run.output_exceeded:
-        failure = "wrote more than its output limit"
-    elif run.signal is not None:
-        failure = "killed by signal %d" % run.signal
-    elif run.exit_code is None:
-        failure = "did not run: %s" % cut(run.stderr, 200)
+    failure = run_failure(run)
     if failure is None:
         found = outcome(run.exit_code, run.stderr, max_points)
         if found.failure is None:
@@ -304,4 +321,4 @@ def _failed_all(order: list[int], names: list[str], why: str) -> dict[int, Progr
 
 
 __all__ = ["HEADER", "Testlib", "checker_sources", "installed_header", "outcome",
-           "testlib_header"]
+           "run_failure", "testlib_header", "testlib_sources"]

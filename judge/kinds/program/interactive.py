@@ -25,12 +25,15 @@ from judge import languages
 from judge.engine.checkers.base import ProgramCheck
 from judge.engine.checkers.validator import (ANSWER, DEFAULT_OUTPUT_KB, FEEDBACK, INPUT,
                                              VALIDATOR_MEMORY_MB, VALIDATOR_TIME_S)
+from judge.engine.checkers.testlib_interactor import TestlibInteractor, tout_too_large
 from judge.engine.compile_step import finish_compile, sandbox_job
-from judge.engine.interaction import interact, interactor_run, kept_files, run_unadmitted, verdict
+from judge.engine.interaction import (interact, interactor_run, kattis_reading, kept_files,
+                                      run_unadmitted, verdict)
 from judge.engine.program_inputs import _file_stream, _test_spec
 from judge.engine.program_verdicts import (cut, program_output, run_verdict, validator_run,
                                            validator_sources, validator_verdict)
 from judge.engine.verdicts import CandidateResult, TestResult, Verdict, overall
+from judge.kinds.program.scoring import add_score
 from judge.languages.programs import SCRIPT, program_language
 from judge.sandbox.base import JobReport, Limits
 from judge.sandbox.streams import InputStream
@@ -40,6 +43,10 @@ NEXTPASS = "nextpass.in"
 
 class _Validator:
     """The problem's validator (interactor), its language, sources and limits."""
+
+    #: how its exit reads (Kattis: 42 accepts, 43 rejects); no checker reads what it wrote
+    read = staticmethod(kattis_reading)
+    checks_tout = False
 
     def __init__(self, engine: Any, problem: Any) -> None:
         self.error: str | None = None
@@ -131,6 +138,7 @@ def judge_passes(judge: Any, problem: Any, submission: Any, lang: Any,
             out.compile_cached = bool(info.get("cached"))
         if errors:
             out.problem_errors = errors
+        add_score(problem, out)
         return out
 
     def all_tests(verdict_: Verdict, message: str) -> list[TestResult]:
@@ -147,7 +155,9 @@ def judge_passes(judge: Any, problem: Any, submission: Any, lang: Any,
         return result(all_tests(Verdict.COMPILE_ERROR, "%s%s" % (
             cut(str(compiled.compile_error or "compilation failed"), 2000), where)), [])
     info = compiled.compile_info
-    validator = _Validator(engine, problem)
+    # a testlib interactor (judge.engine.checkers.testlib_interactor), else the Kattis one
+    validator: Any = TestlibInteractor(engine, problem) if problem.checker.type == "testlib" \
+        else _Validator(engine, problem)
     what = "interactor" if problem.interactive else "output validator"
     if validator.error is None:
         vjob, vbuild, vkey = validator.job(engine, problem, [], [])
@@ -166,25 +176,38 @@ def judge_passes(judge: Any, problem: Any, submission: Any, lang: Any,
     tests: list[TestResult] = []
     errors: list[str] = []
     failed: TestResult | None = None
+    touts: dict[int, bytes] = {}  # what accepting testlib interactors wrote, for the checker
     for index, test in enumerate(problem.tests):
         if failed is not None and stop:
             tests.append(TestResult(index, failed.verdict, 0.0, "not run: test %d failed (%s)"
                                     % (failed.index + 1, failed.verdict.value)))
             continue
         name = test.name or str(index + 1)
+        kept: list[bytes] = []
         check, seconds = _one_test(judge, problem, test, name, lang, sources, digest, limits,
-                                   time_s, validator)
+                                   time_s, validator, kept)
         if check.problem_error:
             errors.append(check.problem_error)
-        tests.append(TestResult(index, check.verdict, seconds, check.message))
+        tests.append(TestResult(index, check.verdict, seconds, check.message,
+                                score=check.score, points=check.points))
+        if kept:
+            touts[index] = kept[0]
         if check.verdict is not Verdict.PASS and failed is None:
             failed = tests[-1]
+    if touts:  # the testlib checker on each tout (Polygon: checker input tout answer)
+        for index, check in sorted(validator.check_touts(engine, problem, touts, stop).items()):
+            if check.problem_error:
+                errors.append(check.problem_error)
+            tests[index] = TestResult(index, check.verdict, tests[index].time_s, check.message,
+                                      score=check.score, points=check.points)
     return result(tests, errors, info)
 
 
 def _one_test(judge: Any, problem: Any, test: Any, name: str, lang: Any,
               sources: dict[str, str], digest: str, limits: Limits, time_s: float,
-              validator: _Validator) -> tuple[ProgramCheck, float]:
+              validator: Any, kept: list[bytes]) -> tuple[ProgramCheck, float]:
+    """One test's verdict and time; ``kept`` gets the tout of an accepting testlib
+    interactor whose problem has a checker (the checker decides the test later)."""
     engine = judge.engine
     passes = problem.validation_passes if problem.multi_pass else 1
     given: bytes | None = None
@@ -226,7 +249,12 @@ def _one_test(judge: Any, problem: Any, test: Any, name: str, lang: Any,
         ended = run_verdict(record, limits, time_s, creport)
         if problem.interactive:
             run = interactor_run(vreport)
-            check = verdict(ended, run, first, killed, name)
+            check = verdict(ended, run, first, killed, name, validator.read)
+            if validator.checks_tout and check.verdict is Verdict.PASS and check.score is None:
+                tout = validator.tout(vreport)
+                if tout is None:
+                    return tout_too_large(name), slowest
+                kept.append(tout)
         else:
             if ended is not None:
                 return ProgramCheck(ended[0], "test %s: %s" % (name, ended[1])), slowest
