@@ -375,8 +375,11 @@ class CodeContests(DatasetImporter):
                 raise RecordError("input_mode %r: expected \"stdio\" or \"file\"" % (mode,),
                                   "input_mode")
             if str(record.get("interaction_format") or "").strip():
-                raise RecordError("an interactive problem (interaction_format) is not judged "
-                                  "from a record", "interaction_format")
+                # open-r1 codeforces ships no interactor (its interaction_format is statement
+                # text): a testlib interactor is declared in a problem file instead
+                raise RecordError("an interactive problem (interaction_format): the record "
+                                  "carries no interactor to judge it with (write a problem "
+                                  "file with a testlib interactor)", "interaction_format")
         tests = _listed_tests(record, field)
         checker = contest_checker(record)
         # CodeContests+ gives milliseconds, open-r1 codeforces seconds; both MB of memory
