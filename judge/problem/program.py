@@ -45,6 +45,7 @@ from judge.problem.program_io import FileIO
 from judge.problem.limits import (MAX_TIME_FACTOR, MAX_TIME_LIMIT_S, MAX_TIME_RESOLUTION_S,
                                   MemoryLimit, OutputLimit, TimeLimit)
 from judge.problem.model import _schema_issues, read_json_file
+from judge.problem import testlib_rules
 from judge.problem.scoring import ScoreGroup, scoring_issues
 
 
@@ -129,10 +130,9 @@ class OutputChecker(_Strict):
     #: the points a testlib checker's ``quitp`` gives a fully correct output: a test's score
     #: is points / max_points (default 1: ``quitp(0.5)`` is half the test)
     max_points: float | None = Field(default=None, gt=0, le=1e6, allow_inf_nan=False)
-    #: an interactive problem's testlib interactor (judge.engine.checkers.testlib_interactor):
-    #: its C++ source, a file or a folder relative to the problem file's folder
-    #: (``interactor``), or its text (``interactor_code``); run as ``interactor input tout
-    #: answer``; the checker (``source``/``code``), when given, then reads ``tout``
+    #: an interactive problem's testlib interactor (judge.engine.checkers.testlib_interactor),
+    #: a file or folder (``interactor``) or its text (``interactor_code``); the checker, if
+    #: given, then reads its ``tout``
     interactor: str | None = None
     interactor_code: str | None = Field(default=None, min_length=1, max_length=1 << 20)
 
@@ -180,22 +180,7 @@ class OutputChecker(_Strict):
         if self.type != "validator" and validator_fields:
             found.append(Issue(file, "%s only apply to a validator checker, not %r" % (
                 ", ".join(validator_fields), self.type), where))
-        testlib_fields = [name for name in ("source", "code", "max_points", "interactor",
-                                            "interactor_code")
-                          if getattr(self, name) is not None]
-        if self.type != "testlib" and testlib_fields:
-            found.append(Issue(file, "%s only apply to a testlib checker, not %r" % (
-                ", ".join(testlib_fields), self.type), where))
-        if self.type == "testlib" and self.source is not None and self.code is not None:
-            found.append(Issue(file, "a testlib checker's C++ source is a file (source) or "
-                                     "its text (code), one of them, not both", where))
-        if self.type == "testlib" and self.source is None and self.code is None \
-                and not self.has_interactor:
-            found.append(Issue(file, "a testlib checker needs its C++ source: a file "
-                                     "(source) or its text (code), one of them", where))
-        if self.interactor is not None and self.interactor_code is not None:
-            found.append(Issue(file, "a testlib interactor is a file (interactor) or its text "
-                                     "(interactor_code), not both", where))
+        found += testlib_rules.checker_issues(self, where, file)
         if self.type == "validator" and self.validator is None:
             found.append(Issue(file, "a validator checker needs the validator's path",
                                where + ".validator" if where else "validator"))
@@ -535,26 +520,15 @@ def check_program(problem: ProgramProblem, file: str) -> list[Issue]:
         if not path.exists():
             issues.append(Issue(file, "output validator %s not found" % path,
                                 "checker.validator"))
-    if problem.checker.type == "testlib" and problem.checker.source is not None \
-            and not (root / problem.checker.source).exists():
-        issues.append(Issue(file, "testlib checker %s not found" % (
-            root / problem.checker.source), "checker.source"))
-    if problem.checker.interactor is not None and \
-            not (root / problem.checker.interactor).exists():
-        issues.append(Issue(file, "testlib interactor %s not found" % (
-            root / problem.checker.interactor), "checker.interactor"))
+    issues += testlib_rules.problem_issues(problem, file)
     if problem.multi_pass and problem.checker.type != "validator":
         issues.append(Issue(file, "a multi-pass problem needs a validator checker (the "
                                   "program that asks for the next pass)", "multi_pass"))
-    testlib_interactive = problem.checker.type == "testlib" and problem.checker.has_interactor
     if problem.interactive and problem.checker.type != "validator" and \
-            not testlib_interactive:
+            not (problem.checker.type == "testlib" and problem.checker.has_interactor):
         issues.append(Issue(file, "an interactive problem needs a validator checker, or a "
                                   "testlib checker with its interactor (the program the "
                                   "candidate talks with)", "interactive"))
-    if problem.checker.has_interactor and not problem.interactive:
-        issues.append(Issue(file, "a testlib interactor is for interactive problems "
-                                  "(\"interactive\": true)", "checker.interactor"))
     if problem.io is not None and (problem.interactive or problem.multi_pass):
         issues.append(Issue(file, "file input/output (io) is for programs that run once on "
                                   "a test, not interactive or multi-pass ones", "io"))
