@@ -55,6 +55,7 @@ int main(int argc, char* argv[]) {
         if (guess == secret) {
             std::cout << "correct" << std::endl;
             tout << i << std::endl;
+            if (mode == "bigtout") tout << std::string(1 << 21, 't') << std::endl;
             if (mode == "half") quitp(0.5, "half marks for %d guesses", i);
             quitf(_ok, "guessed %d in %d guesses", secret, i);
         }
@@ -158,7 +159,7 @@ def _problem(tmp: Path, tests: list[tuple[str, str]], checker: bool = False,
     fields.update(checker_fields)
     data = {"kind": "program", "identifier": "guess", "statement": "Guess the number.",
             "interactive": True, "checker": fields, "limits": {"time_limit_s": 1},
-            "validator_limits": {"time_limit_s": 5},
+            "validator_limits": {"time_limit_s": 5, "output_kb": 64},
             "tests": [{"name": "t%d" % (i + 1), "stdin": given, "expected": answer}
                       for i, (given, answer) in enumerate(tests)]}
     return program_from_data(data, str(tmp / "guess.json"), tmp)
@@ -255,6 +256,11 @@ def test_a_checker_reads_what_the_interactor_wrote(executor, tmp_path):
     linear = _run(executor, problem, *_file("linear.py"))
     assert linear.verdict is Verdict.WRONG_ANSWER
     assert "testlib interactor" in linear.message
+    # a tout past the interactor's output limit (64 KiB here) is the problem's error
+    big = _problem(tmp_path, [("437 bigtout\n", "10\n")], checker=True)
+    result = _run(executor, big, *_file("guess.py"))
+    assert result.verdict is Verdict.WRONG_ANSWER and "interactor failed" in result.message
+    assert result.problem_errors
     # inline source (what a dataset record would carry) is the same interactor
     inline = _game(tmp_path, checker=True, inline=True)
     assert _run(executor, inline, *_file("guess.py")).verdict is Verdict.PASS
