@@ -329,3 +329,39 @@ def test_what_the_declaration_refuses(tmp_path, change, why):
     with pytest.raises(InputError) as caught:
         program_from_data(data, str(tmp_path / "g.json"), tmp_path)
     assert why in str(caught.value), str(caught.value)
+
+
+# ---- how an interactor's end reads (no sandbox) ------------------------------------------------
+
+def test_testlib_exit_codes_in_the_interactive_rules():
+    from judge.engine.checkers.testlib_interactor import testlib_reading
+    from judge.engine.interaction import CANDIDATE, INTERACTOR, verdict
+    from judge.engine.program_verdicts import ValidatorRun
+
+    read = testlib_reading()
+
+    def run(code, said="", **fields):
+        return ValidatorRun(exit_code=code, stderr=said, **fields)
+
+    assert read(run(0, "ok guessed")).check.verdict is Verdict.PASS
+    assert read(run(1, "wrong answer too many")).rejected == \
+        "wrong answer (testlib interactor): too many"
+    assert "presentation error" in read(run(2, "wrong output format x")).rejected
+    assert read(run(3, "FAIL bad test")).failure == "FAIL: bad test"
+    assert read(run(7, "points 0.25 a quarter")).check.score == 0.25
+    assert "exit code 9" in read(run(9)).failure
+    assert "signal 6" in read(run(None, signal=6)).failure
+    timeout = (Verdict.TIMEOUT, "over the time limit")
+    # the interactor's rejection first wins; the candidate's own end first wins next
+    assert verdict(timeout, run(1, "wrong answer no"), INTERACTOR, False, "1", read).verdict \
+        is Verdict.WRONG_ANSWER
+    assert verdict(timeout, run(2, "unexpected eof"), CANDIDATE, False, "1", read).verdict \
+        is Verdict.TIMEOUT
+    # FAIL is never the candidate's: a problem error even after the candidate's crash
+    failed = verdict((Verdict.RUNTIME_ERROR, "crash"), run(3, "FAIL x"), INTERACTOR, False,
+                     "1", read)
+    assert failed.problem_error == "test 1: interactor failed: FAIL: x"
+    # an interactor that outlives the candidate and is stopped: a problem error
+    hung = verdict(timeout, run(None, signal=9), CANDIDATE, True, "1", read)
+    assert hung.problem_error and "did not end after the candidate did" in hung.problem_error
+    assert verdict(None, run(0), CANDIDATE, False, "1", read).verdict is Verdict.PASS
