@@ -95,6 +95,22 @@ def testlib_header() -> str | None:
     return None if path is None else path.read_text(encoding="utf-8", errors="replace")
 
 
+def input_and_answer(test: Any, streams: list[InputStream]) -> dict[str, int]:
+    """A test's input and answer as the files ``INPUT`` and ``ANSWER`` of a job (streams:
+    a file is sent as it is read, inline text as it is; an absent answer is empty)."""
+    files: dict[str, int] = {}
+    for name, path, inline in ((INPUT, test.input_path(), lambda: test.run_input().stdin),
+                               (ANSWER, test.answer_path(),
+                                lambda: test.expected_output() or b"")):
+        if path is not None:
+            files[name] = _file_stream(path, streams)
+        else:
+            data = inline()
+            streams.append(InputStream(len(data), data=data))
+            files[name] = len(streams) - 1
+    return files
+
+
 class _Cpp17:
     """The C++ language as testlib checkers are built: C++17, ``_pc(n)`` exiting 16 + n."""
 
@@ -273,16 +289,7 @@ class Testlib(Checker):
         streams: list[InputStream] = []
         for index in order:
             test = problem.tests[index]
-            files: dict[str, int] = {}
-            for name, path, inline in ((INPUT, test.input_path(), lambda: test.run_input().stdin),
-                                       (ANSWER, test.answer_path(),
-                                        lambda: test.expected_output() or b"")):
-                if path is not None:
-                    files[name] = _file_stream(path, streams)
-                else:
-                    data = inline()
-                    streams.append(InputStream(len(data), data=data))
-                    files[name] = len(streams) - 1
+            files = input_and_answer(test, streams)
             output = outputs[index]
             streams.append(InputStream(len(output), data=output))
             files[OUTPUT] = len(streams) - 1

@@ -29,13 +29,12 @@ from typing import Any, Callable
 
 from judge import languages
 from judge.engine.checkers.base import ProgramCheck
-from judge.engine.checkers.testlib import (OK, Testlib, _Cpp17, outcome, run_failure,
-                                           testlib_sources)
+from judge.engine.checkers.testlib import (OK, Testlib, _Cpp17, input_and_answer, outcome,
+                                           run_failure, testlib_sources)
 from judge.engine.checkers.validator import (ANSWER, DEFAULT_OUTPUT_KB, INPUT,
                                              VALIDATOR_MEMORY_MB, VALIDATOR_TIME_S)
 from judge.engine.compile_step import sandbox_job
 from judge.engine.interaction import Reading, kept_files
-from judge.engine.program_inputs import _file_stream
 from judge.engine.program_verdicts import ValidatorRun, cut
 from judge.engine.verdicts import Verdict
 from judge.sandbox.base import JobReport
@@ -117,16 +116,7 @@ class TestlibInteractor:
         streams relayed to the candidate's."""
         if not relay or given is not None:
             raise ValueError("a testlib interactor only runs interactively, one pass a test")
-        files: dict[str, int] = {}
-        for name, path, inline in ((INPUT, test.input_path(), lambda: test.run_input().stdin),
-                                   (ANSWER, test.answer_path(),
-                                    lambda: test.expected_output() or b"")):
-            if path is not None:
-                files[name] = _file_stream(path, streams)
-            else:
-                data = inline()
-                streams.append(InputStream(len(data), data=data))
-                files[name] = len(streams) - 1
+        files = input_and_answer(test, streams)
         spec: dict[str, Any] = {"file_streams": files, "feedback": TOUT_DIR, "relay": True,
                                 "argv": [INPUT, TOUT, ANSWER]}
         if self.checks_tout:
