@@ -54,9 +54,8 @@ SHA256 = {
         "6a3a2dd68c74ee210b29c101e1d57e3991cf2095b0f0cc2f2069d4da6541fa7f",
 }
 #: tests that need what SandboxFusion allows beside its runners (docs/service.md, "What
-#: differs from SandboxFusion"): a file the program writes outside its work directory (/mnt/b)
+#: differs from SandboxFusion")
 NEEDS_SANDBOXFUSION_RUNTIME = {
-    "test_python.py::test_python_fetch_files",  # writes and fetches /mnt/b
     # jest (and ts-jest) is not packaged in Debian bookworm: the judge refuses the language
     "test_jest.py::test_jest_pass",
     "test_jest.py::test_jest_fail",

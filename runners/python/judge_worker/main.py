@@ -200,7 +200,10 @@ def main(argv):
     _prctl(PR_SET_CHILD_SUBREAPER, 1)
     _prctl(PR_SET_DUMPABLE, 0)  # same-user children cannot ptrace us or read our fds
     network_isolated = _unshare_network() if options.isolate_network else False
-    private_tmp = _private_mounts() if options.private_tmp else False
+    needed = ([options.workroot, sys.executable, sys.prefix, sys.base_prefix, os.getcwd(),
+               os.path.dirname(os.path.abspath(__file__))]
+              + os.environ.get("PATH", "").split(os.pathsep))
+    private_tmp = _private_mounts(needed) if options.private_tmp else False
     # Dispositions the test children inherit: limits kill them (Python itself ignores
     # SIGXFSZ, which would turn an output flood into a quiet EFBIG); SIGPIPE stays ignored,
     # as in any Python program.
@@ -223,7 +226,8 @@ def main(argv):
     os.chmod(workroot, 0o711)  # candidates switched to another user must reach their workdir
     gc.collect()
     gc.freeze()  # keep the forked children from copying the worker's heap on gc passes
-    worker = NativeWorker(channel, workroot, options.wipe, network_isolated,
+    wipe = list(options.wipe) + [d for d in system.MOUNTED_IF_UNUSED if d not in options.wipe]
+    worker = NativeWorker(channel, workroot, wipe, network_isolated,
                           own_ipc=private_tmp or options.own_ipc)
     ready = {"event": "ready", "protocol": PROTOCOL, "pid": os.getpid(),
              "python": sys.version.split()[0], "network_isolated": network_isolated,

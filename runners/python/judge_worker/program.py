@@ -335,15 +335,35 @@ def _open_beneath(base, name):
     return found
 
 
-def _fetched(workdir, names, limit):
-    """The files a run left that the job asked back (relative name -> base64; at most 64,
-    together at most ``limit`` bytes: past it, ``{"": "too large"}``); a name that is not
-    there, not a regular file, or outside the work directory is left out."""
+def _fetch_root(name, roots, workroot):
+    """Where an absolute ``name`` may be read from: ``(root, relative)`` when it lies in one
+    of the worker's private folders (``roots``: its own tmpfs, wiped per candidate: /tmp,
+    /mnt...), never inside the worker's work root; else None."""
+    for root in roots:
+        base = root.rstrip("/")
+        if not base or not name.startswith(base + "/"):
+            continue
+        if workroot and (name + "/").startswith(workroot.rstrip("/") + "/"):
+            return None
+        return base, name[len(base) + 1:]
+    return None
+
+
+def _fetched(workdir, names, limit, roots=(), workroot=None):
+    """The files a run left that the job asked back (name -> base64; at most 64, together
+    at most ``limit`` bytes: past it, ``{"": "too large"}``). A relative name is read in the
+    work directory, an absolute one only in the worker's private folders (``roots``, as
+    SandboxFusion's programs may write /mnt/b); a name that is not there, not a regular
+    file, or anywhere else is left out."""
     fetched, total = {}, 0
     for name in list(names)[:64]:
         if not isinstance(name, str) or len(name) > 4096:
             continue
-        fd = _open_beneath(workdir, name)
+        if name.startswith("/"):
+            where = _fetch_root(name, roots, workroot)
+            fd = _open_beneath(*where) if where else None
+        else:
+            fd = _open_beneath(workdir, name)
         if fd is None:
             continue
         try:
@@ -488,7 +508,8 @@ def run_test(worker, job, index, test, limits, build, capture_fd, builddir, work
             record["stdout_bytes"] = len(data)
             record["stdout"] = base64.b64encode(data).decode("ascii")
         if spec.get("fetch"):  # files the run left, asked back (SandboxFusion's fetch_files)
-            record["fetched"] = _fetched(workdir, spec["fetch"], job["output_bytes"])
+            record["fetched"] = _fetched(workdir, spec["fetch"], job["output_bytes"],
+                                         worker.wipe_dirs, worker.workroot)
         if feedback:
             record["feedback"] = _feedback(os.path.join(workdir, feedback))
             keep = spec.get("feedback_keep")

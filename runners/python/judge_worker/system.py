@@ -36,13 +36,27 @@ CLONE_NEWNS, CLONE_NEWIPC = 0x00020000, 0x08000000
 MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REC, MS_PRIVATE = 2, 4, 8, 0x4000, 0x40000
 #: private tmpfs mounts of an isolated worker: (where, size, inodes)
 PRIVATE_TMPFS = (("/tmp", "256m", 16384), ("/var/tmp", "64m", 4096), ("/dev/shm", "64m", 4096))
+#: private tmpfs mounted only where nothing the worker runs lies beneath (its interpreter,
+#: the runner, its work root, the PATH's folders: e.g. a checkout under /mnt/c is never
+#: hidden): SandboxFusion's programs may write there (its ``test_python_fetch_files``
+#: writes /mnt/b); wiped per candidate like /tmp
+PRIVATE_IF_UNUSED = (("/mnt", "64m", 4096),)
+#: the folders of PRIVATE_IF_UNUSED this worker did mount (its own: wiped, fetchable)
+MOUNTED_IF_UNUSED = []
 
 
-def _private_mounts():
+def _beneath_any(folder, paths):
+    """Whether any of ``paths`` (absolute) is ``folder`` or lies beneath it."""
+    folder = folder.rstrip("/") + "/"
+    return any((os.path.abspath(p) + "/").startswith(folder) for p in paths if p)
+
+
+def _private_mounts(needed=()):
     """As root: a mount and IPC namespace of the worker's own, with fresh tmpfs on /tmp,
     /var/tmp and /dev/shm and a fresh mqueue on /dev/mqueue where it exists, so nothing a
     candidate leaves there reaches another worker's candidates (the worker wipes them
-    between its own candidates). True when every mount is in place."""
+    between its own candidates), and on the folders of PRIVATE_IF_UNUSED where none of
+    ``needed`` (the paths the worker itself uses) lies. True when every mount is in place."""
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         if libc.unshare(CLONE_NEWNS | CLONE_NEWIPC) != 0:
@@ -56,6 +70,13 @@ def _private_mounts():
             if libc.mount(b"tmpfs", where.encode(), b"tmpfs", MS_NOSUID | MS_NODEV,
                           options) != 0:
                 return False
+        for where, size, inodes in PRIVATE_IF_UNUSED:
+            if not os.path.isdir(where) or _beneath_any(where, needed):
+                continue
+            options = ("mode=1777,size=%s,nr_inodes=%d" % (size, inodes)).encode()
+            if libc.mount(b"tmpfs", where.encode(), b"tmpfs", MS_NOSUID | MS_NODEV,
+                          options) == 0:
+                MOUNTED_IF_UNUSED.append(where)
         if os.path.isdir("/dev/mqueue"):
             if libc.mount(b"mqueue", b"/dev/mqueue", b"mqueue",
                           MS_NOSUID | MS_NODEV | MS_NOEXEC, None) != 0:

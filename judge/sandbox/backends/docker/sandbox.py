@@ -63,7 +63,7 @@ SANDBOX_UID = 10001
 #: the worker imported from /opt/judge/runner (its bytecode compiled when the image was built)
 WORKER_COMMAND = worker_command("python3", "/opt/judge/runner", write_bytecode=False) + [
                   "--workroot", "/work", "--wipe", "/tmp", "--wipe", "/dev/shm",
-                  "--wipe", "/dev/mqueue", "--offer-pipes",
+                  "--wipe", "/dev/mqueue", "--wipe", "/mnt", "--offer-pipes",
                   # the container's IPC namespace is its own (ipc_mode="private" below): the
                   # System V objects in it are its candidates', removed after each
                   "--own-ipc",
@@ -212,7 +212,9 @@ class DockerSandbox(PooledSandbox):
             read_only=True,
             tmpfs={"/work": "%s,uid=%d,gid=%d,mode=0700%s" % (
                 tmpfs_opts, SANDBOX_UID, SANDBOX_UID, ",exec" if self.exec_work else ""),
-                   "/tmp": "%s,mode=1777" % tmpfs_opts},
+                   "/tmp": "%s,mode=1777" % tmpfs_opts,
+                   # SandboxFusion's programs may write /mnt (its fetch_files test does)
+                   "/mnt": "rw,nosuid,nodev,size=64m,mode=1777"},
             cap_drop=["ALL"],
             security_opt=["no-new-privileges"],
             ulimits=[Ulimit(name="nofile", soft=self.nofile, hard=self.nofile),
