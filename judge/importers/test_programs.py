@@ -20,6 +20,7 @@ import re
 from pathlib import Path
 from typing import Any, Callable
 
+from judge import languages
 from judge.errors import InputError, Issue
 from judge.importers.base import Importer, file_name
 from judge.importers.records import ImportReport, ProblemReport, read_records
@@ -55,10 +56,13 @@ def multipl_e(record: dict[str, Any]) -> dict[str, Any]:
         raise ValueError("stop_tokens must be a list of non-empty strings")
     tags = ["multipl-e"] + [str(record[k]) for k in ("doctests", "prompt_terminology")
                             if isinstance(record.get(k), str)]
+    # the libraries MultiPL-E's evaluator gives the language (Java: javatuples)
+    libraries = bool(languages.get(language).build_flags_in.get("multipl-e", {})
+                     .get("libraries"))
     return {"kind": "test_program", "identifier": name, "language": language,
             "framework": framework, "prompt": _text(record, "prompt"),
             "tests": _text(record, "tests"), "stop_tokens": stops, "tags": tags,
-            "source": "multipl-e"}
+            "source": "multipl-e", **({"libraries": True} if libraries else {})}
 
 
 _RUST_CRATES = re.compile(r"^use (?:rand::Rng|regex::Regex|md5);\n", re.M)

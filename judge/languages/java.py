@@ -96,7 +96,10 @@ class Java(Language):
     nproc = 96
     tools = (("javac", ("/usr/bin/javac", "-version")), ("java", ("/usr/bin/java", "-version")))
     names_in = {"kattis": ("java",), "sandboxfusion": ("java",), "codecontests": (4, "JAVA")}
-    build_flags_in = {"sandboxfusion": {"assertions": True, "libraries": True}}
+    #: SandboxFusion's routes: assertions on, javatuples; MultiPL-E's evaluator puts
+    #: javatuples on the class path of every Java test program (its prompts import it)
+    build_flags_in = {"sandboxfusion": {"assertions": True, "libraries": True},
+                      "multipl-e": {"libraries": True}}
     allocation_errors = ("OutOfMemoryError", "java.lang.OutOfMemoryError")
     oom_markers = ("java.lang.OutOfMemoryError",)  # the JVM, outside the harness
     prompt_where = "a method of class Solution"
@@ -207,7 +210,8 @@ class Java(Language):
         """``assertions``: run with ``-ea`` (SandboxFusion's routes run Java so; the judge's
         own programs run as Kattis runs them, without). ``libraries``: the third-party jars
         SandboxFusion's image puts on the class path (:data:`LIBRARIES`, from Debian
-        packages), for its routes only."""
+        packages), for its routes and for test programs that declare ``libraries``
+        (MultiPL-E's)."""
         jars = [jar for jar in LIBRARIES if libraries]
         files = source_files(sources, ".java")
         main = main_source(sources, ".java", marker=r"static\s+(?:public\s+)?void\s+main\s*\(")

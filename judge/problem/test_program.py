@@ -67,6 +67,10 @@ class TestProgramProblem(BaseModel):
     #: Go packages imported when the completion uses them (HumanEval-X's evaluator)
     imports_if_used: Annotated[list[Annotated[str, Field(pattern=r"^[a-z0-9_./]{1,60}$")]],
                                Field(max_length=32)] = []
+    #: the third-party libraries the judge has for the language on the build's and run's
+    #: paths (Java's javatuples jar, Node's lodash: docs/test-programs.md), as the
+    #: benchmark's evaluator gives them (MultiPL-E's Java); false: the standard library only
+    libraries: bool = False
     #: a reference completion (the benchmark's canonical solution), if any
     reference: Text | None = None
     limits: TestProgramLimits = TestProgramLimits()

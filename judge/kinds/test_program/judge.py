@@ -102,7 +102,8 @@ class TestProgramJudge(KindJudge):
                          value_kb=max(base.value_kb, output_kb + 64),
                          nproc=max(base.nproc, lang.nproc), nofile=max(base.nofile, lang.nofile))
         time_s += lang.startup_s
-        built = _Flagged(lang, assembly.build_flags) if assembly.build_flags else lang
+        flags = dict(assembly.build_flags, **({"libraries": True} if problem.libraries else {}))
+        built = _Flagged(lang, flags) if flags else lang
         digest = hashlib.sha256(json.dumps(sources, sort_keys=True).encode(
             "utf-8", "surrogatepass")).hexdigest()[:16]
         spec = {"stdin": base64.b64encode(b"").decode("ascii"), "argv": [], "files": {}}

@@ -5,6 +5,7 @@ model: docs/test-programs.md."""
 
 from __future__ import annotations
 
+import inspect
 import re
 from pathlib import Path
 from typing import Any
@@ -36,12 +37,23 @@ def _checked(problem: TestProgramProblem, file: str) -> TestProgramProblem:
         elif not issues and languages.get(problem.language).name != wanted:
             issues.append(Issue(file, "the %s framework runs %s tests, not %s" % (
                 problem.framework, wanted, problem.language), "framework"))
+    if problem.libraries and not issues and not takes_libraries(
+            languages.get(problem.framework or problem.language)):
+        issues.append(Issue(file, "%s programs have no third-party libraries here "
+                            "(docs/test-programs.md)" % (problem.framework or problem.language),
+                            "libraries"))
     if problem.test_file is not None and problem.framework not in SEPARATE_TEST_FILE:
         issues.append(Issue(file, "a separate test file is for pytest and go_test only",
                             "test_file"))
     if issues:
         raise InputError(issues)
     return problem
+
+
+def takes_libraries(lang: Any) -> bool:
+    """Whether the language builds with its third-party libraries on request (its
+    ``program_build`` takes ``libraries``)."""
+    return "libraries" in inspect.signature(lang.program_build).parameters
 
 
 def go_imports(code: str, setup: str, packages: list[str]) -> str:
@@ -113,4 +125,4 @@ class TestProgramKind(ProblemKind):
         return [RenderedPrompt(problem.identifier, problem.language, False, "", problem.prompt)]
 
 
-__all__ = ["TestProgramKind", "go_imports"]
+__all__ = ["TestProgramKind", "go_imports", "takes_libraries"]
