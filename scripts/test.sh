@@ -182,7 +182,7 @@ suite_start=$(date +%s)
 lane lint lint
 lane docs docs
 lane pure run_pytest pure -m "pure and not docker" -n 2
-lane sandbox run_pytest sandbox -m "not pure or docker"
+lane sandbox run_pytest sandbox -m "not pure or docker" --durations=30
 lane self self_check
 say "lanes (wall time):"
 printf '%s' "$lane_times" >&2

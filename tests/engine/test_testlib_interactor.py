@@ -7,7 +7,7 @@ pipes early, forking to keep them open): always a candidate verdict, never the
 interactor's failure. A checker reading ``tout`` (Polygon: ``checker input tout answer``)
 decides the tests the interactor accepts. An interactor that FAILs, crashes, exits with
 another code, hangs or floods is a problem error, never a hang of the judge; ``quitp``
-gives a partial score."""
+gives a partial score, and scored problems (test groups, IOI subtasks) add it up."""
 
 from __future__ import annotations
 
@@ -273,6 +273,36 @@ def test_points_from_the_interactor(executor, tmp_path):
     assert result.tests[0].score == 0.5
     assert "partially correct: score 0.5" in result.message
     assert "testlib interactor" in result.message and not result.problem_errors
+
+
+def test_a_scored_problem_with_a_testlib_interactor(executor, tmp_path):
+    # two subtasks over the guessing game: "easy" sums its tests (20 points each), "hard"
+    # is an IOI subtask (the minimum over its tests x 60); the interactor's quitp(0.5) is
+    # half of a test's points, as a testlib checker's partial points are
+    (tmp_path / "interactor.cpp").write_text(INTERACTOR)
+    tests = [("easy/1", "1\n"), ("easy/2", "437 half\n"), ("hard/1", "1000\n"),
+             ("hard/2", "437 half\n")]
+    data = {"kind": "program", "identifier": "guess-scored", "statement": "Guess.",
+            "interactive": True, "checker": {"type": "testlib", "interactor": "interactor.cpp"},
+            "limits": {"time_limit_s": 1},
+            "validator_limits": {"time_limit_s": 5, "output_kb": 64},
+            "tests": [{"name": name, "group": name.split("/")[0], "stdin": given,
+                       "expected": "10\n"} for name, given in tests],
+            "scoring": {"max_score": 100, "aggregation": "sum",
+                        "groups": [{"name": "easy", "max_score": 40, "aggregation": "sum"},
+                                   {"name": "hard", "max_score": 60, "aggregation": "min"}]}}
+    problem = program_from_data(data, str(tmp_path / "guess.json"), tmp_path)
+    result = _run(executor, problem, *_file("guess.py"))
+    assert not result.problem_errors, result.problem_errors
+    groups = {g["group"]: g["score"] for g in result.groups}
+    assert groups == {"": 60.0, "easy": 30.0, "hard": 30.0}, result.groups
+    assert result.score == 60.0 and result.max_score == 100.0
+    assert [t.score for t in result.tests] == [None, 0.5, None, 0.5]  # None: full marks
+
+    # always guesses 1: right on easy/1 only, so "easy" gets 20 and the subtask "hard" 0
+    wrong = _run(executor, problem, CPP_WRONG, "cpp")
+    assert wrong.score == 20.0 and not wrong.problem_errors, (wrong.groups, wrong.message)
+    assert wrong.verdict is Verdict.WRONG_ANSWER
 
 
 # ---- interactors that misbehave: a problem error, never the candidate's verdict ----------------
