@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 from judge.cli.common import (
-    EXIT_INPUT, EXIT_OK, EXIT_USAGE, err, error, positive_int, print_issues,
+    EXIT_INPUT, EXIT_OK, EXIT_USAGE, err, error, int_in, positive_int, print_issues,
 )
 from judge.errors import InputError, Issue
 
@@ -51,6 +51,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, default=0,
                    help="seed of the bootstrap: the same files give the same interval "
                         "(%(default)s)")
+    p.add_argument("--score-mode", default="max_subtask", metavar="MODE",
+                   help="how a scored problem's samples make its task score (CMS score "
+                        "modes): max_subtask (IOI 2017+, default), max, max_tokened_last")
+    p.add_argument("--score-precision", type=int_in(0, 9), default=2, metavar="DIGITS",
+                   help="decimals task scores are rounded to, as CMS's score_precision "
+                        "(%(default)s)")
     p.set_defaults(func=cmd_report)
 
 
@@ -71,8 +77,16 @@ def cmd_report(args: argparse.Namespace) -> int:
     from judge import jsonl
     from judge.reports.compare import compare_runs, render_comparison
     from judge.reports.runs import by_model, read_runs
+    from judge.errors import UnknownName
+    from judge.reports.scores import task_scores, task_scores_text
     from judge.reports.tables import merge, printable, render
+    from judge.scoring.task_scores import SCORE_MODES
 
+    try:
+        mode = SCORE_MODES.canonical(args.score_mode)
+    except UnknownName as exc:
+        error("report", str(exc))  # one line, naming the closest mode or every one
+        return EXIT_USAGE
     runs, issues = read_runs(args.results)
     print_issues(issues)
     missing = [note for run in runs for note in run.missing]
@@ -91,6 +105,8 @@ def cmd_report(args: argparse.Namespace) -> int:
             return EXIT_USAGE
         arms.insert(0, arms.pop(names.index(args.baseline)))
     comparisons = compare_runs(arms, args.bootstrap, args.seed) if len(arms) > 1 else []
+    tasks = [(run.label, found) for run in runs for found in
+             [task_scores(run.rows, mode, args.score_precision)] if found is not None]
     if args.html or args.format == "html":
         from judge.reports.html import render_html
 
@@ -108,12 +124,18 @@ def cmd_report(args: argparse.Namespace) -> int:
         data = summary.to_json()
         if comparisons:
             data["comparisons"] = comparisons
+        if tasks:  # one run: its task scores; several: a list, each with its run
+            data["task_scores"] = tasks[0][1] if not several else \
+                [{"run": label, **found} for label, found in tasks]
         # strict JSON (every number finite by now); escapes where stdout cannot hold a text
         text = jsonl.json_text(data, indent=2) if _utf8(sys.stdout) else \
             json.dumps(data, indent=2, ensure_ascii=True)
         _write(text + "\n")
     elif args.format != "html":
         _write(render(summary, args.format))
+        for label, found in tasks:
+            _write("\n" + ("%s: " % label if several else "")
+                   + printable(task_scores_text(found, args.format)))
         for result in comparisons:
             _write("\n" + printable(render_comparison(result,
                                                       markdown=args.format == "markdown")))

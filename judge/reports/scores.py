@@ -154,5 +154,155 @@ def groups_text(groups: list[dict[str, Any]]) -> str:
                                     number(g["max_score"])) for g in groups)
 
 
-__all__ = ["SCORE_AT_K", "groups_text", "is_scored", "model_row", "number", "problem_row",
-           "problem_scores", "score_of"]
+# ---- a task's score over several submissions (CMS score modes) ------------------------------
+
+#: how the task scores are made (said in the JSON and the text reports)
+TASK_SCORE_RULE = (
+    "task score = the score of a problem over all its samples (submissions, in the "
+    "solutions file's order), as CMS computes a contestant's task score: max_subtask "
+    "(IOI 2017+) sums each subtask's best score over the samples, max (IOI 2013-2016) is "
+    "the best single sample, max_tokened_last (IOI 2010-2012) the last sample's or a "
+    "tokened one's; subtask scores and the total rounded to %s decimals; samples not "
+    "judged (sandbox_error) are left out, never counted as 0")
+
+
+def subtask_parts(row: dict[str, Any]) -> Any:
+    """A results line's subtasks (the groups right below the root, and the root's own tests
+    when it has some) as :class:`judge.scoring.task_scores.Part`; None when the line has no
+    breakdown or its root does not add its groups up (``sum``): then it is one subtask."""
+    from judge.scoring.task_scores import Part
+
+    groups = row.get("groups")
+    if not isinstance(groups, list) or len(groups) < 2 or not isinstance(groups[0], dict):
+        return None
+    root = groups[0]
+    if root.get("aggregation") != "sum":
+        return None
+    named = [g for g in groups[1:] if isinstance(g, dict) and isinstance(g.get("group"), str)]
+    names = [g["group"] for g in named]
+    top = [g for g in named if not any(other != g["group"] and
+                                       g["group"].startswith(other + "/") for other in names)]
+    if not top:
+        return None
+    parts = []
+    for g in top:
+        top_score = g.get("max_score")
+        parts.append(Part(g["group"], score_of(g) or 0.0,
+                          float(top_score) if isinstance(top_score, (int, float))
+                          and not isinstance(top_score, bool) else None))
+    total = root.get("total") if isinstance(root.get("total"), int) else 0
+    inside = sum(g.get("total") for g in top if isinstance(g.get("total"), int))
+    if total > inside:  # the root's own tests (outside every group) are a subtask too
+        rest = (score_of(root) or 0.0) - sum(p.score for p in parts)
+        parts.append(Part("(root tests)", round(max(0.0, rest), 9), None))
+    return tuple(parts)
+
+
+def _order(pair: tuple[int, dict[str, Any]]) -> tuple[float, float, int]:
+    position, row = pair
+    sample, line = row.get("sample"), row.get("line")
+    good = lambda v: isinstance(v, int) and not isinstance(v, bool)  # noqa: E731
+    return (sample if good(sample) else float("inf"), line if good(line) else float("inf"),
+            position)
+
+
+def task_scores(rows: list[dict[str, Any]], mode: str, precision: int | None = 2
+                ) -> dict[str, Any] | None:
+    """Per scored problem and model with several samples, the task score under ``mode``
+    (see :mod:`judge.scoring.task_scores`), with per subtask the sample that gave its
+    maximum; per model the sum over those problems. None when no scored problem has several
+    samples. ``rows`` are a results file's lines, sandbox errors included (they are left out
+    and counted here)."""
+    from judge.reports.tables import model_of, natural_key
+    from judge.scoring.primitives import ScoringError
+    from judge.scoring.task_scores import Submission, task_score
+
+    per: dict[tuple[str, str], list[tuple[int, dict[str, Any]]]] = {}
+    for position, row in enumerate(rows):
+        per.setdefault((str(row.get("problem_id")), model_of(row)), []).append((position, row))
+    by_problem: list[dict[str, Any]] = []
+    for problem, model in sorted(per, key=lambda pm: (natural_key(pm[0]), natural_key(pm[1]))):
+        items = [row for _, row in sorted(per[(problem, model)], key=_order)]
+        judged = [r for r in items if r.get("verdict") != "sandbox_error"]
+        if len(items) < 2 or not is_scored(judged):
+            continue
+        submissions = [Submission(None) if r.get("verdict") == "sandbox_error" else
+                       Submission(score_of(r) or 0.0, subtask_parts(r),
+                                  r.get("tokened") is True) for r in items]
+        labels = [r["sample"] if isinstance(r.get("sample"), int) else i
+                  for i, r in enumerate(items)]
+        entry: dict[str, Any] = {"problem_id": problem, "model": model,
+                                 "samples": len(items), "max_score": _maximum(judged)}
+        try:
+            result = task_score(mode, submissions, precision)
+            single = task_score("max", submissions, precision)
+        except ScoringError as exc:
+            entry.update({"task_score": None, "note": str(exc)})
+            by_problem.append(entry)
+            continue
+        entry.update({"task_score": result.score, "best_single": single.score,
+                      "judged": result.counted,
+                      "excluded": [labels[i] for i in result.excluded]})
+        if result.subtasks:
+            entry["subtasks"] = [{"subtask": s.name, "score": s.score,
+                                  "max_score": s.max_score,
+                                  "sample": None if s.submission is None
+                                  else labels[s.submission]} for s in result.subtasks]
+        else:
+            entry["sample"] = None if result.submission is None else labels[result.submission]
+        by_problem.append(entry)
+    if not by_problem:
+        return None
+    by_model: list[dict[str, Any]] = []
+    for model in sorted({e["model"] for e in by_problem}, key=natural_key):
+        mine = [e for e in by_problem if e["model"] == model]
+        scored = [e for e in mine if e["task_score"] is not None]
+        maxima = [e["max_score"] for e in scored]
+        by_model.append({"model": model, "problems": len(mine),
+                         "task_points": round(sum(e["task_score"] for e in scored), 9),
+                         "max_points": None if None in maxima else round(sum(maxima), 9),
+                         "best_single_points": round(sum(e["best_single"] for e in scored), 9),
+                         "excluded": sum(len(e["excluded"]) for e in scored)})
+    return {"mode": mode, "precision": precision,
+            "rule": TASK_SCORE_RULE % ("no" if precision is None else precision),
+            "by_model": by_model, "by_problem": by_problem}
+
+
+def task_scores_text(data: dict[str, Any], fmt: str = "table") -> str:
+    """The task scores as a text (``table``) or ``markdown`` section."""
+    from tabulate import tabulate
+
+    style = "github" if fmt == "markdown" else "simple"
+    head = "Task scores (score mode %s)" % data["mode"]
+    models = [{"model": m["model"], "problems": m["problems"],
+               "task points": "%s/%s" % (number(m["task_points"]), number(m["max_points"])),
+               "best single": number(m["best_single_points"]),
+               "excluded": m["excluded"]} for m in data["by_model"]]
+    problems = []
+    for e in data["by_problem"]:
+        if e["task_score"] is None:
+            cell, where = "-", e["note"]
+        else:
+            cell = "%s/%s" % (number(e["task_score"]), number(e["max_score"]))
+            if "subtasks" in e:
+                where = " · ".join("%s %s/%s (#%s)" % (
+                    s["subtask"] or "(all)", number(s["score"]), number(s["max_score"]),
+                    "-" if s["sample"] is None else s["sample"]) for s in e["subtasks"])
+            else:
+                where = "sample #%s" % ("-" if e["sample"] is None else e["sample"])
+        row = {"problem_id": e["problem_id"], "model": e["model"],
+               "samples": "%s of %d" % (e.get("judged", "-"), e["samples"]),
+               "task score": cell, "best single": number(e["best_single"])
+               if e.get("best_single") is not None else "-", "from": where}
+        if e.get("excluded"):
+            row["from"] += " (not judged, left out: #%s)" % ", #".join(map(str, e["excluded"]))
+        problems.append(row)
+    title = ("## %s" % head) if fmt == "markdown" else head
+    return "\n\n".join([title, tabulate(models, headers="keys", tablefmt=style),
+                         tabulate(problems, headers="keys", tablefmt=style),
+                         "task scores: " + data["rule"]]) + "\n"
+
+
+__all__ = ["SCORE_AT_K", "TASK_SCORE_RULE", "groups_text", "is_scored", "model_row", "number",
+           "problem_row", "problem_scores", "score_of", "subtask_parts", "task_scores",
+           "task_scores_text"]

@@ -132,6 +132,7 @@ REGISTRIES = [
     ("judge.engine.checkers.base", "CHECKERS"),
     ("judge.importers.base", "IMPORTERS"),
     ("judge.scoring.dimensions", "PRIMITIVES"),
+    ("judge.scoring.task_scores", "SCORE_MODES"),
     ("judge.grading.proofs.workflows", "WORKFLOWS"),
     ("judge.reward_policies", "POLICIES"),
 ]
