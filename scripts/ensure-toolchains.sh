@@ -81,6 +81,35 @@ if [ -x /usr/bin/go ] && [ -d /usr/share/gocode/src/github.com/stretchr/testify 
     chmod -R a+rX /usr/share/gocode/pkg 2>/dev/null
 fi
 
+# jest (judge/languages/jest.py): the npm packages pinned by sandboxes/jest/package-lock.json,
+# installed with `npm ci` into JEST_HOME with the judge's runner and reporter, once per lockfile
+# (the stamp: SHA-256 of the lockfile, run.js and reporter.js); also what the polyglot image copies
+JEST_HOME=/usr/local/lib/judge-jest
+JEST_SRC="$(cd "$(dirname "$0")/.." && pwd)/sandboxes/jest"
+jest_stamp=$(cat "$JEST_SRC/package-lock.json" "$JEST_SRC/judge/run.js" "$JEST_SRC/judge/reporter.js" \
+             | sha256sum | cut -d' ' -f1)
+if [ "$(cat "$JEST_HOME/judge-jest.stamp" 2>/dev/null)" != "$jest_stamp" ]; then
+    if [ "$(id -u)" = 0 ] && command -v npm >/dev/null; then
+        say "installing jest (npm ci, sandboxes/jest/package-lock.json) into $JEST_HOME"
+        jest_tmp=$(mktemp -d /usr/local/lib/.judge-jest.XXXXXX)
+        cp "$JEST_SRC/package.json" "$JEST_SRC/package-lock.json" "$jest_tmp/" \
+            && mkdir -p "$jest_tmp/judge" && cp "$JEST_SRC/judge/run.js" "$JEST_SRC/judge/reporter.js" "$jest_tmp/judge/" \
+            && ( cd "$jest_tmp" && npm ci --ignore-scripts --no-audit --no-fund --omit=dev --loglevel=error >/dev/null ) \
+            && printf '%s\n' "$jest_stamp" > "$jest_tmp/judge-jest.stamp" \
+            && chmod -R a+rX,go-w "$jest_tmp" \
+            && rm -rf "$JEST_HOME" && mv "$jest_tmp" "$JEST_HOME" \
+            || { say "installing jest failed (npm ci: is the npm registry reachable?)"; rm -rf "$jest_tmp"; }
+    else
+        say "jest: not installed (needs root and npm: the npm registry is reached once per lockfile)"
+    fi
+fi
+if [ "$(cat "$JEST_HOME/judge-jest.stamp" 2>/dev/null)" = "$jest_stamp" ]; then
+    say "$JEST_HOME: jest $(sed -n 's/^  "version": "\(.*\)",$/\1/p' "$JEST_HOME/node_modules/jest/package.json")"
+else
+    say "$JEST_HOME: jest MISSING"
+    jest_missing=1
+fi
+
 status=0
 for tool in /usr/bin/node /usr/bin/g++ /usr/bin/go /usr/bin/rustc /usr/bin/javac /usr/bin/java \
             /usr/bin/pypy3 /usr/bin/chromium $(printf '%s\n' "${!EXTRA[@]}" | sort); do
@@ -105,4 +134,5 @@ for tool in /usr/bin/node /usr/bin/g++ /usr/bin/go /usr/bin/rustc /usr/bin/javac
         status=1
     fi
 done
+[ -z "${jest_missing:-}" ] || status=1
 exit $status

@@ -60,7 +60,8 @@ for _name, _target, _aliases in (
         ("go_test", "judge.languages.frameworks:GoTest", ("gotest",)),
         ("junit", "judge.languages.frameworks:JUnit", ("junit5",)),
         ("d_ut", "judge.languages.frameworks:DUnittest", ("d_unittest",)),
-        ("rust_test", "judge.languages.frameworks:RustTest", ())):
+        ("rust_test", "judge.languages.frameworks:RustTest", ()),
+        ("jest", "judge.languages.jest:Jest", ())):
     REGISTRY.add(_name, _target, _aliases)
 
 #: the built-in languages (``names()`` adds those of installed plug-ins)

@@ -26,7 +26,7 @@ SCHEME = "sandboxfusion"
 #: shape (status SandboxError), as SandboxFusion answers a runner it cannot use (a language
 #: that declares one of these names, a plug-in's, is run)
 UNSUPPORTED = ("python2", "sql", "cuda", "julia",
-               "jest", "verilog", "python_gpu", "lean", "swift",
+               "verilog", "python_gpu", "lean", "swift",
                "gtest", "react")
 
 

@@ -7,9 +7,9 @@ D_ut, jest), byte for byte from its repository (commit
 SandboxFusion's models; tests/sandboxfusion/shim/ provides those names over the judge (the
 app ``judge.service.app.create_app`` builds, with the server's defaults, and the models of
 ``judge.service.fusion_models``). Each sandbox runs them in a pytest of their own, the shim
-first on ``sys.path``, and every test must pass, except those that need what SandboxFusion
-ships beside its runners and the judge does not (and jest's, a language the judge refuses):
-they must fail (so the list stays true) and docs/service.md says why."""
+first on ``sys.path``, and every test must pass (jest's too: judge/languages/jest.py), except those that need what
+SandboxFusion ships beside its runners and the judge does not: they must fail (so the list
+stays true) and docs/service.md says why (there are none now)."""
 
 from __future__ import annotations
 
@@ -55,11 +55,8 @@ SHA256 = {
 }
 #: tests that need what SandboxFusion allows beside its runners (docs/service.md, "What
 #: differs from SandboxFusion")
-NEEDS_SANDBOXFUSION_RUNTIME = {
-    # jest (and ts-jest) is not packaged in Debian bookworm: the judge refuses the language
-    "test_jest.py::test_jest_pass",
-    "test_jest.py::test_jest_fail",
-}
+#: (none now: jest runs, judge/languages/jest.py, from the npm install of sandboxes/jest/)
+NEEDS_SANDBOXFUSION_RUNTIME: set[str] = set()
 
 
 def test_the_vendored_files_are_unchanged():
