@@ -75,3 +75,16 @@ def test_completions_are_cut_at_the_first_stop_token_as_multipl_e_cuts_them(path
             submission = KIND.submission(problem, _Candidate(generated))
             assert submission.code == problem.prompt + stop_at_stop_token(
                 generated, problem.stop_tokens) == problem.prompt + correct
+
+
+def test_libraries_on_a_language_without_any_is_refused_naming_the_field():
+    from judge.errors import InputError
+    from judge.importers.test_programs import multipl_e
+
+    record = _rows(HERE / "humaneval-cpp.jsonl")[0]
+    with pytest.raises(InputError) as caught:
+        KIND.load(dict(multipl_e(record), libraries=True), "cpp.json")
+    assert str(caught.value) == ("cpp.json: libraries: cpp programs have no third-party "
+                                 "libraries here (docs/test-programs.md)")
+    java = KIND.load(multipl_e(_rows(HERE / "mbpp-java.jsonl")[0]), "java.json")
+    assert java.libraries is True and KIND.data(java)["libraries"] is True
