@@ -79,7 +79,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     from judge.reports.runs import by_model, read_runs
     from judge.errors import UnknownName
     from judge.reports.scores import task_scores, task_scores_text
-    from judge.reports.tables import merge, printable, render
+    from judge.reports.tables import merge, model_of, natural_key, printable, render
     from judge.scoring.task_scores import SCORE_MODES
 
     try:
@@ -106,7 +106,8 @@ def cmd_report(args: argparse.Namespace) -> int:
         arms.insert(0, arms.pop(names.index(args.baseline)))
     comparisons = compare_runs(arms, args.bootstrap, args.seed) if len(arms) > 1 else []
     tasks = [(run.label, found) for run in runs for found in
-             [task_scores(run.rows, mode, args.score_precision)] if found is not None]
+             [task_scores(run.rows, mode, args.score_precision, model_of=model_of,
+                          natural_key=natural_key)] if found is not None]
     if args.html or args.format == "html":
         from judge.reports.html import render_html
 

@@ -21,7 +21,7 @@ common one; ``None``: unbounded, then only points are shown).
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from typing import Any, Callable
 
 from judge.reports.stats import mean_se
 from judge.scoring.passk import ks_for, max_at_k
@@ -206,14 +206,16 @@ def _order(pair: tuple[int, dict[str, Any]]) -> tuple[float, float, int]:
             position)
 
 
-def task_scores(rows: list[dict[str, Any]], mode: str, precision: int | None = 2
-                ) -> dict[str, Any] | None:
+def task_scores(rows: list[dict[str, Any]], mode: str, precision: int | None = 2, *,
+                model_of: Callable[[dict[str, Any]], str] = lambda row: str(
+                    row.get("model") or "-"),
+                natural_key: Callable[[Any], Any] = str) -> dict[str, Any] | None:
     """Per scored problem and model with several samples, the task score under ``mode``
     (see :mod:`judge.scoring.task_scores`), with per subtask the sample that gave its
     maximum; per model the sum over those problems. None when no scored problem has several
     samples. ``rows`` are a results file's lines, sandbox errors included (they are left out
-    and counted here)."""
-    from judge.reports.tables import model_of, natural_key
+    and counted here). ``model_of`` and ``natural_key`` are the report's (``tables``, which
+    imports this module: passed in, never imported here)."""
     from judge.scoring.primitives import ScoringError
     from judge.scoring.task_scores import Submission, task_score
 
