@@ -33,7 +33,7 @@ from pathlib import Path
 from judge.languages.base import Build, source_files
 from judge.languages.frameworks import _Framework
 from judge.resources import sandbox_dir
-from judge.sandbox.prerequisites import Prerequisite
+from judge.sandbox.prerequisites import Prerequisite, tool_version
 
 NODE = "/usr/bin/node"
 #: where the toolchain is installed, on the host (the process sandbox) and in the image
@@ -145,12 +145,13 @@ class Jest(_Framework):
     def prerequisites(self) -> list[Prerequisite]:
         hint = "scripts/ensure-toolchains.sh installs it with npm ci (sandboxes/jest/)"
         version = jest_version()
+        node = tool_version("node", [NODE, "--version"], needed="node for %s" % self.title)
         if installed():
-            return [Prerequisite("jest", "jest for %s" % self.title, True,
+            return [node, Prerequisite("jest", "jest for %s" % self.title, True,
                                  "jest %s in %s" % (version, JEST_HOME), hint=hint)]
         why = ("jest %s in %s, not this checkout's lockfile" % (version, JEST_HOME)
                if version else "not installed in %s" % JEST_HOME)
-        return [Prerequisite("jest", "jest for %s" % self.title, False, why, hint=hint)]
+        return [node, Prerequisite("jest", "jest for %s" % self.title, False, why, hint=hint)]
 
 
 __all__ = ["JEST_HOME", "Jest", "expected_stamp", "installed", "jest_version"]

@@ -7,9 +7,9 @@ D_ut, jest), byte for byte from its repository (commit
 SandboxFusion's models; tests/sandboxfusion/shim/ provides those names over the judge (the
 app ``judge.service.app.create_app`` builds, with the server's defaults, and the models of
 ``judge.service.fusion_models``). Each sandbox runs them in a pytest of their own, the shim
-first on ``sys.path``, and every test must pass (jest's too: judge/languages/jest.py), except those that need what
-SandboxFusion ships beside its runners and the judge does not: they must fail (so the list
-stays true) and docs/service.md says why (there are none now)."""
+first on ``sys.path``, and every test must pass (jest's too: judge/languages/jest.py),
+except those that need what SandboxFusion ships beside its runners and the judge does not:
+they must fail (so the list stays true) and docs/service.md says why (there are none now)."""
 
 from __future__ import annotations
 

@@ -42,8 +42,20 @@ const child = childProcess.spawn(process.execPath, [
   path.join(modules, 'jest', 'bin', 'jest.js'), '--config', JSON.stringify(config),
   '--runInBand', '--ci', '--no-watchman', '--colors=false', '--runTestsByPath',
   path.join(build, testFile)], {cwd: build, env: env,
-                                 stdio: ['inherit', 'inherit', 'inherit', 'pipe', 'pipe']});
+                                 stdio: ['inherit', 'inherit', 'pipe', 'pipe', 'pipe']});
 child.stdio[4].end(nonce + '\n');
+// jest's standard error (its report, and the tests' own) is held and written after the
+// runner's verdict line, so that line is always the first of standard error: the judge's
+// message, which a test cannot write before (at most ERR_BYTES of it are kept)
+const ERR_BYTES = 1 << 20;
+const errChunks = [];
+let errSize = 0;
+child.stdio[2].on('data', (chunk) => {
+  if (errSize < ERR_BYTES) {
+    errChunks.push(chunk.subarray(0, ERR_BYTES - errSize));
+    errSize += chunk.length;
+  }
+});
 const chunks = [];
 let size = 0;
 child.stdio[3].on('data', (chunk) => {
@@ -92,24 +104,40 @@ function finish(code, signal) {
   } else if (code !== 0) {
     verdict = 'jest exited with status ' + code + ' after its tests';
   }
-  if (verdict === undefined) {
-    process.stderr.write('jest: ' + record.passed + ' of ' + record.total + ' tests passed\n');
-    process.exit(0);
+  const line = verdict === undefined
+    ? 'jest: ' + record.passed + ' of ' + record.total + ' tests passed'
+    : 'jest: ' + verdict.replace(/\s+/g, ' ').slice(0, 1000);
+  let held = Buffer.concat(errChunks);
+  if (errSize > ERR_BYTES) held = Buffer.concat([held, Buffer.from('\n[jest: standard error cut at 1 MiB]\n')]);
+  writeAll(2, Buffer.concat([Buffer.from(line + '\n'), held]));
+  process.exit(verdict === undefined ? 0 : (code && !signal ? code : 1));
+}
+
+function writeAll(fd, data) {
+  let done = 0;
+  while (done < data.length) {
+    try {
+      done += fs.writeSync(fd, data, done, data.length - done);
+    } catch (error) {
+      if (error.code !== 'EAGAIN') return;
+    }
   }
-  process.stderr.write('jest: ' + verdict.replace(/\s+/g, ' ') + '\n');
-  process.exit(code && !signal ? code : 1);
 }
 child.on('exit', (code, signal) => {
-  // the results pipe may still hold data: read it to its end (or a moment) before judging
-  if (child.stdio[3].readableEnded) finish(code, signal);
-  else {
-    child.stdio[3].on('end', () => finish(code, signal));
-    child.stdio[3].on('close', () => finish(code, signal));
-    setTimeout(() => finish(code, signal), 2000).unref();
+  // the pipes may still hold data (a test's own children may hold them open): read them to
+  // their end, or a moment, before judging
+  let open = [2, 3].filter((fd) => !child.stdio[fd].readableEnded);
+  if (!open.length) return finish(code, signal);
+  for (const fd of open) {
+    child.stdio[fd].on('close', () => {
+      open = open.filter((other) => other !== fd);
+      if (!open.length) finish(code, signal);
+    });
   }
+  setTimeout(() => finish(code, signal), 1000).unref();
 });
 child.on('error', (error) => {
-  process.stderr.write('jest: could not start: ' + error.message + '\n');
+  writeAll(2, Buffer.from('jest: could not start: ' + error.message + '\n'));
   process.exit(1);
 });
 for (const name of ['SIGTERM', 'SIGINT', 'SIGHUP']) {

@@ -36,6 +36,8 @@ from judge.sandbox.backends.docker.image import (
     base_recipe_hash,
     base_tag,
     get_client,
+    host_tree_files,
+    host_trees,
     image_tag,
     official_base,
     pull_image,
@@ -170,6 +172,8 @@ def _context_tar(language: str) -> io.BytesIO:
     with tarfile.open(fileobj=buf, mode="w") as tar:
         entries = [(name, data) for name, data in _tree_files(sandbox_dir(language)).items()]
         entries += [(f"runner/{name}", data) for name, data in runner_files(language).items()]
+        for tree in host_trees(language):  # (the polyglot image's jest: host_trees.json)
+            entries += list(host_tree_files(tree).items())
         for name, data in entries:
             info = tarfile.TarInfo(name)
             info.size, info.mode, info.mtime = len(data), 0o644, 0

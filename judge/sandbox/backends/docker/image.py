@@ -96,6 +96,37 @@ def runner_files(language: str = "python") -> dict[str, bytes]:
     return files
 
 
+def host_trees(language: str = "python") -> list[dict]:
+    """The trees installed on the host that the image copies (``sandboxes/<language>/
+    host_trees.json``: ``{"trees": [{"from": host dir, "to": context dir, "stamp": file}]}``;
+    the polyglot image's jest toolchain, installed by scripts/ensure-toolchains.sh). A tree
+    enters the definition hash by its stamp (what was installed), not its files."""
+    path = sandbox_dir(language) / "host_trees.json"
+    if not path.is_file():
+        return []
+    try:
+        return list(json.loads(path.read_text()).get("trees", []))
+    except (json.JSONDecodeError, AttributeError) as exc:
+        raise ImageBuildError(f"{path}: not a list of trees: {exc}") from None
+
+
+def host_tree_stamp(tree: dict) -> bytes:
+    """The stamp of an installed host tree (b"" when it is not installed)."""
+    try:
+        return (Path(tree["from"]) / tree["stamp"]).read_bytes().strip()
+    except OSError:
+        return b""
+
+
+def host_tree_files(tree: dict) -> dict[str, bytes]:
+    """Context path -> content of a host tree's files (a note alone when it is not
+    installed: the image is built without it, and its language says so when run)."""
+    if not host_tree_stamp(tree):
+        return {f"{tree['to']}/NOT-INSTALLED": b"%s was not installed when this image was built "
+                b"(scripts/ensure-toolchains.sh)\n" % str(tree["from"]).encode()}
+    return {f"{tree['to']}/{name}": data for name, data in _tree_files(Path(tree["from"])).items()}
+
+
 def base_recipe(language: str = "python") -> dict:
     path = sandbox_dir(language) / "base.json"
     try:
@@ -129,6 +160,8 @@ def definition_hash(language: str = "python") -> str:
                           ("runner/", runner_files(language))):
         for name, content in files.items():
             chunks += [(prefix + name).encode(), content]
+    for tree in host_trees(language):
+        chunks += [("tree/" + tree["to"]).encode(), host_tree_stamp(tree) or b"absent"]
     return _digest(chunks)
 
 
