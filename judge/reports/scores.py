@@ -20,6 +20,7 @@ common one; ``None``: unbounded, then only points are shown).
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from typing import Any, Callable
 
@@ -231,7 +232,8 @@ def task_scores(rows: list[dict[str, Any]], mode: str, precision: int | None = 2
         submissions = [Submission(None) if r.get("verdict") == "sandbox_error" else
                        Submission(score_of(r) or 0.0, subtask_parts(r),
                                   r.get("tokened") is True) for r in items]
-        labels = [r["sample"] if isinstance(r.get("sample"), int) else i
+        labels = [r["sample"] if isinstance(r.get("sample"), int)
+                  and not isinstance(r.get("sample"), bool) else i
                   for i, r in enumerate(items)]
         entry: dict[str, Any] = {"problem_id": problem, "model": model,
                                  "samples": len(items), "max_score": _maximum(judged)}
@@ -240,6 +242,11 @@ def task_scores(rows: list[dict[str, Any]], mode: str, precision: int | None = 2
             single = task_score("max", submissions, precision)
         except ScoringError as exc:
             entry.update({"task_score": None, "note": str(exc)})
+            by_problem.append(entry)
+            continue
+        if not (math.isfinite(result.score) and math.isfinite(single.score)):
+            entry.update({"task_score": None, "note": "the scores add up past any number "
+                                                      "(not finite)"})
             by_problem.append(entry)
             continue
         entry.update({"task_score": result.score, "best_single": single.score,
@@ -261,13 +268,22 @@ def task_scores(rows: list[dict[str, Any]], mode: str, precision: int | None = 2
         scored = [e for e in mine if e["task_score"] is not None]
         maxima = [e["max_score"] for e in scored]
         by_model.append({"model": model, "problems": len(mine),
-                         "task_points": round(sum(e["task_score"] for e in scored), 9),
-                         "max_points": None if None in maxima else round(sum(maxima), 9),
-                         "best_single_points": round(sum(e["best_single"] for e in scored), 9),
+                         "task_points": _finite(sum(e["task_score"] for e in scored)),
+                         "max_points": None if None in maxima else _finite(sum(maxima)),
+                         "best_single_points": _finite(sum(e["best_single"] for e in scored)),
                          "excluded": sum(len(e["excluded"]) for e in scored)})
     return {"mode": mode, "precision": precision,
             "rule": TASK_SCORE_RULE % ("no" if precision is None else precision),
             "by_model": by_model, "by_problem": by_problem}
+
+
+def _finite(value: float) -> float | None:
+    """A sum as the report shows it: rounded, or None (missing) past any float."""
+    return round(value, 9) if math.isfinite(value) else None
+
+
+def _points(value: float | None) -> str:
+    return "-" if value is None else number(value)
 
 
 def task_scores_text(data: dict[str, Any], fmt: str = "table") -> str:
@@ -277,8 +293,8 @@ def task_scores_text(data: dict[str, Any], fmt: str = "table") -> str:
     style = "github" if fmt == "markdown" else "simple"
     head = "Task scores (score mode %s)" % data["mode"]
     models = [{"model": m["model"], "problems": m["problems"],
-               "task points": "%s/%s" % (number(m["task_points"]), number(m["max_points"])),
-               "best single": number(m["best_single_points"]),
+               "task points": "%s/%s" % (_points(m["task_points"]), number(m["max_points"])),
+               "best single": _points(m["best_single_points"]),
                "excluded": m["excluded"]} for m in data["by_model"]]
     problems = []
     for e in data["by_problem"]:

@@ -300,3 +300,22 @@ def test_the_report_names_each_subtasks_sample_and_the_excluded():
     single = task_scores(rows, "max", 2)["by_problem"][0]
     assert (single["task_score"], single["sample"]) == (70.0, 0)
     assert task_scores(rows[3:], "max_subtask", 2) is None  # no problem with two samples
+
+
+def test_odd_results_lines_give_a_reason_never_a_crash_or_a_non_finite_number():
+    huge = [{"group": "", "score": 1.7e308, "total": 2, "aggregation": "sum"},
+            {"group": "x", "score": 1.7e308, "max_score": 1.7e308, "total": 1},
+            {"group": "y", "score": 1.7e308, "total": 1}]
+    rows = [_line(s, "pass", 1.7e308, huge, problem="b") for s in range(2)]
+    rows += [_line(0, "pass", 50.0, _groups(20.0, 30.0, 0.0)),
+             {"problem_id": "p", "model": "m", "sample": "zz", "verdict": "pass",
+              "score": "x", "groups": [1, None, {"group": 5}]},           # scores 0
+             {"problem_id": "p", "model": "m", "sample": True, "verdict": "pass",
+              "score": 3, "groups": {"a": 1}}]                           # whole score 3
+    data = task_scores(rows, "max_subtask", 2)
+    notes = {e["problem_id"]: e for e in data["by_problem"]}
+    assert notes["b"]["task_score"] is None and "not finite" in notes["b"]["note"]
+    assert notes["p"]["task_score"] is None and "cannot be matched" in notes["p"]["note"]
+    assert data["by_model"][0]["task_points"] == 0  # nothing finite to add up
+    assert "not finite" in task_scores_text(data)
+    assert task_scores(rows[:2], "max", 2)["by_problem"][0]["task_score"] == 1.7e308
