@@ -16,6 +16,12 @@ common one; ``None``: unbounded, then only points are shown).
   problems of their mean points: the expected total of a contest of these problems) of
   ``max_points``, and with several samples per problem ``score@k`` for k > 1 (see
   :data:`SCORE_AT_K`; score@1 is ``score``).
+
+With several samples of a scored problem, :func:`task_scores` gives its task score over all
+of them under a CMS score mode (``max_subtask`` by default: each subtask's best over the
+samples, summed; :mod:`judge.scoring.task_scores`), naming the sample that gave each
+subtask's best and the samples left out (not judged); ``judge report`` prints it after the
+report (``--score-mode``) and puts it in the JSON as ``task_scores``.
 """
 
 from __future__ import annotations
