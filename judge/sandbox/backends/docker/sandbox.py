@@ -214,7 +214,9 @@ class DockerSandbox(PooledSandbox):
                 tmpfs_opts, SANDBOX_UID, SANDBOX_UID, ",exec" if self.exec_work else ""),
                    "/tmp": "%s,mode=1777" % tmpfs_opts,
                    # SandboxFusion's programs may write /mnt (its fetch_files test does)
-                   "/mnt": "rw,nosuid,nodev,size=64m,mode=1777"},
+                   # (owned by the sandbox's user: Docker copies the image's folder's mode)
+                   "/mnt": "rw,nosuid,nodev,size=64m,uid=%d,gid=%d" % (SANDBOX_UID,
+                                                                          SANDBOX_UID)},
             cap_drop=["ALL"],
             security_opt=["no-new-privileges"],
             ulimits=[Ulimit(name="nofile", soft=self.nofile, hard=self.nofile),
