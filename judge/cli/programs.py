@@ -234,10 +234,10 @@ def _with_margin(judge: Any, package: Any, items: list[Any], checks: list[Any], 
 
 def cmd_verify(args: argparse.Namespace) -> int:
     from judge.running.executor import Executor
-    from judge.importers.kattis import read_packages
+    from judge.importers.polygon import read_any_packages
     from judge.sandbox import open_sandbox
 
-    found = read_packages(*args.packages)
+    found = read_any_packages(*args.packages)  # Kattis/ICPC and Polygon packages
     for issue in found.issues:  # a package's text: escaped for the terminal
         err("error: %s" % printable(issue))
     if not found.packages:

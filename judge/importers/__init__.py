@@ -57,6 +57,8 @@ IMPORTERS.add("evalplus", "judge.importers.evalplus:EvalPlus",
               ("humaneval+", "humanevalplus", "mbpp+", "mbppplus", "evalplus-humaneval",
                "evalplus-mbpp"))
 IMPORTERS.add("kattis", "judge.importers.kattis:KattisImporter", ("icpc", "problemtools"))
+#: Polygon (Codeforces) packages, full ones (judge.importers.polygon)
+IMPORTERS.add("polygon", "judge.importers.polygon:PolygonImporter", ("codeforces",))
 #: test-program benchmarks (judge.importers.test_programs): the benchmark's own tests
 IMPORTERS.add("multipl-e", "judge.importers.test_programs:MultiPLE", ("multiple", "multipl_e"))
 IMPORTERS.add("humaneval-x", "judge.importers.test_programs:HumanEvalX", ("humaneval_x",))

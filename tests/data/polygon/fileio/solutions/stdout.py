@@ -1,0 +1,2 @@
+n = int(open('input.txt').read())
+print(2 * n)
