@@ -56,7 +56,8 @@ def extract_zip(archive: Path, dest: Path) -> Path:
                     ".." in parts or "\x00" in name:
                 raise _refuse(where, "a member path leading outside the package: refused")
             mode = info.external_attr >> 16
-            if mode and (stat.S_ISLNK(mode) or not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))):
+            kind = stat.S_IFMT(mode)  # 0: no type recorded (a plain file, zipfile's own)
+            if kind and kind not in (stat.S_IFREG, stat.S_IFDIR):
                 raise _refuse(where, "a symbolic link or special file in the archive: refused")
             key = "/".join(parts).lower()
             if key in seen:

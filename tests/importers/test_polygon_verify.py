@@ -1,0 +1,63 @@
+"""``judge verify`` on Polygon packages (tests/data/polygon), in both sandboxes: every tagged
+solution gets its tag's verdict (a standard checker, a testlib checker, a testlib
+interactor with a checker reading its tout, groups with points, file I/O), and the scored
+problem's solutions get their scores."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from judge.cli.main import main
+from tests.conftest import docker_or_skip
+from tests.paths import DATA
+
+POLYGON = DATA / "polygon"
+SANDBOXES = ["process", pytest.param("docker", marks=pytest.mark.docker)]
+
+
+def _verify(sandbox: str, capsys, *names: str) -> dict:
+    if sandbox == "docker":
+        docker_or_skip()
+    code = main(["verify", *(str(POLYGON / n) for n in names), "--sandbox", sandbox,
+                 "--jobs", "2", "--json"])
+    outcome = json.loads(capsys.readouterr().out)
+    assert code == 0, json.dumps(outcome, indent=1)
+    return {p["package"]: {Path(s["file"]).name: s for s in p["submissions"]}
+            for p in outcome["packages"]}
+
+
+@pytest.mark.parametrize("sandbox", SANDBOXES)
+def test_every_tagged_solution_gets_its_tags_verdict(sandbox, capsys):
+    found = _verify(sandbox, capsys, "aplusb", "split", "guess", "fileio")
+    verdicts = {(package, name): s["verdict"] for package, subs in found.items()
+                for name, s in subs.items()}
+    assert verdicts == {
+        ("aplusb", "main.py"): "pass", ("aplusb", "ok.py"): "pass",
+        ("aplusb", "wa.py"): "wrong_answer", ("aplusb", "tle.py"): "timeout",
+        ("aplusb", "crash.py"): "runtime_error",
+        ("split", "main.py"): "pass", ("split", "other.py"): "pass",
+        ("split", "wa.py"): "wrong_answer",
+        ("guess", "main.py"): "pass", ("guess", "linear.py"): "wrong_answer",
+        ("guess", "idle.py"): "timeout",
+        ("fileio", "main.py"): "pass", ("fileio", "stdout.py"): verdicts[("fileio",
+                                                                          "stdout.py")],
+    }
+    assert verdicts[("fileio", "stdout.py")] != "pass"
+    assert all(s["agrees"] for subs in found.values() for s in subs.values())
+    assert "testlib interactor" in found["guess"]["linear.py"]["message"]
+    assert "more than 10 queries" in found["guess"]["linear.py"]["message"]
+
+
+@pytest.mark.parametrize("sandbox", SANDBOXES)
+def test_groups_with_points_give_the_scores(sandbox, capsys):
+    subs = _verify(sandbox, capsys, "bigsum")["bigsum"]
+    scores = {name: (s["verdict"], s["score"], s["max_score"]) for name, s in subs.items()}
+    assert scores == {"main.py": ("pass", 100, 100),
+                      # overflows on tests 4 and 6 (each-test: 20 each lost), passes small
+                      "int32.py": ("wrong_answer", 60, 100),
+                      "nothing.py": ("wrong_answer", 0, 100)}
+    groups = {g["group"]: g["score"] for g in subs["int32.py"]["groups"]}
+    assert groups["small"] == 40 and groups["large"] == 20
