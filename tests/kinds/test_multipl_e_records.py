@@ -8,13 +8,15 @@ and a broken one (a wrong result) is ``wrong_answer`` with the test's own messag
 the MultiPL-E importer declares ``libraries`` for them, and a Java record without it is a
 compile error naming the package.
 
-The process sandbox judges every record; Docker one record per language (CI time). The engine
-has no batch call for test programs: each record is one sandbox run.
+The process sandbox judges every record; Docker one record per language (CI time). Each
+language's runs are one test, judged two at a time on a sandbox of two slots (the engine is
+thread-safe; it has no batch call of its own for test programs: each run is one sandbox job).
 """
 
 from __future__ import annotations
 
 import json
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -40,9 +42,10 @@ def _records() -> dict[str, dict[str, dict]]:
 
 
 RECORDS = _records()
-#: every record in the process sandbox; one per language in Docker (the same problem in each)
-ALL = [(language, name) for language in sorted(RECORDS) for name in sorted(RECORDS[language])]
+#: one record per language in Docker (the same problem in each); every record in process
 DOCKER_ONE = "HumanEval_85_add"
+#: runs at once (the sandbox's slots)
+SLOTS = 2
 
 
 class _Candidate:
@@ -54,7 +57,7 @@ def _open(name: str):
     from judge.languages.sandbox import for_languages
     from judge.sandbox import open_sandbox
 
-    return for_languages(open_sandbox(name, 1), 1)
+    return for_languages(open_sandbox(name, SLOTS), SLOTS)
 
 
 @pytest.fixture(scope="module")
@@ -79,13 +82,22 @@ def _judge(engine, record: dict, completion: str):
     return KIND.judge(engine, problem, KIND.submission(problem, _Candidate(completion)))
 
 
-def _check(engine, language: str, name: str) -> None:
-    record, case = RECORDS[language][name], COMPLETIONS[language][name]
-    good = _judge(engine, record, case["correct"])
-    assert good.verdict is Verdict.PASS, (language, name, good.verdict, good.message)
-    bad = _judge(engine, record, case["broken"])
-    assert bad.verdict is Verdict.WRONG_ANSWER, (language, name, bad.verdict, bad.message)
-    assert case["broken_says"] in bad.message, (language, name, bad.message)
+def _check(engine, language: str, names: list[str]) -> None:
+    """Every named record of ``language`` with its correct and its broken completion, judged
+    ``SLOTS`` at a time."""
+    runs = [(name, which) for name in names for which in ("correct", "broken")]
+    with ThreadPoolExecutor(SLOTS) as pool:
+        results = list(pool.map(lambda run: _judge(engine, RECORDS[language][run[0]],
+                                                    COMPLETIONS[language][run[0]][run[1]]), runs))
+    for (name, which), result in zip(runs, results):
+        if which == "correct":
+            assert result.verdict is Verdict.PASS, (language, name, result.verdict,
+                                                    result.message)
+        else:
+            assert result.verdict is Verdict.WRONG_ANSWER, (language, name, result.verdict,
+                                                            result.message)
+            said = COMPLETIONS[language][name]["broken_says"]
+            assert said in result.message, (language, name, result.message)
 
 
 def test_every_language_has_three_humaneval_and_two_mbpp_records_with_completions():
@@ -97,17 +109,17 @@ def test_every_language_has_three_humaneval_and_two_mbpp_records_with_completion
         assert sorted(COMPLETIONS[language]) == sorted(records), language
 
 
-@pytest.mark.parametrize("language,name", ALL)
-def test_a_real_record_passes_the_correct_completion_and_fails_the_broken_one_process(
-        process_engine, language, name):
-    _check(process_engine, language, name)
+@pytest.mark.parametrize("language", sorted(RECORDS))
+def test_every_real_record_passes_the_correct_completion_and_fails_the_broken_one_process(
+        process_engine, language):
+    _check(process_engine, language, sorted(RECORDS[language]))
 
 
 @pytest.mark.docker
 @pytest.mark.parametrize("language", sorted(RECORDS))
 def test_a_real_record_passes_the_correct_completion_and_fails_the_broken_one_docker(
         docker_engine, language):
-    _check(docker_engine, language, DOCKER_ONE)
+    _check(docker_engine, language, [DOCKER_ONE])
 
 
 def test_javas_prompt_as_shipped_needs_the_declared_javatuples(process_engine):
