@@ -87,6 +87,8 @@ def test_a_failing_test_names_itself_and_its_assertion(client):
     line = said(result)
     assert line.startswith("jest: 1 of 2 tests failed: add › adds two numbers: "), line
     assert "Expected: 5" in line and "Received: -1" in line
+    # the response's message quotes it (the first line of standard error)
+    assert result["message"] == "runtime_error: exit code 1: " + line, result["message"]
 
 
 HOSTILE = {
@@ -232,10 +234,11 @@ def test_the_judges_files_are_not_in_the_docker_sandbox():
     assert result["status"] == "Success", result
 
 
-def test_a_1024_mb_request_and_the_default_both_run_jest(client):
+def test_verls_1024_mb_and_the_judges_default_512_mb_both_run_jest(client):
+    # (judge.Limits' default memory is 512 MB; the routes' default, verl's request, 1024 MB)
     code = HEAD + "test('big', () => { const a = new Array(1 << 22).fill(7); " \
                   "expect(a.length).toBe(1 << 22); });\n"
-    for memory in (1024, None):
+    for memory in (1024, 512, None):
         result = run(client, code, **({"memory_limit_MB": memory} if memory else {}))
         assert result["status"] == "Success", (memory, result)
         assert result["judge"]["memory_limit_MB"] == (memory or 1024)
