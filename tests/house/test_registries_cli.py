@@ -151,8 +151,8 @@ def test_an_installed_package_adds_an_importer(site, tmp_path):
     rows = [json.loads(line) for line in results.read_text().splitlines()]
     assert [(r["problem_id"], r["verdict"], r["passed"]) for r in rows] == [("7", "pass", 2)]
     listed = run(site, "-c", "from judge.importers import IMPORTERS; print(IMPORTERS.names())")
-    assert listed.stdout.strip() == ("['humaneval', 'mbpp', 'evalplus', 'kattis', 'multipl-e', "
-                                     "'humaneval-x', 'mxeval', 'apps', 'verl', "
+    assert listed.stdout.strip() == ("['humaneval', 'mbpp', 'evalplus', 'kattis', 'polygon', "
+                                     "'multipl-e', 'humaneval-x', 'mxeval', 'apps', 'verl', "
                                      "'codecontests', 'livecodebench', 'open-r1', 'tinyeval']")
     typo = run(site, "-m", "judge", "import", "tinyevl", str(data), "-o", str(tmp_path / "x"))
     assert typo.returncode == 2 and "did you mean 'tinyeval'?" in typo.stderr
