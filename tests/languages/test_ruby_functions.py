@@ -118,7 +118,10 @@ CASES = {
     "memory": (ROW % "  a = []\n  loop { a << Array.new(100_000, row_index) }",
                "memory_limit", []),
     "gigabyte": (ROW % "  s = 'x' * (1 << 30)\n  [s.size]", "memory_limit", []),
-    "fork_bomb": (ROW % "  loop { fork { loop {} } rescue nil }", "timeout", []),
+    # stopped at the process limit, its children spinning: out of time, or out of memory
+    # where the children's memory counts together (Docker's container)
+    "fork_bomb": (ROW % "  loop { fork { loop {} } rescue nil }", ("timeout", "memory_limit"),
+                  []),
     "flood": (ROW % "  s = 'flood ' * 1000 + \"\\n\"\n  loop { $stdout.write(s) }",
               "output_limit", []),
     # a record printed on stdout is output, not a result
@@ -326,7 +329,8 @@ def test_verdicts(judged, case):
     sandbox, results = judged
     _, verdict, words = CASES[case]
     result = results[case]
-    assert result.verdict.value == verdict, (sandbox, case, _why(result))
+    verdicts = verdict if isinstance(verdict, tuple) else (verdict,)
+    assert result.verdict.value in verdicts, (sandbox, case, _why(result))
     for word in words:
         assert word in (result.message or ""), (sandbox, case, result.message)
 
