@@ -163,15 +163,15 @@ class Ruby(Script):
     # ---- prompts -------------------------------------------------------------------------
 
     def signature(self, function, names, params, returns):
-        return "def %s(%s)" % (function, ", ".join(names))
+        """``def name(args)`` under its YARD types (Ruby has no types in the signature)."""
+        lines = ["# @param %s [%s]" % (n, self.type_name(s)) for n, s in zip(names, params)]
+        lines.append("# @return [%s]" % self.return_type_name(returns))
+        return "%s\ndef %s(%s)" % ("\n".join(lines), function, ", ".join(names))
 
     def stub(self, function, names, params, returns, doc):
         lines = [("# " + line).rstrip() for line in doc.strip().splitlines()]
-        if lines:
-            lines.append("#")
-        lines += ["# @param %s [%s]" % (n, self.type_name(s)) for n, s in zip(names, params)]
-        lines.append("# @return [%s]" % self.return_type_name(returns))
-        return "%s\n%s\n" % ("\n".join(lines), self.signature(function, names, params, returns))
+        head = "\n".join(lines) + "\n#\n" if lines else ""
+        return "%s%s\n" % (head, self.signature(function, names, params, returns))
 
     # ---- builds --------------------------------------------------------------------------
 

@@ -339,9 +339,15 @@ def test_prompt_shows_the_ruby_signature():
     suite = load_suite("problems")
     problems = {p.identifier: p for p in suite.problems}
     for name, expected in [
-            ("basics_pascal_row", ["def pascal_row(row_index)"]),
-            ("types_label_lookup", ["def label_lookup(label_map, codes)"]),
-            ("types_min_max_mean", ["def min_max_mean(values)"])]:
+            ("basics_pascal_row", ["# @param row_index [Integer]\n# @return [Array<Integer>]\n"
+                                   "def pascal_row(row_index)"]),
+            ("types_label_lookup", ["# @param label_map [Hash{Integer => String}]\n"
+                                    "# @param codes [Array<Integer>]\n"
+                                    "# @return [Array<String, nil>]\n"
+                                    "def label_lookup(label_map, codes)"]),
+            ("types_min_max_mean", ["# @return [Array(Float, Float, Float)]\n"
+                                    "def min_max_mean(values)"]),
+            ("types_common_elements", ["# @return [Set<Integer>]"])]:
         problem = problems[name]
         body = render_language_prompt(problem, problem.prompts[0], "ruby").prompt
         for text in expected:
