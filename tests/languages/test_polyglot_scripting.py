@@ -305,8 +305,8 @@ def test_every_case_gets_its_verdict(judged, language):
     assert judged["after"][language].verdict is Verdict.PASS, judged["after"][language].message
 
 
-@pytest.mark.parametrize("language", SEVEN)
-def test_function_problems_are_refused_by_name(language):
+@pytest.mark.parametrize("language", [name for name in SEVEN if name not in ("php", "ruby")])
+def test_function_problems_are_refused_by_name(language):  # PHP, Ruby: test_*_functions.py
     from judge import languages
     from judge.languages.base import NotExpressible
     from judge.problem.model import function_from_data
