@@ -61,3 +61,23 @@ def test_groups_with_points_give_the_scores(sandbox, capsys):
                       "nothing.py": ("wrong_answer", 0, 100)}
     groups = {g["group"]: g["score"] for g in subs["int32.py"]["groups"]}
     assert groups["small"] == 40 and groups["large"] == 20
+
+
+@pytest.mark.parametrize("sandbox", SANDBOXES)
+def test_a_real_full_package_gets_its_tags(sandbox, capsys):
+    """kborozdin/palindromic-length (tests/data/polygon-real, MIT): std::ncmp.cpp as its
+    shipped testlib source, a Russian statement, C++ solutions tagged accepted and rejected."""
+    if sandbox == "docker":
+        docker_or_skip()
+    code = main(["verify", str(DATA / "polygon-real" / "palindromes-master"), "--sandbox",
+                 sandbox, "--jobs", "2", "--json"])
+    outcome = json.loads(capsys.readouterr().out)
+    assert code == 0, json.dumps(outcome, indent=1)
+    [package] = outcome["packages"]
+    got = {Path(s["file"]).name: (s["folder"], s["verdict"], s["agrees"])
+           for s in package["submissions"]}
+    assert got == {"eertree.cpp": ("accepted", "pass", True),
+                   "engine_nlogn.cpp": ("accepted", "pass", True),
+                   "series.cpp": ("accepted", "pass", True),
+                   "predict_or.cpp": ("rejected", "wrong_answer", True)}
+    assert package["time_limit_s"] == 15
