@@ -207,7 +207,7 @@ def test_limits_are_applied(engine, sandbox):
         assert host["PidsLimit"] == sandbox.pids_limit == 64
         assert host["NetworkMode"] == "none" and config.get("NetworkDisabled") is True
         assert host["ReadonlyRootfs"] is True
-        assert set(host["Tmpfs"]) == {"/work", "/tmp"}
+        assert set(host["Tmpfs"]) == {"/work", "/tmp", "/mnt"}  # /mnt: SandboxFusion's fetch_files
         assert all("size=64m" in opts for opts in host["Tmpfs"].values())
         assert host["CapDrop"] == ["ALL"]
         assert host["SecurityOpt"] == ["no-new-privileges"]
