@@ -500,19 +500,25 @@ def read_packages(*paths: str | Path) -> KattisImport:
         if not folders:
             issues.append(Issue(str(path), "no problem package here (a folder with "
                                            "problem.yaml or data/)"))
-        for folder in folders:
-            try:
-                package = read_package(folder)
-            except InputError as exc:
-                issues += exc.issues
-                continue
-            if package.identifier in seen:
-                issues.append(Issue(str(folder), "problem id %r is already used by %s" % (
-                    package.identifier, seen[package.identifier])))
-                continue
-            seen[package.identifier] = folder
-            packages.append(package)
+        add_packages(folders, read_package, seen, packages, issues)
     return KattisImport(packages, issues)
+
+
+def add_packages(found, read, seen: dict, packages: list, issues: list) -> None:
+    """Read each of ``found`` with ``read`` (Kattis or Polygon): its located errors join
+    ``issues``, and so does a problem id ``seen`` already holds; the rest join ``packages``."""
+    for item in found:
+        try:
+            package = read(item)
+        except InputError as exc:
+            issues += exc.issues
+            continue
+        if package.identifier in seen:
+            issues.append(Issue(str(item), "problem id %r is already used by %s" % (
+                package.identifier, seen[package.identifier])))
+            continue
+        seen[package.identifier] = item
+        packages.append(package)
 
 
 #: what runs a package's Python 3 programs: PyPy 3, as Kattis and problemtools run them

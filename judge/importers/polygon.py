@@ -38,7 +38,7 @@ from xml.etree import ElementTree
 
 from judge.errors import InputError, Issue
 from judge.importers.base import Importer
-from judge.importers.kattis import KattisImport, KattisPackage
+from judge.importers.kattis import KattisImport, KattisPackage, add_packages
 from judge.importers.kattis_files import sources_language
 from judge.importers.kattis_submissions import Submission
 from judge.importers.polygon_files import extract_zip, parse_xml, read_statement
@@ -442,18 +442,8 @@ def read_packages(*paths: str | Path, workdir: Path | None = None) -> KattisImpo
         if not found:
             issues.append(Issue(str(path), "no Polygon package here (a folder with "
                                            "problem.xml, or a .zip)"))
-        for item in found:
-            try:
-                package = read_package(item, workdir=workdir)
-            except InputError as exc:
-                issues += exc.issues
-                continue
-            if package.identifier in seen:
-                issues.append(Issue(str(item), "problem id %r is already used by %s" % (
-                    package.identifier, seen[package.identifier])))
-                continue
-            seen[package.identifier] = item
-            packages.append(package)
+        add_packages(found, lambda item: read_package(item, workdir=workdir), seen, packages,
+                     issues)
     return KattisImport(packages, issues)
 
 

@@ -158,3 +158,15 @@ def test_a_missing_problem_xml_and_a_folder_without_packages_are_located(tmp_pat
     assert [str(i) for i in found.issues] == [
         "%s: no Polygon package here (a folder with problem.xml, or a .zip)"
         % (tmp_path / "empty"), "%s: no such file or folder" % (tmp_path / "nothing")]
+
+
+def test_a_problem_id_seen_twice_is_an_issue_and_the_first_package_is_kept(tmp_path):
+    shutil.copytree(POLYGON / "aplusb", tmp_path / "a" / "aplusb")
+    shutil.copytree(POLYGON / "aplusb", tmp_path / "b" / "aplusb")
+    result = read_packages(tmp_path / "a", tmp_path / "b" / "aplusb", POLYGON / "split")
+    assert [p.identifier for p in result.packages] == [
+        read_package(POLYGON / "aplusb").identifier, read_package(POLYGON / "split").identifier]
+    assert [i.message for i in result.issues] == [
+        "problem id %r is already used by %s" % (result.packages[0].identifier,
+                                                 tmp_path / "a" / "aplusb")]
+    assert result.issues[0].file == str(tmp_path / "b" / "aplusb")
