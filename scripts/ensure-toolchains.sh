@@ -19,7 +19,8 @@ declare -A PACKAGE=( [/usr/bin/node]=nodejs [/usr/bin/g++]=g++ [/usr/bin/go]=gol
                      [/usr/bin/rustc]=rustc [/usr/bin/javac]=default-jdk-headless
                      [/usr/bin/java]=default-jdk-headless [/usr/bin/pypy3]=pypy3
                      [/usr/bin/chromium]=chromium )
-# the languages beyond the native seven (the polyglot image's, sandboxes/polyglot/base.json),
+# the languages beyond the native seven (the polyglot image's, sandboxes/polyglot/base.json; npm
+# only to install jest below, where nodejs does not bundle it as Debian's does not),
 # installed without recommends (R's and Racket's recommends are hundreds of MB the judge never runs)
 declare -A EXTRA=( [/usr/bin/kotlinc]=kotlin [/usr/bin/scalac]=scala [/usr/bin/mcs]=mono-mcs
                    [/usr/bin/mono]=mono-runtime [/usr/bin/ldc2]=ldc [/usr/bin/lua5.4]=lua5.4
@@ -28,6 +29,7 @@ declare -A EXTRA=( [/usr/bin/kotlinc]=kotlin [/usr/bin/scalac]=scala [/usr/bin/m
                    [/usr/share/java/junit4.jar]=junit4 [/usr/bin/pytest-3]=python3-pytest
                    [/usr/share/java/javatuples.jar]=libjavatuples-java
                    [/usr/share/nodejs/lodash/package.json]=node-lodash
+                   [/usr/bin/npm]=npm
                    [/usr/share/perl5/Test/Deep.pm]=libtest-deep-perl
                    [/usr/share/perl5/Data/Compare.pm]=libdata-compare-perl
                    [/usr/share/java/junit-platform-console-standalone.jar]=junit5
