@@ -144,13 +144,8 @@ class _Reader:
         found = []
         for i in range(total):
             attrs = listed[i].attrib if i < len(listed) else {}
-            try:
-                points = float(attrs.get("points", "0") or 0)
-            except ValueError:
-                self.issue("test %d: points %r is not a number" % (i + 1,
-                                                                     attrs["points"][:20]),
-                           "tests/test[%d]" % (i + 1))
-                points = 0.0
+            points = _points(self, attrs.get("points"), "test %d" % (i + 1),
+                             "tests/test[%d]" % (i + 1))
             group = attrs.get("group", "") or ""
             if group and not _ID.fullmatch(group):
                 self.issue("test %d: group name %r: letters, digits, '_', '.', '-' only"
@@ -240,6 +235,27 @@ class _Reader:
         return found
 
 
+#: the most points a test or a group of a package may carry (Polygon's are at most 100s)
+MAX_POINTS = 1e6
+
+
+def _points(reader: _Reader, text: str | None, what: str, where: str) -> float:
+    """A test's or group's ``points`` attribute: a finite number from 0 to MAX_POINTS;
+    anything else (not a number, NaN, an infinity, negative, past the bound) is an issue
+    and counts as 0."""
+    if not text:
+        return 0.0
+    try:
+        value = bounded(float(text), MAX_POINTS, inclusive=True)
+    except ValueError:
+        value = None
+    if value is None:
+        reader.issue("%s: points %r is not a number from 0 to %g" % (what, text[:20],
+                                                                     MAX_POINTS), where)
+        return 0.0
+    return value
+
+
 def _limits(reader: _Reader, testset: ElementTree.Element) -> ProgramLimits:
     values: dict[str, Any] = {}
     ms = reader.number(testset.find("time-limit"), "time-limit (ms)", "testset/time-limit",
@@ -260,11 +276,8 @@ def _scoring(reader: _Reader, testset: ElementTree.Element, tests: list[_Test]
     declared = {g.get("name") or "": g for g in testset.findall("groups/group")}
     group_points: dict[str, float] = {}
     for name, g in declared.items():
-        try:
-            group_points[name] = float(g.get("points", "0") or 0)
-        except ValueError:
-            reader.issue("group %r: points %r is not a number" % (name, g.get("points")),
-                         "groups/group")
+        group_points[name] = _points(reader, g.get("points"), "group %r" % name[:40],
+                                     "groups/group")
     if not any(t.points for t in tests) and not any(group_points.values()):
         return None
     order = list(dict.fromkeys([t.group for t in tests if t.group] + list(declared)))

@@ -181,3 +181,22 @@ def test_the_cli_says_one_line_per_error_and_no_traceback(tmp_path):
     assert "document type declaration" in done.stderr
     assert "a member path leading outside the package" in done.stderr
     assert "2 errors" in done.stdout
+
+
+@pytest.mark.parametrize("old, new", [
+    ('group="small" points="40"/>', 'group="small" points="nan"/>'),
+    ('group="small" points="40"/>', 'group="small" points="inf"/>'),
+    ('group="small" points="40"/>', 'group="small" points="-40"/>'),
+    ('group="small" points="40"/>', 'group="small" points="1e400"/>'),
+    ('group="small" points="40"/>', 'group="small" points="forty"/>'),
+    ('name="small" points="40"', 'name="small" points="1e12"'),
+    ('name="small" points="40"', 'name="small" points="-inf"'),
+])
+def test_points_that_are_no_bounded_number_are_refused(tmp_path, old, new):
+    package = _copy(tmp_path, "bigsum")
+    xml = package / "problem.xml"
+    text = xml.read_text()
+    assert old in text
+    xml.write_text(text.replace(old, new, 1))
+    issues = _issues(package)
+    assert any("is not a number from 0 to 1e+06" in i for i in issues), issues
