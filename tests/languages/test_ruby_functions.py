@@ -14,7 +14,6 @@ expected values) never pass by it. Prompts show ``def name(args)`` with YARD typ
 from __future__ import annotations
 
 import math
-from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -272,10 +271,9 @@ def judged(request):
     items.append(("echo special floats",
                   _echo_problem("float", SPECIAL_FLOATS, "echo_special"), ECHO))
     items.append(("unencodable", _echo_problem("str", ["a"], "echo_symbol"), UNENCODABLE))
-    with Judge(request.param, jobs=2, reference_timing=False) as judge:
-        with ThreadPoolExecutor(2) as pool:
-            results = dict(pool.map(lambda item: (item[0], judge.judge(
-                item[1], item[2], language="ruby")), items))
+    with Judge(request.param, jobs=2, reference_timing=False) as judge:  # both workers busy
+        results = dict(zip([name for name, _, _ in items], judge.judge_many(
+            [(problem, code, {"language": "ruby"}) for _, problem, code in items])))
     return request.param, results
 
 
