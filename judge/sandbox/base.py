@@ -260,6 +260,9 @@ class JobReport:
     oom_killed: bool = False
     #: the worker's compile record (other languages: compile time, cache use, artifact)
     compile_info: dict[str, Any] | None = None
+    #: the worker was gone before it took the job (nothing of the candidate ran): the pool
+    #: may run the job again on another worker
+    unstarted: bool = False
 
     @property
     def clean_timeout(self) -> bool:
@@ -317,6 +320,11 @@ class Transport(ABC):
     def diagnostics(self) -> str:
         """Whatever helps explain a failure (e.g. the tail of the worker's stderr)."""
         return ""
+
+    def alive(self) -> bool:
+        """Whether an idle worker still listens (checked before a job is sent to it; a
+        worker killed while idle is replaced, never handed a job). True when unknown."""
+        return True
 
 
 class Sandbox(ABC):

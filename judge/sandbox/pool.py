@@ -75,6 +75,7 @@ class WorkerSession:
         except TransportError as exc:
             self.broken = True
             report.infra_error = "could not send the job to the sandbox: %s" % exc
+            report.unstarted = True
             return report
         except OSError as exc:  # the worker waits for bytes that will not come: replaced
             self.broken = True
@@ -109,11 +110,13 @@ class WorkerSession:
             except TransportError as exc:
                 self.broken = True
                 self._lost(report, started, str(exc), blame_candidate=False)
+                report.unstarted = not started and job.relay is None
                 return report
             if record is None:
                 self.broken = True
                 self._lost(report, started, "the sandbox worker died "
                            + self.transport.diagnostics(), blame_candidate=True, job=job)
+                report.unstarted = not started and job.relay is None
                 return report
             event = record.get("event")
             if event == "relay" and job.relay is not None:
@@ -208,10 +211,14 @@ class PooledSandbox(Sandbox):
         return next(i for i in range(self.size + len(used) + 1) if i not in used)
 
     def _acquire(self) -> WorkerSession:
-        try:
-            return self._idle.get_nowait()
-        except queue.Empty:
-            pass
+        while True:
+            try:
+                session = self._idle.get_nowait()
+            except queue.Empty:
+                break
+            if session.transport.alive():
+                return session
+            self._discard(session)  # killed while idle (from outside): never handed a job
         with self._lock:
             if self._closed:
                 raise SandboxUnavailable("sandbox is closed")
@@ -263,6 +270,17 @@ class PooledSandbox(Sandbox):
             self.admission.watch(ticket, getattr(session, "pid", None))
             uid, gid = self._job_identity(session)
             report = session.run(job, uid, gid)
+            if report.unstarted:  # gone before it took the job: once more, on another worker
+                self._discard(session)
+                try:
+                    session = self._acquire()
+                except (TransportError, SandboxUnavailable, OSError) as exc:
+                    report.infra_error = "%s; could not start another worker: %s" % (
+                        report.infra_error, exc)
+                    return report
+                self.admission.watch(ticket, getattr(session, "pid", None))
+                uid, gid = self._job_identity(session)
+                report = session.run(job, uid, gid)
             self._after_job(session, report)
             retire = report.incident and (self.retire_after_timeout
                                           or not report.clean_timeout)

@@ -112,6 +112,16 @@ class PipeTransport(Transport):
                 return None
             self._buffer += chunk
 
+    def alive(self) -> bool:
+        """An idle worker sends nothing: one that exited, or whose stdout is readable (end
+        of file, or bytes it should not have sent), is replaced before a job is sent."""
+        if self._closed or self._buffer or self.process.poll() is not None:
+            return False
+        try:
+            return not select.select([self._fd], [], [], 0)[0]
+        except (OSError, ValueError):
+            return False
+
     def diagnostics(self) -> str:
         try:
             self._stderr.seek(0, os.SEEK_END)
