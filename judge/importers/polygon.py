@@ -14,7 +14,11 @@ of the package runs in the judge's process.
   ``each-test``: each test's points, summed; ``dependencies``: ``require_pass``);
 - ``assets/checker``: ``std::wcmp.cpp`` is the judge's ``tokens`` comparison (case
   sensitive: exactly wcmp's rule); any other checker, standard or not, is its shipped testlib
-  source compiled and run as a ``testlib`` checker; ``assets/interactor``: an interactive
+  source compiled and run as a ``testlib`` checker, whose ``quitp(p)`` gives the test p
+  points (Polygon's default: out of the test's points in a scored problem; in an unscored
+  one the test passes carrying them) or, with ``judging``'s
+  ``treat-points-from-checker-as-percent``, p percent of the test's points;
+  ``assets/interactor``: an interactive
   problem with a testlib interactor;
 - ``assets/solutions``: each solution with the verdict its tag asks (``TAG_VERDICTS``), for
   ``judge verify``.
@@ -196,7 +200,15 @@ class _Reader:
                                     % kind[:40])
         self.notes.append("checker %s: its testlib source %s, compiled and run sandboxed" % (
             name or "(the problem's own)", raw))
-        return OutputChecker(type="testlib", source=raw, interactor=interactive_source)
+        judging = xml.find("judging")
+        if judging is not None and judging.get(
+                "treat-points-from-checker-as-percent", "").lower() == "true":
+            # quitp(p): p percent of the test's points
+            return OutputChecker(type="testlib", source=raw, interactor=interactive_source,
+                                 max_points=100.0)
+        # Polygon's default: quitp(p) gives the test p points
+        return OutputChecker(type="testlib", source=raw, interactor=interactive_source,
+                             absolute_points=True)
 
     def interactor(self, xml: ElementTree.Element) -> str | None:
         element = xml.find("assets/interactor")

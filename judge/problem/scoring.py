@@ -121,6 +121,31 @@ def _maxima(group: ScoreGroup, own: dict[int, list[int]], root: bool
     return out
 
 
+def _test_most(g: ScoreGroup, maxima: dict[int, float | None], own: dict[int, list[int]]
+               ) -> float | None:
+    """The most a test of group ``g`` scores (see the module doc); None: unbounded."""
+    top = maxima[id(g)]
+    if g.test_score is not None:
+        return g.test_score
+    if top is None:
+        return None
+    if g.aggregation == "sum":
+        rest = top - sum(maxima[id(c)] or 0.0 for c in g.groups)
+        return max(0.0, rest) / max(1, len(own.get(id(g), [])))
+    return top
+
+
+def per_test_maxima(root: ScoreGroup, tests: Sequence[Any]) -> dict[int, float | None]:
+    """Each counted test's maximum score (test index -> points; None: unbounded); a test
+    outside the tree is left out."""
+    members = _members(root, tests)
+    own: dict[int, list[int]] = {}
+    for index, group in members.items():
+        own.setdefault(id(group), []).append(index)
+    maxima = _maxima(root, own, True)
+    return {index: _test_most(group, maxima, own) for index, group in members.items()}
+
+
 @dataclass
 class TestOutcome:
     """What the scoring needs of one judged test."""
@@ -198,15 +223,7 @@ def score_tests(root: ScoreGroup, tests: Sequence[Any], outcomes: dict[int, Test
     groups: list[GroupScore] = []
 
     def test_most(g: ScoreGroup) -> float | None:
-        top = maxima[id(g)]
-        if g.test_score is not None:
-            return g.test_score
-        if top is None:
-            return None
-        if g.aggregation == "sum":
-            rest = top - sum(maxima[id(c)] or 0.0 for c in g.groups)
-            return max(0.0, rest) / max(1, len(own.get(id(g), [])))
-        return top
+        return _test_most(g, maxima, own)
 
     def test_score(index: int, g: ScoreGroup) -> float:
         outcome = outcomes.get(index, TestOutcome(False))
@@ -347,4 +364,4 @@ def scoring_issues(root: ScoreGroup, tests: Sequence[Any], file: str,
 ScoreGroup.model_rebuild()
 
 __all__ = ["Aggregation", "GroupScore", "ScoreGroup", "Scored", "TestOutcome",
-           "score_tests", "scoring_issues"]
+           "per_test_maxima", "score_tests", "scoring_issues"]

@@ -10,7 +10,7 @@ from typing import Any
 from judge.errors import Issue
 
 #: the fields that belong to a testlib checker only
-FIELDS = ("source", "code", "max_points", "interactor", "interactor_code")
+FIELDS = ("source", "code", "max_points", "absolute_points", "interactor", "interactor_code")
 
 
 def checker_issues(checker: Any, where: str, file: str) -> list[Issue]:
@@ -29,6 +29,9 @@ def checker_issues(checker: Any, where: str, file: str) -> list[Issue]:
     if checker.source is None and checker.code is None and not checker.has_interactor:
         found.append(Issue(file, "a testlib checker needs its C++ source: a file (source) "
                                  "or its text (code), one of them", where))
+    if checker.absolute_points and checker.max_points is not None:
+        found.append(Issue(file, "a testlib checker's points are absolute (absolute_points) "
+                                 "or out of max_points, not both", where))
     if checker.interactor is not None and checker.interactor_code is not None:
         found.append(Issue(file, "a testlib interactor is a file (interactor) or its text "
                                  "(interactor_code), not both", where))

@@ -100,7 +100,8 @@ def test_import_writes_problem_files_that_load(tmp_path):
     report = IMPORTERS.get("polygon").import_paths([POLYGON], tmp_path / "suite")
     assert not report.issues, report.issues
     assert sorted(Path(p.file).name for p in report.problems) == [
-        "aplusb.json", "bigsum.json", "fileio.json", "guess.json", "split.json"]
+        "aplusb.json", "bigsum.json", "fileio.json", "guess.json", "marathon.json",
+        "percent.json", "split.json"]
     for entry in report.problems:
         problem = load_program_problem(entry.file)
         assert problem.tests and all((problem.root / t.stdin_file).is_file()
@@ -170,3 +171,46 @@ def test_a_problem_id_seen_twice_is_an_issue_and_the_first_package_is_kept(tmp_p
         "problem id %r is already used by %s" % (result.packages[0].identifier,
                                                  tmp_path / "a" / "aplusb")]
     assert result.issues[0].file == str(tmp_path / "b" / "aplusb")
+
+
+def test_checker_points_are_absolute_by_default_and_a_percent_when_the_package_says():
+    """Polygon's two readings of a checker's ``quitp(p)``: the test's points (its default),
+    or p percent of them (``treat-points-from-checker-as-percent``)."""
+    marathon = read_package(POLYGON / "marathon").problem
+    assert marathon.checker.type == "testlib" and marathon.checker.absolute_points
+    assert marathon.checker.max_points is None and marathon.scoring is None
+    percent = read_package(POLYGON / "percent").problem
+    assert percent.checker.max_points == 100 and not percent.checker.absolute_points
+    assert percent.scoring.max_score == 40
+
+
+def test_absolute_points_out_of_each_tests_maximum():
+    from judge.engine.checkers.testlib import POINTS, outcome
+    from judge.problem.scoring import per_test_maxima
+
+    bigsum = read_package(POLYGON / "bigsum").problem
+    most = per_test_maxima(bigsum.scoring, bigsum.tests)
+    # the sample group is worth 0; small (complete-group) 40 a test; large (each-test) 20
+    assert [most.get(i) for i in range(6)] == [0.0, 40.0, 40.0, 20.0, 20.0, 20.0]
+    half = outcome(POINTS, "points 10 ok", most[3], absolute=True)
+    assert (half.verdict.value, half.score, half.points) == ("wrong_answer", 0.5, None)
+    assert outcome(POINTS, "points 20", most[3], absolute=True).verdict.value == "pass"
+    assert outcome(POINTS, "points 35", most[3], absolute=True).score == 1.0  # capped
+    # an unscored problem: the test passes carrying the points
+    free = outcome(POINTS, "points 12.5 distinct", None, absolute=True)
+    assert (free.verdict.value, free.points, free.failure) == ("pass", 12.5, None)
+    for bad in ("points -1", "points 1e7", "points nan"):
+        assert outcome(POINTS, bad, None, absolute=True).failure, bad
+    # the other reading: out of max_points
+    assert outcome(POINTS, "points 50", 100.0).score == 0.5
+
+
+def test_a_checker_cannot_be_absolute_and_out_of_max_points(tmp_path):
+    from judge.problem.program import OutputChecker
+    from judge.problem.testlib_rules import checker_issues
+
+    checker = OutputChecker(type="testlib", code="int main(){}", absolute_points=True,
+                            max_points=10)
+    assert "not both" in checker_issues(checker, "checker", "p.json")[0].message
+    tokens = OutputChecker(type="tokens", absolute_points=True)
+    assert "absolute_points" in checker_issues(tokens, "checker", "p.json")[0].message

@@ -81,3 +81,33 @@ def test_a_real_full_package_gets_its_tags(sandbox, capsys):
                    "series.cpp": ("accepted", "pass", True),
                    "predict_or.cpp": ("rejected", "wrong_answer", True)}
     assert package["time_limit_s"] == 15
+
+
+@pytest.mark.parametrize("sandbox", SANDBOXES)
+def test_checker_points_absolute_on_an_unscored_problem_and_percent_on_a_scored_one(
+        sandbox, capsys):
+    """``quitp(p)``: on an unscored problem (marathon) the test passes carrying p points;
+    with ``treat-points-from-checker-as-percent`` (percent) p percent of the test's points.
+    A checker's wrong answer is one either way."""
+    found = _verify(sandbox, capsys, "marathon", "percent")
+    marathon = {name: s["verdict"] for name, s in found["marathon"].items()}
+    assert marathon == {"main.py": "pass", "half.py": "pass", "twice.py": "wrong_answer"}
+    percent = {name: (s["verdict"], round(s["score"], 3), s["max_score"])
+               for name, s in found["percent"].items()}
+    # half: 1 of 3, 2 of 5, 5 of 10 on tests worth 10, 10, 20
+    assert percent == {"main.py": ("pass", 40, 40), "half.py": ("wrong_answer", 17.333, 40),
+                       "twice.py": ("wrong_answer", 0, 40)}
+    assert "partially correct" in found["percent"]["half.py"]["message"]
+
+
+def test_the_points_of_an_unscored_problem_are_on_its_tests():
+    from judge.api import Judge
+
+    from judge.importers.polygon import read_package
+
+    problem = read_package(POLYGON / "marathon").problem
+    half = (POLYGON / "marathon/solutions/half.py").read_text()
+    with Judge(sandbox="process", jobs=1) as judge:
+        result = judge.judge(problem, half, language="python")
+    assert result.verdict.value == "pass" and result.score is None
+    assert [t.points for t in result.tests] == [1, 2, 5]

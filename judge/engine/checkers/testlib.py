@@ -50,6 +50,7 @@ from judge.engine.compile_step import finish_compile, sandbox_job
 from judge.engine.program_inputs import CHUNK_BYTES, _b64, _file_stream, _size
 from judge.engine.program_verdicts import MESSAGE_CHARS, cut, validator_run, validator_sources
 from judge.engine.verdicts import Verdict
+from judge.problem.scoring import per_test_maxima
 from judge.sandbox.base import Limits
 from judge.sandbox.streams import InputStream
 
@@ -164,13 +165,20 @@ class _Outcome:
     message: str
     failure: str | None = None
     score: float | None = None
+    points: float | None = None
 
 
-def outcome(exit_code: int, said: str, max_points: float = 1.0,
-            who: str = "testlib checker") -> _Outcome:
+#: the most points an absolute ``quitp`` may give a test of an unscored problem
+MOST_ABSOLUTE_POINTS = 1e6
+
+
+def outcome(exit_code: int, said: str, max_points: float | None = 1.0,
+            who: str = "testlib checker", absolute: bool = False) -> _Outcome:
     """What a testlib checker's exit code and message (its standard error) make of a test.
     ``failure``: the checker failed (a problem error). ``who`` names the program in the
-    messages (a testlib interactor exits with the same codes)."""
+    messages (a testlib interactor exits with the same codes). ``absolute``: the points are
+    the test's (Polygon's default), ``max_points`` the test's maximum (more is the whole
+    score); with no maximum (an unscored problem) the test passes carrying the points."""
     said = cut(said, MESSAGE_CHARS)
     if exit_code != POINTS:
         said = _SAID.sub("", said, count=1)
@@ -190,6 +198,14 @@ def outcome(exit_code: int, said: str, max_points: float = 1.0,
             points = float(found.group(1))
         else:
             points = float(exit_code - PC_BASE)
+        if absolute and not max_points:
+            if not 0 <= points <= MOST_ABSOLUTE_POINTS:
+                return _Outcome(Verdict.WRONG_ANSWER, "", "gave %g points, outside 0..%g%s" % (
+                    points, MOST_ABSOLUTE_POINTS, ": " + said if said else ""))
+            return _Outcome(Verdict.PASS, "", points=points)
+        if absolute:
+            points = min(points, max_points) if points >= 0 else points
+        max_points = max_points or 1.0
         if not 0 <= points <= max_points * (1 + 1e-9):
             return _Outcome(Verdict.WRONG_ANSWER, "", "gave %g points, outside 0..%g (the "
                             "checker's max_points)%s" % (points, max_points,
@@ -222,16 +238,16 @@ def run_failure(run: Any) -> str | None:
 
 
 def _checked(record: dict[str, Any] | None, died: str | None, test: str,
-             max_points: float) -> ProgramCheck:
+             max_points: float | None, absolute: bool = False) -> ProgramCheck:
     """A test's verdict from its checker's run."""
     run = validator_run(record, died)
     where = "test %s: " % test
     failure = run_failure(run)
     if failure is None:
-        found = outcome(run.exit_code, run.stderr, max_points)
+        found = outcome(run.exit_code, run.stderr, max_points, absolute=absolute)
         if found.failure is None:
             return ProgramCheck(found.verdict, where + found.message if found.message else None,
-                                score=found.score)
+                                score=found.score, points=found.points)
         failure = found.failure
     message = where + "testlib checker failed: " + failure
     return ProgramCheck(Verdict.WRONG_ANSWER, message, message)
@@ -297,8 +313,10 @@ class Testlib(Checker):
                           "argv": [INPUT, OUTPUT, ANSWER]})
         job, build, key = sandbox_job("testlib-" + problem.identifier, lang, sources, specs,
                                       limits, time_s, engine.compile_cache, engine.sandbox.name,
-                                      stop=stop, confidential=True, streams=streams)
-        job.build["accept_exit"] = OK  # testlib accepts with 0 (a stop is at anything else)
+                                      stop=False, confidential=True, streams=streams)
+        # no stop in the worker, whose stop is at any exit but 0: a quitp (exit 7) may be a
+        # pass (the whole score, or an unscored problem's absolute points); it is applied below
+        job.build["accept_exit"] = OK
         report = finish_compile(lang, build, key, engine.sandbox.run(job), engine.compile_cache)
         if report.infra_error:
             message = "testlib checker not run: " + cut(report.infra_error, 300)
@@ -306,16 +324,20 @@ class Testlib(Checker):
         if not report.compiled:
             return _failed_all(order, names, "does not compile: %s" % cut(
                 str(report.compile_error), 300))
+        absolute = bool(problem.checker.absolute_points)
         max_points = problem.checker.max_points or 1.0
+        # absolute points: out of each test's own maximum (none in an unscored problem)
+        most = (per_test_maxima(problem.scoring, problem.tests)
+                if absolute and problem.scoring is not None else {})
         checks: dict[int, ProgramCheck] = {}
         for position, (index, name) in enumerate(zip(order, names)):
             record = report.records.get(position)
-            if record is None and stop and any(c.verdict is not Verdict.PASS
-                                               for c in checks.values()):
-                checks[index] = _NOT_CHECKED  # the checker stopped at an earlier test
+            if stop and any(c.verdict is not Verdict.PASS for c in checks.values()):
+                checks[index] = _NOT_CHECKED  # checking stops at the first failure
                 continue
             died = report.died_reason if report.died_during == position else None
-            checks[index] = _checked(record, died, name, max_points)
+            checks[index] = _checked(record, died, name,
+                                     most.get(index) if absolute else max_points, absolute)
         return checks
 
 
