@@ -404,12 +404,14 @@ def _script(language: str, code: str, tests: str, marker: str) -> Assembly:
         body = _RUST_MAIN.sub("fn judge_tests_main() {", tests, count=1)
         entry = '\nfn main() { judge_tests_main(); println!("\\n%s"); }\n' % marker
         return Assembly(language, {"__main__": code + "\n" + body + entry}, marker=marker)
-    if language == "kotlin":
+    if language == "kotlin":  # with -ea, as MultiPL-E runs it: its assert calls check
         if len(_KOTLIN_MAIN.findall(tests)) != 1 or _KOTLIN_MAIN.search(code):
-            return Assembly(language, {"__main__": program}, unguarded="no one main in the tests")
+            return Assembly(language, {"__main__": program}, {"assertions": True},
+                            unguarded="no one main in the tests")
         body = _KOTLIN_MAIN.sub("fun judgeTestsMain()", tests, count=1)
         entry = '\nfun main() { judgeTestsMain(); println("\\n%s") }\n' % marker
-        return Assembly(language, {"__main__": code + "\n" + body + entry}, marker=marker)
+        return Assembly(language, {"__main__": code + "\n" + body + entry},
+                        {"assertions": True}, marker=marker)
     if language in ("scala", "csharp"):
         # MultiPL-E's: the tests' main is a method of the prompt's class (object Problem,
         # class Problem); it becomes judgeTestsMain, and a main beside it prints the marker

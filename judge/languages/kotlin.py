@@ -85,12 +85,13 @@ _PACKAGE_HEADER = re.compile(r"^(\s*package\s+[\w.]+)", re.M)
 LAUNCHER_CLASS = "JudgeScriptLauncherKt"
 
 
-def jvm_run(heap_mb: int, classpath: str, main: str) -> list[str]:
+def jvm_run(heap_mb: int, classpath: str, main: str, assertions: bool = False) -> list[str]:
     """A whole program's JVM, as Kattis runs Java and Kotlin: the heap the limit, a 64 MiB
     stack, the serial collector, no performance data file, temporary files in the test's
-    own folder."""
-    return [JAVA, "-Xmx%dm" % heap_mb, "-Xss64m", "-XX:+UseSerialGC", "-XX:-UsePerfData",
-            "-Dfile.encoding=UTF-8", "-Djava.io.tmpdir={tmp}", "-cp", classpath, main]
+    own folder; ``assertions``: ``-ea`` (Kotlin's ``assert`` is a no-op without it)."""
+    return [JAVA, *(["-ea"] if assertions else []), "-Xmx%dm" % heap_mb, "-Xss64m",
+            "-XX:+UseSerialGC", "-XX:-UsePerfData", "-Dfile.encoding=UTF-8",
+            "-Djava.io.tmpdir={tmp}", "-cp", classpath, main]
 
 
 def _qualified(code: str, name: str) -> str:
@@ -160,8 +161,10 @@ class Kotlin(Language):
         raise NotExpressible(_ONLY)
 
     def program_build(self, sources: dict[str, str], memory_mb: int,
-                      script: bool = False) -> Build:
-        """``script``: the one source is a Kotlin script (SandboxFusion's ``kotlin_script``)."""
+                      script: bool = False, assertions: bool = False) -> Build:
+        """``script``: the one source is a Kotlin script (SandboxFusion's ``kotlin_script``,
+        run as its ``kotlin`` command runs it: assertions off). ``assertions``: ``-ea``, as
+        MultiPL-E's evaluator runs Kotlin (test programs: their ``assert`` calls check)."""
         files = source_files(sources, ".kt", ".kts")
         main = main_source(sources, ".kt", ".kts", marker=r"^fun\s+main\s*\(")
         built = dict(sources)
@@ -189,7 +192,7 @@ class Kotlin(Language):
             entry = main_class(original[main], main)
         return Build(files=built,
                      compile=[[KOTLINC, "-nowarn", "-d", "out", *files]],
-                     run=jvm_run(heap, classpath, entry), artifacts=["out"],
+                     run=jvm_run(heap, classpath, entry, assertions), artifacts=["out"],
                      env={"JAVA_OPTS": COMPILER_JAVA_OPTS}, candidate_file=main)
 
     def compile_error(self, output: str, build: Build) -> tuple[str, int | None]:

@@ -122,3 +122,24 @@ def test_an_early_exit_does_not_pass(engine, language):
 def test_a_forged_success_line_does_not_pass(engine, language):
     result = _judge(engine, language, FORGE[language] % FORGED)
     assert result.verdict is Verdict.WRONG_ANSWER, (result.verdict, result.message)
+
+
+def test_kotlins_assert_checks_as_multipl_e_runs_it(engine):
+    """MultiPL-E's early Kotlin prompts test with ``assert(...)``, a no-op unless the JVM
+    runs with ``-ea`` (as MultiPL-E's evaluator runs it, and the judge runs test programs):
+    a broken completion fails, a correct one passes."""
+    record = dict(CASES["kt"]["record"])
+    record["tests"] = ("}\n\nfun main() {\n    var candidate = ::hasCloseElements\n"
+                       "    assert(candidate(mutableListOf(1.0, 2.0, 3.9, 4.0, 5.0, 2.2), 0.3) "
+                       "== true)\n    assert(candidate(mutableListOf(1.0, 2.0, 3.9, 4.0, 5.0, "
+                       "2.2), 0.05) == false)\n}\n")
+    problem = KIND.load(multipl_e(record), "<kt assert>")
+
+    def judged(completion):
+        return KIND.judge(engine, problem, KIND.submission(problem, _Candidate(completion)))
+
+    broken = judged(CASES["kt"]["broken"])
+    assert broken.verdict is Verdict.WRONG_ANSWER, (broken.verdict, broken.message)
+    assert "AssertionError" in broken.message, broken.message
+    correct = judged(CASES["kt"]["correct"])
+    assert correct.verdict is Verdict.PASS, (correct.verdict, correct.message)
