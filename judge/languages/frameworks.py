@@ -379,12 +379,15 @@ def _script(language: str, code: str, tests: str, marker: str) -> Assembly:
         code = code + _RACKUNIT_FATAL
     if language in _EPILOGUE:
         between = _JS_ASSERT if language in ("js", "typescript") else ""
+        # PHP's assert() is compiled out by Debian's php.ini (zend.assertions=-1): on here
+        flags = {"assertions": True} if language == "php" else {}
         if language == "php" and tests.rstrip().endswith("?>"):
             return Assembly(language, {"main.php": code + "\n" + tests + "\n" + marker + "\n"},
-                            marker=marker)
+                            flags, marker=marker)
         text = code + between + "\n" + tests + _EPILOGUE[language] % marker
         file = {"python": "main.py", "js": "main.js"}.get(language)
-        return Assembly(language, {file: text} if file else {"__main__": text}, marker=marker)
+        return Assembly(language, {file: text} if file else {"__main__": text}, flags,
+                        marker=marker)
     if language in ("cpp", "c"):
         found = _C_MAIN.search(tests)
         body = _close_before_last_brace(tests, "return 0;") if found else None

@@ -28,6 +28,8 @@ _FLAGS = ("-d", "display_errors=stderr", "-d", "html_errors=0", "-d", "log_error
 _ERROR = re.compile(r"^(?:PHP )?(?P<message>[\w ]*error: .*?) in (?P<file>\S+) on line "
                     r"(?P<line>\d+)", re.M)
 TAG = "<?php"
+#: assert() evaluated, and a failed one thrown (an AssertionError)
+ASSERTIONS_ON = ("-d", "zend.assertions=1", "-d", "assert.exception=1")
 
 
 class Php(Script):
@@ -47,6 +49,16 @@ class Php(Script):
     may_block = re.compile(r"\b(sleep|usleep|time_nanosleep|time_sleep_until|pcntl_wait"
                            r"|pcntl_waitpid|flock|stream_select|socket_accept|socket_recv"
                            r"|fgets\s*\(\s*STDIN|system|exec|shell_exec|proc_open|popen)\s*\(")
+
+    def program_build(self, sources: dict[str, str], memory_mb: int,
+                      syntax_check: bool = True, assertions: bool = False) -> Build:
+        """``assertions``: ``assert()`` checks and throws (test programs). Debian's php.ini,
+        as SandboxFusion's Ubuntu image's, compiles assertions out (``zend.assertions=-1``),
+        which only the command line can undo."""
+        build = super().program_build(sources, memory_mb, syntax_check)
+        if assertions:
+            build.run = [build.run[0], *ASSERTIONS_ON, *build.run[1:]]
+        return build
 
     def prepare_source(self, code: str) -> tuple[str, int]:
         stripped = code.lstrip()

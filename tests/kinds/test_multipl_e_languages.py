@@ -143,3 +143,24 @@ def test_kotlins_assert_checks_as_multipl_e_runs_it(engine):
     assert "AssertionError" in broken.message, broken.message
     correct = judged(CASES["kt"]["correct"])
     assert correct.verdict is Verdict.PASS, (correct.verdict, correct.message)
+
+
+def test_phps_assert_checks_in_a_test_program(engine):
+    """A PHP test program that tests with ``assert()`` (HumanEval-X's and hand-written
+    suites' style): Debian's php.ini compiles assertions out, the judge turns them on for
+    test programs, so a broken completion fails and a correct one passes."""
+    record = dict(CASES["php"]["record"])
+    record["tests"] = ("function candidate(...$args) {\n    return has_close_elements(...$args);"
+                       "\n}\n\nassert(candidate(array(1.0, 2.0, 3.9, 4.0, 5.0, 2.2), 0.3) === "
+                       "true);\nassert(candidate(array(1.0, 2.0, 3.9, 4.0, 5.0, 2.2), 0.05) "
+                       "=== false);\n")
+    problem = KIND.load(multipl_e(record), "<php assert>")
+
+    def judged(completion):
+        return KIND.judge(engine, problem, KIND.submission(problem, _Candidate(completion)))
+
+    broken = judged(CASES["php"]["broken"])
+    assert broken.verdict is Verdict.WRONG_ANSWER, (broken.verdict, broken.message)
+    assert "AssertionError" in broken.message, broken.message
+    correct = judged(CASES["php"]["correct"])
+    assert correct.verdict is Verdict.PASS, (correct.verdict, correct.message)
