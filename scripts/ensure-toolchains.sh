@@ -83,6 +83,31 @@ if [ -x /usr/bin/go ] && [ -d /usr/share/gocode/src/github.com/stretchr/testify 
     chmod -R a+rX /usr/share/gocode/pkg 2>/dev/null
 fi
 
+# go test: vet's facts of testify and the standard library, computed once into the build cache a
+# go_test compile copies before it starts (judge/languages/frameworks.py GoTest); rebuilt when
+# the go version or the package list changes (the stamp)
+GOWARM_SRC="$(cd "$(dirname "$0")/.." && pwd)/sandboxes/native/go-warm/warm_test.go"
+GOWARM=/usr/local/lib/judge-gocache
+if [ -x /usr/bin/go ] && [ -d /usr/share/gocode/src/github.com/stretchr/testify ] && [ "$(id -u)" = 0 ] \
+        && [ -f "$GOWARM_SRC" ]; then
+    stamp=$( (go version; cat "$GOWARM_SRC") | sha256sum | cut -d' ' -f1)
+    if [ "$(cat "$GOWARM/.judge-stamp" 2>/dev/null)" != "$stamp" ]; then
+        say "computing go vet's facts of testify and the standard library into $GOWARM"
+        work=$(mktemp -d)
+        cp "$GOWARM_SRC" "$work/"
+        rm -rf "$GOWARM"
+        if ( cd "$work" && export GO111MODULE=off GOPATH=/usr/share/gocode CGO_ENABLED=1 GOFLAGS= \
+                 GOCACHE="$GOWARM" && go test -c -o "$work/prog" warm_test.go ); then
+            echo "$stamp" > "$GOWARM/.judge-stamp"
+            chmod -R a+rX,go-w "$GOWARM"
+        else
+            say "the go build cache could not be warmed (go_test compiles vet everything)"
+            rm -rf "$GOWARM"
+        fi
+        rm -rf "$work"
+    fi
+fi
+
 # jest (judge/languages/jest.py): the npm packages pinned by sandboxes/jest/package-lock.json,
 # installed with `npm ci` into JEST_HOME with the judge's runner and reporter, once per lockfile
 # (the stamp: SHA-256 of the lockfile, run.js and reporter.js); also what the polyglot image copies
