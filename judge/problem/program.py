@@ -130,10 +130,8 @@ class OutputChecker(_Strict):
     #: the points a testlib checker's ``quitp`` gives a fully correct output: a test's score
     #: is points / max_points (default 1: ``quitp(0.5)`` is half the test)
     max_points: float | None = Field(default=None, gt=0, le=1e6, allow_inf_nan=False)
-    #: a testlib checker's ``quitp(p)`` gives the test p points, absolutely (Polygon's
-    #: default; ``max_points`` is its other mode, "points from the checker as a percent"):
-    #: in a scored problem the test's score is p out of its maximum, else the test passes
-    #: and carries p points
+    #: ``quitp(p)`` gives the test p points (Polygon's default): p out of the test's maximum
+    #: in a scored problem, else a pass carrying p points (docs/programs.md)
     absolute_points: bool | None = None
     #: an interactive problem's testlib interactor (judge.engine.checkers.testlib_interactor),
     #: a file or folder (``interactor``) or its text (``interactor_code``); the checker, if
