@@ -255,3 +255,30 @@ def test_openrlhf_reward_func_as_openrlhf_calls_it():
         assert list(out["extra_logs"]["judge_pass_rate"]) == [1.0, 0.0]
     finally:
         rewards.configure().close()
+
+
+@pytest.mark.pure
+def test_ioi_takes_a_scored_problems_own_points_and_a_checkers_partial_scores():
+    """A scored problem's result carries its score (its subtasks' points, partial test scores
+    included): ``ioi`` is that share. Another problem's subtasks are its test groups, worth
+    the same each, a test scoring its checker's partial score when it gave one."""
+    from judge.engine.verdicts import CandidateResult, TestResult, Verdict as V
+    from judge.reward_policies import policy
+
+    ioi = policy("ioi")
+    tests = [TestResult(0, V.PASS), TestResult(1, V.WRONG_ANSWER, score=0.5),
+             TestResult(2, V.PASS), TestResult(3, V.WRONG_ANSWER)]
+    scored = CandidateResult("p", V.WRONG_ANSWER, tests, "process", 0.0)
+    scored.score, scored.max_score = 17.5, 40.0
+    assert ioi.score(scored) == pytest.approx(17.5 / 40)
+
+    class Grouped:
+        def test_groups(self):
+            return {"s1": [0, 1], "s2": [2], "s3": [3]}
+
+    plain = CandidateResult("p", V.WRONG_ANSWER, tests, "process", 0.0)
+    # s1: min(1, 0.5); s2: 1; s3: 0
+    assert ioi.score(plain, Grouped()) == pytest.approx((0.5 + 1 + 0) / 3)
+    unbounded = CandidateResult("p", V.PASS, tests[:1], "process", 0.0)
+    unbounded.score, unbounded.max_score = 12.0, None  # no maximum: the groups decide
+    assert ioi.score(unbounded) == 1.0
