@@ -124,43 +124,34 @@ def test_a_forged_success_line_does_not_pass(engine, language):
     assert result.verdict is Verdict.WRONG_ANSWER, (result.verdict, result.message)
 
 
+
+def _assert_tested(engine, language: str, tests: str) -> None:
+    """HumanEval_0 in ``language`` with ``tests`` in place of its own: the broken completion
+    fails with an AssertionError, the correct one passes."""
+    record = dict(CASES[language]["record"], tests=tests)
+    problem = KIND.load(multipl_e(record), "<%s assert>" % language)
+    for completion, verdict in (("broken", Verdict.WRONG_ANSWER), ("correct", Verdict.PASS)):
+        result = KIND.judge(engine, problem, KIND.submission(
+            problem, _Candidate(CASES[language][completion])))
+        assert result.verdict is verdict, (completion, result.verdict, result.message)
+        if completion == "broken":
+            assert "AssertionError" in result.message, result.message
+
+
 def test_kotlins_assert_checks_as_multipl_e_runs_it(engine):
     """MultiPL-E's early Kotlin prompts test with ``assert(...)``, a no-op unless the JVM
-    runs with ``-ea`` (as MultiPL-E's evaluator runs it, and the judge runs test programs):
-    a broken completion fails, a correct one passes."""
-    record = dict(CASES["kt"]["record"])
-    record["tests"] = ("}\n\nfun main() {\n    var candidate = ::hasCloseElements\n"
-                       "    assert(candidate(mutableListOf(1.0, 2.0, 3.9, 4.0, 5.0, 2.2), 0.3) "
-                       "== true)\n    assert(candidate(mutableListOf(1.0, 2.0, 3.9, 4.0, 5.0, "
-                       "2.2), 0.05) == false)\n}\n")
-    problem = KIND.load(multipl_e(record), "<kt assert>")
-
-    def judged(completion):
-        return KIND.judge(engine, problem, KIND.submission(problem, _Candidate(completion)))
-
-    broken = judged(CASES["kt"]["broken"])
-    assert broken.verdict is Verdict.WRONG_ANSWER, (broken.verdict, broken.message)
-    assert "AssertionError" in broken.message, broken.message
-    correct = judged(CASES["kt"]["correct"])
-    assert correct.verdict is Verdict.PASS, (correct.verdict, correct.message)
+    runs with ``-ea`` (as MultiPL-E's evaluator runs it, and the judge runs test programs)."""
+    _assert_tested(engine, "kt", (
+        "}\n\nfun main() {\n    var candidate = ::hasCloseElements\n"
+        "    assert(candidate(mutableListOf(1.0, 2.0, 3.9, 4.0, 5.0, 2.2), 0.3) == true)\n"
+        "    assert(candidate(mutableListOf(1.0, 2.0, 3.9, 4.0, 5.0, 2.2), 0.05) == false)\n}\n"))
 
 
 def test_phps_assert_checks_in_a_test_program(engine):
     """A PHP test program that tests with ``assert()`` (HumanEval-X's and hand-written
     suites' style): Debian's php.ini compiles assertions out, the judge turns them on for
-    test programs, so a broken completion fails and a correct one passes."""
-    record = dict(CASES["php"]["record"])
-    record["tests"] = ("function candidate(...$args) {\n    return has_close_elements(...$args);"
-                       "\n}\n\nassert(candidate(array(1.0, 2.0, 3.9, 4.0, 5.0, 2.2), 0.3) === "
-                       "true);\nassert(candidate(array(1.0, 2.0, 3.9, 4.0, 5.0, 2.2), 0.05) "
-                       "=== false);\n")
-    problem = KIND.load(multipl_e(record), "<php assert>")
-
-    def judged(completion):
-        return KIND.judge(engine, problem, KIND.submission(problem, _Candidate(completion)))
-
-    broken = judged(CASES["php"]["broken"])
-    assert broken.verdict is Verdict.WRONG_ANSWER, (broken.verdict, broken.message)
-    assert "AssertionError" in broken.message, broken.message
-    correct = judged(CASES["php"]["correct"])
-    assert correct.verdict is Verdict.PASS, (correct.verdict, correct.message)
+    test programs."""
+    _assert_tested(engine, "php", (
+        "function candidate(...$args) {\n    return has_close_elements(...$args);\n}\n\n"
+        "assert(candidate(array(1.0, 2.0, 3.9, 4.0, 5.0, 2.2), 0.3) === true);\n"
+        "assert(candidate(array(1.0, 2.0, 3.9, 4.0, 5.0, 2.2), 0.05) === false);\n"))
