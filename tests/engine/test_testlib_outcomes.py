@@ -96,3 +96,18 @@ def test_the_problems_own_testlib_h_comes_first(tmp_path):
     if installed_header() is not None:
         sources = checker_sources(inline, inline.checker)
         assert "registerTestlibCmd" in sources[HEADER] and "checker.cpp" in sources
+
+
+def test_only_a_checker_that_may_give_points_runs_past_the_contest_rules_first_failure():
+    """The worker stops a checker's job at its first non-zero exit unless the checker's own
+    source can give points (a ``quitp`` may be a pass): testlib.h, which defines them all,
+    is not what decides."""
+    from judge.engine.checkers.testlib import HEADER, _may_give_points
+
+    header = {HEADER: "void quitp(double points) {}\n#define _pc(n) (16 + n)\n"}
+    plain = 'quitf(_ok, "%d numbers", n);\nquitf(_wa, "no");\n'
+    assert not _may_give_points({"check.cpp": plain, **header})
+    for gives in ("quitp(0.5);", 'quitf(_pc(40), "part");', "quitpi(3);",
+                  'quit(_points, "10");'):
+        assert _may_give_points({"check.cpp": plain + gives, **header}), gives
+    assert _may_give_points({"check.cpp": plain, "lib/score.h": "quitp(1.0);", **header})

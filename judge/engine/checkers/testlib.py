@@ -313,9 +313,11 @@ class Testlib(Checker):
                           "argv": [INPUT, OUTPUT, ANSWER]})
         job, build, key = sandbox_job("testlib-" + problem.identifier, lang, sources, specs,
                                       limits, time_s, engine.compile_cache, engine.sandbox.name,
-                                      stop=False, confidential=True, streams=streams)
-        # no stop in the worker, whose stop is at any exit but 0: a quitp (exit 7) may be a
-        # pass (the whole score, or an unscored problem's absolute points); it is applied below
+                                      stop=stop and not _may_give_points(sources),
+                                      confidential=True, streams=streams)
+        # the worker stops at any exit but 0: a checker that may give points (exit 7 or
+        # 16 + n, a pass when they are the whole score or an unscored problem's absolute
+        # points) is run on every output, and the contest rule's stop applied below
         job.build["accept_exit"] = OK
         report = finish_compile(lang, build, key, engine.sandbox.run(job), engine.compile_cache)
         if report.infra_error:
@@ -339,6 +341,16 @@ class Testlib(Checker):
             checks[index] = _checked(record, died, name,
                                      most.get(index) if absolute else max_points, absolute)
         return checks
+
+
+#: what in a checker's own source can give points: ``quitp``/``quitpi``, ``_pc(n)``,
+#: ``_points`` (testlib.h itself, which defines them all, is not read)
+_GIVES_POINTS = re.compile(r"quitp|_pc\s*\(|\b_points\b")
+
+
+def _may_give_points(sources: dict[str, str]) -> bool:
+    return any(_GIVES_POINTS.search(text) for name, text in sources.items()
+               if Path(name).name != HEADER)
 
 
 def _failed_all(order: list[int], names: list[str], why: str) -> dict[int, ProgramCheck]:
