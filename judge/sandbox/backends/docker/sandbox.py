@@ -321,11 +321,10 @@ class DockerSandbox(PooledSandbox):
 
     def _acquire(self) -> WorkerSession:
         while True:
-            session = super()._acquire()
-            alive = session.transport.alive()  # type: ignore[attr-defined]
-            if alive and getattr(session, "generation", 0) >= self._generation:
+            session = super()._acquire()  # (an idle one gone while idle is replaced there)
+            if getattr(session, "generation", 0) >= self._generation:
                 return session
-            self._discard(session)  # gone while idle (killed from outside), or too small
+            self._discard(session)  # too small for the job's memory
 
     def _drop_idle_older_than(self, generation: int) -> None:
         keep = []
